@@ -1,0 +1,37 @@
+import type { LanguageId } from '../parse/types.js'
+
+/** The validated contents of `vlt.toml` with defaults applied. See templates/vlt.toml. */
+export interface VltConfig {
+  index: {
+    /** Globs (gitignore-style, repo-relative) a file must match to be indexed; empty = everything. */
+    include: string[]
+    /** Globs excluded on top of .gitignore. */
+    exclude: string[]
+    /** Files larger than this are skipped as tooLarge. */
+    maxFileBytes: number
+    /** Languages to parse; others are skipped. Empty = all supported (plus text windows). */
+    languages: LanguageId[]
+    /** Index non-code text files as line windows. */
+    textFiles: boolean
+  }
+  coderag: {
+    delta: { fileThreshold: number; lineThreshold: number; timeoutSeconds: number }
+  }
+  embedding: {
+    provider: 'none' | 'openai'
+    baseUrl: string
+    model: string
+    apiKeyEnv: string
+    dimensions?: number
+    batchSize: number
+    concurrency: number
+    timeoutMs: number
+  }
+  llm: {
+    provider: 'none' | 'openai'
+    baseUrl: string
+    model: string
+    apiKeyEnv: string
+    timeoutMs: number
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Errors a user can act on. Commands turn them into one clear line and an exit code;
+ * anything else is a bug and keeps its stack.
+ */
+export class VltError extends Error {
+  /** 2 = the user asked for something impossible (usage), 1 = the work failed. */
+  readonly exitCode: 1 | 2
+
+  constructor(message: string, exitCode: 1 | 2 = 1) {
+    super(message)
+    this.name = 'VltError'
+    this.exitCode = exitCode
+  }
+}
+
+/** Misuse: wrong flags, not a git repository, bad vlt.toml. Exit code 2. */
+export class UsageError extends VltError {
+  constructor(message: string) {
+    super(message, 2)
+    this.name = 'UsageError'
+  }
+}
+
+/** A `.vlt/` file that cannot be trusted (bad magic, checksum, version). Callers rebuild it. */
+export class CorruptFileError extends VltError {
+  constructor(readonly path: string, readonly reason: string) {
+    super(`${path}: ${reason}`)
+    this.name = 'CorruptFileError'
+  }
+}

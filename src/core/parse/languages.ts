@@ -1,0 +1,70 @@
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { Language, Parser } from 'web-tree-sitter'
+import type { LanguageId } from './types.js'
+
+const require = createRequire(import.meta.url)
+
+/** Grammar package and wasm file for each parsed language. */
+const GRAMMARS: Record<Exclude<LanguageId, 'text'>, { pkg: string; wasm: string }> = {
+  python: { pkg: 'tree-sitter-python', wasm: 'tree-sitter-python.wasm' },
+  typescript: { pkg: 'tree-sitter-typescript', wasm: 'tree-sitter-typescript.wasm' },
+  tsx: { pkg: 'tree-sitter-typescript', wasm: 'tree-sitter-tsx.wasm' },
+  javascript: { pkg: 'tree-sitter-javascript', wasm: 'tree-sitter-javascript.wasm' },
+  go: { pkg: 'tree-sitter-go', wasm: 'tree-sitter-go.wasm' },
+  rust: { pkg: 'tree-sitter-rust', wasm: 'tree-sitter-rust.wasm' },
+  java: { pkg: 'tree-sitter-java', wasm: 'tree-sitter-java.wasm' },
+  c: { pkg: 'tree-sitter-c', wasm: 'tree-sitter-c.wasm' },
+  cpp: { pkg: 'tree-sitter-cpp', wasm: 'tree-sitter-cpp.wasm' },
+  ruby: { pkg: 'tree-sitter-ruby', wasm: 'tree-sitter-ruby.wasm' },
+}
+
+export type ParsedLanguageId = keyof typeof GRAMMARS
+export const PARSED_LANGUAGES = Object.keys(GRAMMARS) as ParsedLanguageId[]
+
+const EXTENSIONS: Record<string, ParsedLanguageId> = {
+  '.py': 'python', '.pyi': 'python',
+  '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript',
+  '.tsx': 'tsx',
+  '.js': 'javascript', '.jsx': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript',
+  '.go': 'go',
+  '.rs': 'rust',
+  '.java': 'java',
+  '.c': 'c', '.h': 'c',
+  '.cc': 'cpp', '.cpp': 'cpp', '.cxx': 'cpp', '.c++': 'cpp', '.hh': 'cpp', '.hpp': 'cpp', '.hxx': 'cpp', '.h++': 'cpp', '.ipp': 'cpp',
+  '.rb': 'ruby', '.rake': 'ruby', '.gemspec': 'ruby',
+}
+
+const FILENAMES: Record<string, ParsedLanguageId> = {
+  Rakefile: 'ruby', Gemfile: 'ruby',
+}
+
+/** The parsed language for a repo path, or undefined for anything else (which may still be indexed as text). */
+export function languageForPath(path: string): ParsedLanguageId | undefined {
+  const base = path.slice(path.lastIndexOf('/') + 1)
+  const named = FILENAMES[base]
+  if (named) return named
+  const dot = base.lastIndexOf('.')
+  if (dot <= 0) return undefined
+  return EXTENSIONS[base.slice(dot).toLowerCase()]
+}
+
+/** Absolute path of a grammar package's root folder (where its wasm and queries/ live). */
+export function grammarPackageDir(language: ParsedLanguageId): string {
+  return dirname(require.resolve(`${GRAMMARS[language].pkg}/package.json`))
+}
+
+let parserReady: Promise<void> | undefined
+const loaded = new Map<ParsedLanguageId, Promise<Language>>()
+
+/** Loads (once per thread) the tree-sitter runtime and a grammar. */
+export function loadLanguage(language: ParsedLanguageId): Promise<Language> {
+  parserReady ??= Parser.init()
+  let pending = loaded.get(language)
+  if (!pending) {
+    const wasm = join(grammarPackageDir(language), GRAMMARS[language].wasm)
+    pending = parserReady.then(() => Language.load(wasm))
+    loaded.set(language, pending)
+  }
+  return pending
+}
