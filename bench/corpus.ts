@@ -1,0 +1,80 @@
+/**
+ * Real corpora for benchmarks, each committed into its own git repository under bench/.work/.
+ * Built once, reused by later runs (delete the folder to rebuild).
+ */
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const WORK = join(dirname(fileURLToPath(import.meta.url)), '.work')
+
+const LINUX_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
+const LINUX_TREE = '/tmp/linux/linux-source-6.1'
+const DJANGO = '/usr/lib/python3/dist-packages/django'
+
+export type CorpusName = 'linux10k' | 'django'
+
+export const CORPORA: Record<CorpusName, { describe: string; build: (dir: string) => void }> = {
+  linux10k: {
+    describe: 'the first 10,000 .c files (by path) of Debian linux-source-6.1',
+    build(dir) {
+      if (!existsSync(LINUX_TREE)) {
+        if (!existsSync(LINUX_TARBALL)) throw new Error(`missing ${LINUX_TARBALL}: apt-get install linux-source-6.1`)
+        mkdirSync('/tmp/linux', { recursive: true })
+        execFileSync('tar', ['-xJf', LINUX_TARBALL, '-C', '/tmp/linux'], { stdio: 'inherit' })
+      }
+      const files = walk(LINUX_TREE).filter((path) => path.endsWith('.c')).sort().slice(0, 10_000)
+      for (const file of files) {
+        const target = join(dir, relative(LINUX_TREE, file))
+        mkdirSync(dirname(target), { recursive: true })
+        cpSync(file, target)
+      }
+    },
+  },
+  django: {
+    describe: "Debian python3-django's django package",
+    build(dir) {
+      if (!existsSync(DJANGO)) throw new Error(`missing ${DJANGO}: apt-get install python3-django`)
+      cpSync(DJANGO, join(dir, 'django'), { recursive: true, filter: (src) => !src.includes('__pycache__') })
+    },
+  },
+}
+
+/** The corpus repository's path, creating and committing it on first use. */
+export function corpus(name: CorpusName): string {
+  const dir = join(WORK, name)
+  if (existsSync(join(dir, '.git'))) return dir
+  mkdirSync(dir, { recursive: true })
+  process.stderr.write(`building corpus ${name}: ${CORPORA[name].describe}…\n`)
+  CORPORA[name].build(dir)
+  git(dir, 'init', '-q', '-b', 'main')
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', `corpus: ${CORPORA[name].describe}`)
+  return dir
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  })
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...walk(path))
+    else if (entry.isFile()) out.push(path)
+  }
+  return out
+}
+
+export function directoryBytes(dir: string): number {
+  if (!existsSync(dir)) return 0
+  let total = 0
+  for (const file of walk(dir)) total += statSync(file).size
+  return total
+}

@@ -1,0 +1,82 @@
+/**
+ * Issue 2's targets: cold init of ~10k files ≤ 30 s and ≤ 1 GB peak RSS, incremental sync after
+ * a one-file commit ≤ 1 s, no-change sync ≤ 200 ms — each measured as a user runs it (the built
+ * CLI in a child process, wall time and peak RSS from /usr/bin/time), with universal-ctags on
+ * the same tree in the same run for comparison.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { corpus, directoryBytes, git, type CorpusName } from './corpus.js'
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
+
+interface Timed {
+  wallMs: number
+  peakRssMb: number
+  stdout: string
+}
+
+function timed(cmd: string[], cwd: string): Timed {
+  const out = join(mkdtempSync(join(tmpdir(), 'vlt-bench-')), 'time')
+  const started = process.hrtime.bigint()
+  const child = spawnSync('/usr/bin/time', ['-f', '%M', '-o', out, ...cmd], { cwd, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, CI: '1' } })
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6
+  if (child.status !== 0) throw new Error(`${cmd.join(' ')} failed (${child.status}): ${child.stderr}`)
+  const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop())
+  return { wallMs: Math.round(wallMs), peakRssMb: Math.round(rssKb / 1024), stdout: child.stdout }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+function benchCorpus(name: CorpusName) {
+  const dir = corpus(name)
+  const base = git(dir, 'rev-parse', 'HEAD').trim()
+  git(dir, 'reset', '-q', '--hard', base)
+  rmSync(join(dir, '.vlt'), { recursive: true, force: true })
+  const files = git(dir, 'ls-files').split('\n').filter(Boolean)
+  const sourceBytes = files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0)
+
+  const cold = timed(['node', CLI, 'coderag', 'init', '--json'], dir)
+  const init = JSON.parse(cold.stdout)
+  const vltBytes = directoryBytes(join(dir, '.vlt'))
+
+  const tags = join(mkdtempSync(join(tmpdir(), 'vlt-ctags-')), 'tags')
+  const ctags = timed(['ctags', '-R', '--exclude=.vlt', '--exclude=.git', '-f', tags, '.'], dir)
+  const ctagsBytes = statSync(tags).size
+
+  // One-file commit: append a function to a mid-sized file.
+  const victim = files[Math.floor(files.length / 2)]!
+  appendFileSync(join(dir, victim), name === 'django' ? '\n\ndef vlt_bench_added(x):\n    return x + 1\n' : '\nint vlt_bench_added(int x) { return x + 1; }\n')
+  git(dir, 'commit', '-q', '-am', 'bench: one-file change')
+  const incremental = timed(['node', CLI, 'coderag', 'sync', '--json'], dir)
+  const inc = JSON.parse(incremental.stdout)
+
+  const noChange = Array.from({ length: 5 }, () => timed(['node', CLI, 'coderag', 'sync', '--json'], dir))
+  const nodeStart = Array.from({ length: 5 }, () => timed(['node', '-e', '0'], dir))
+  git(dir, 'reset', '-q', '--hard', base)
+
+  return {
+    corpus: name,
+    files: files.length,
+    sourceMb: +(sourceBytes / 1e6).toFixed(1),
+    coldInit: {
+      wallS: +(cold.wallMs / 1000).toFixed(2),
+      filesPerS: Math.round(files.length / (cold.wallMs / 1000)),
+      peakRssMb: cold.peakRssMb,
+      vltMb: +(vltBytes / 1e6).toFixed(1),
+      indexed: { files: init.files, chunks: init.chunks, symbols: init.symbols, edges: init.edges, skipped: init.skipped },
+    },
+    ctags: { wallS: +(ctags.wallMs / 1000).toFixed(2), peakRssMb: ctags.peakRssMb, tagsMb: +(ctagsBytes / 1e6).toFixed(1) },
+    incrementalSync: { wallMs: incremental.wallMs, inProcessMs: inc.durationMs, extracted: inc.extracted.length, mode: inc.mode },
+    noChangeSync: { wallMsMedian: median(noChange.map((t) => t.wallMs)), inProcessMsMedian: median(noChange.map((t) => JSON.parse(t.stdout).durationMs)), nodeStartMsMedian: median(nodeStart.map((t) => t.wallMs)) },
+  }
+}
+
+export async function run(args: string[]): Promise<unknown> {
+  execFileSync('ctags', ['--version'])
+  const names = (args.length ? args : ['linux10k', 'django']) as CorpusName[]
+  return { machine: `${process.platform} ${process.arch}, node ${process.version}`, results: names.map(benchCorpus) }
+}

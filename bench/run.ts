@@ -1,0 +1,24 @@
+/**
+ * `npm run bench -- <suite> [args]`: runs one benchmark suite and prints its figures
+ * (also written as JSON to bench/results/<suite>.json).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args: string[]): Promise<unknown> }> }> = {
+  index: { describe: 'cold init, incremental and no-change sync on Linux 10k C files and Django, vs universal-ctags', load: () => import('./index-bench.js') },
+  bm25: { describe: 'Bm25Index build/snapshot/query latency on Linux 10k chunks', load: () => import('./bm25.js') },
+  flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },
+}
+
+const [suite, ...args] = process.argv.slice(2)
+if (!suite || !SUITES[suite]) {
+  process.stderr.write(`usage: npm run bench -- <suite>\n${Object.entries(SUITES).map(([name, s]) => `  ${name.padEnd(10)} ${s.describe}`).join('\n')}\n`)
+  process.exit(2)
+}
+const figures = await (await SUITES[suite].load()).run(args)
+const out = join(dirname(fileURLToPath(import.meta.url)), 'results')
+mkdirSync(out, { recursive: true })
+writeFileSync(join(out, `${suite}.json`), `${JSON.stringify(figures, null, 2)}\n`)
+process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`)

@@ -1,0 +1,299 @@
+/**
+ * Text analysis shared by indexing and querying: identifier splitting, lowercasing, stopwords and
+ * Porter2 stemming. `analyzeChunks` runs inside index workers and its output is stored with each
+ * blob's artifact, so it depends on the content alone — the file path is folded in later by the
+ * index (`Bm25Index.addFile`), which keeps blob records reusable across renames.
+ */
+import type { Chunk } from '../parse/types.js'
+import { stem } from './stem.js'
+
+/**
+ * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
+ * file share most of them) in one space-separated string (terms never contain spaces); each
+ * chunk refers to them by position. That keeps worker messages, msgpack records and the heap
+ * small, and lets the index resolve each distinct term of a file against its dictionary once.
+ */
+export interface AnalyzedChunks {
+  terms: string
+  docs: AnalyzedDoc[]
+}
+
+/**
+ * One chunk: indexes into its blob's `terms` with their field-weighted frequencies, and its
+ * weighted length (the sum of `tfs`) that BM25 normalises by.
+ */
+export interface AnalyzedDoc {
+  terms: number[]
+  tfs: number[]
+  length: number
+}
+
+/** Distinct terms with their weighted counts. */
+export interface TermCounts {
+  terms: string[]
+  tfs: number[]
+  length: number
+}
+
+/**
+ * Field weights folded into term frequency (a simplified BM25F: one length, weighted counts).
+ * A name match must beat many body mentions, and BM25's tf saturation (k1) keeps a body that
+ * repeats a word from outscoring it.
+ */
+export const FIELD_WEIGHTS = { name: 5, signature: 3, docstring: 2, path: 2, body: 1 } as const
+
+/** Prose glue and keywords present in nearly every chunk of their language: no ranking signal, long posting lists. */
+const STOPWORDS = new Set([
+  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'if', 'in', 'into', 'is', 'it', 'its',
+  'of', 'on', 'or', 'that', 'the', 'then', 'this', 'to', 'was', 'were', 'will', 'with',
+  'return', 'self', 'const', 'let', 'var', 'else', 'elif', 'void', 'static', 'int', 'unsigned', 'char',
+  'null', 'nil', 'none', 'true', 'false', 'def', 'fn', 'func', 'function',
+])
+
+/** Tokens longer than this are data (hashes, base64), not words anyone searches for. */
+const MAX_TOKEN = 64
+
+/**
+ * Terms of one identifier-like token. A compound identifier yields its lowercased whole (not
+ * stemmed, so an exact identifier query matches it strongly) and its stemmed parts; a simple
+ * word yields its stem. Numbers stay whole (`0x1f` is not split into 0, x, 1, f).
+ * Parts follow `[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+`: parseHTTPResponse2 → parse, HTTP, Response, 2.
+ */
+function tokenTerms(token: string): string[] {
+  const lower = token.toLowerCase()
+  const first = token.charCodeAt(0)
+  if (first >= 48 && first <= 57) return [lower]
+  const parts: string[] = []
+  const n = token.length
+  let i = 0
+  while (i < n) {
+    const c = token.charCodeAt(i)
+    let j = i + 1
+    if (c >= 48 && c <= 57) {
+      while (j < n && isDigit(token.charCodeAt(j))) j++
+    } else if (c >= 65 && c <= 90) {
+      while (j < n && isUpper(token.charCodeAt(j))) j++
+      if (j < n && isLower(token.charCodeAt(j))) {
+        // The last capital of a run starts the next word: HTTPResponse → HTTP, Response.
+        if (j - i > 1) {
+          parts.push(lower.slice(i, j - 1))
+          i = j - 1
+        }
+        while (j < n && isLower(token.charCodeAt(j))) j++
+      }
+    } else if (c >= 97 && c <= 122) {
+      while (j < n && isLower(token.charCodeAt(j))) j++
+    } else {
+      i = j
+      continue
+    }
+    parts.push(lower.slice(i, j))
+    i = j
+  }
+  const terms: string[] = parts.length > 1 ? [lower] : []
+  for (const part of parts) {
+    if (STOPWORDS.has(part)) continue
+    const isNumber = part.charCodeAt(0) <= 57
+    if (!isNumber && part.length < 2) continue
+    const term = isNumber ? part : stemmed(part)
+    if (!terms.includes(term)) terms.push(term)
+  }
+  return terms
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57
+}
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90
+}
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122
+}
+
+/** The same word parts recur in many identifiers (get_device, device_add, …). */
+const stems = new Map<string, string>()
+function stemmed(word: string): string {
+  let s = stems.get(word)
+  if (s === undefined) {
+    s = stem(word)
+    stems.set(word, s)
+  }
+  return s
+}
+
+/**
+ * Per-thread memo from token to term ids, looked up straight from the text (hash computed while
+ * scanning, compared in place) so repeated identifiers — nearly all of them — cost no substring,
+ * no splitting and no stemming. Term ids index `counts`, a dense tf accumulator for the chunk in
+ * progress. Everything is dropped when it grows past `MEMO_LIMIT` tokens, between blobs only.
+ */
+const MEMO_LIMIT = 1 << 20
+/** Open addressing, two ints per slot: the token's hash and its index + 1 (0 = empty), so a probe touches one cache line. */
+let slots = new Int32Array(1 << 17)
+const tokens: string[] = []
+const tokenTermIds: Int32Array[] = []
+const termIds = new Map<string, number>()
+const termStrings: string[] = []
+let counts = new Uint32Array(1 << 16)
+const touched: number[] = []
+
+function resetMemo(): void {
+  slots = new Int32Array(1 << 17)
+  tokens.length = 0
+  tokenTermIds.length = 0
+  termIds.clear()
+  termStrings.length = 0
+  stems.clear()
+}
+
+function termId(term: string): number {
+  let id = termIds.get(term)
+  if (id === undefined) {
+    id = termStrings.length
+    termIds.set(term, id)
+    termStrings.push(term)
+    if (id >= counts.length) {
+      const grown = new Uint32Array(counts.length * 2)
+      grown.set(counts)
+      counts = grown
+    }
+  }
+  return id
+}
+
+function insertSlot(table: Int32Array, hash: number, index: number): void {
+  const mask = (table.length >> 1) - 1
+  let slot = hash & mask
+  while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask
+  table[2 * slot] = hash
+  table[2 * slot + 1] = index + 1
+}
+
+function memoize(text: string, start: number, end: number, hash: number): Int32Array {
+  const token = text.slice(start, end)
+  const terms = tokenTerms(token)
+  const ids = new Int32Array(terms.length)
+  for (let k = 0; k < terms.length; k++) ids[k] = termId(terms[k])
+  tokens.push(token)
+  tokenTermIds.push(ids)
+  if (tokens.length * 4 > slots.length) {
+    const grown = new Int32Array(slots.length * 2)
+    for (let slot = 0; slot < slots.length; slot += 2) {
+      if (slots[slot + 1] !== 0) insertSlot(grown, slots[slot], slots[slot + 1] - 1)
+    }
+    slots = grown
+  }
+  insertSlot(slots, hash, tokens.length - 1)
+  return ids
+}
+
+function lookup(text: string, start: number, end: number, hash: number): Int32Array {
+  const mask = (slots.length >> 1) - 1
+  const length = end - start
+  for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    const entry = slots[2 * slot + 1]
+    if (entry === 0) return memoize(text, start, end, hash)
+    if (slots[2 * slot] !== hash) continue
+    const token = tokens[entry - 1]
+    if (token.length !== length) continue
+    let i = 0
+    while (i < length && token.charCodeAt(i) === text.charCodeAt(start + i)) i++
+    if (i === length) return tokenTermIds[entry - 1]
+  }
+}
+
+/** 1 for the characters of identifier-like tokens: [A-Za-z0-9_$]. */
+const WORD = new Uint8Array(65536)
+for (let c = 0; c < 128; c++) {
+  WORD[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 ? 1 : 0
+}
+
+/** Adds `weight` to the count of every term of every identifier-like token of `text` (`once`: only to terms not yet counted). */
+function addText(text: string, weight: number, once = false): void {
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    if (WORD[text.charCodeAt(i)] === 0) { i++; continue }
+    const start = i
+    let hash = -2128831035
+    let c: number
+    while (i < n && WORD[(c = text.charCodeAt(i))] === 1) {
+      hash = Math.imul(hash ^ c, 16777619)
+      i++
+    }
+    // One-character tokens (i, x, 0, 1) are everywhere and mean nothing alone.
+    if (i - start > MAX_TOKEN || i - start === 1) continue
+    const ids = lookup(text, start, i, hash ^ (hash >>> 15))
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]
+      const count = counts[id]
+      if (count === 0) touched.push(id)
+      else if (once) continue
+      counts[id] = count + weight
+    }
+  }
+}
+
+/** Collects the counts accumulated since the last call and clears them. */
+function takeCounts(): TermCounts {
+  const terms: string[] = new Array(touched.length)
+  const tfs: number[] = new Array(touched.length)
+  let length = 0
+  for (let k = 0; k < touched.length; k++) {
+    const id = touched[k]
+    terms[k] = termStrings[id]
+    tfs[k] = counts[id]
+    length += counts[id]
+    counts[id] = 0
+  }
+  touched.length = 0
+  if (tokens.length > MEMO_LIMIT) resetMemo()
+  return { terms, tfs, length }
+}
+
+export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
+  const blobTerms: string[] = []
+  const positions = new Map<number, number>()
+  const docs = chunks.map((chunk): AnalyzedDoc => {
+    // name and qualifiedName overlap (equal for top-level symbols): each distinct term counts once.
+    addText(chunk.name, FIELD_WEIGHTS.name, true)
+    if (chunk.qualifiedName !== chunk.name) addText(chunk.qualifiedName, FIELD_WEIGHTS.name, true)
+    addText(chunk.signature, FIELD_WEIGHTS.signature)
+    addText(chunk.docstring, FIELD_WEIGHTS.docstring)
+    addText(chunk.body, FIELD_WEIGHTS.body)
+    const terms: number[] = new Array(touched.length)
+    const tfs: number[] = new Array(touched.length)
+    let length = 0
+    for (let k = 0; k < touched.length; k++) {
+      const id = touched[k]
+      let position = positions.get(id)
+      if (position === undefined) {
+        position = blobTerms.length
+        positions.set(id, position)
+        blobTerms.push(termStrings[id])
+      }
+      terms[k] = position
+      tfs[k] = counts[id]
+      length += counts[id]
+      counts[id] = 0
+    }
+    touched.length = 0
+    return { terms, tfs, length }
+  })
+  // Term ids must survive the whole blob, so the memo is only ever dropped between blobs.
+  if (tokens.length > MEMO_LIMIT) resetMemo()
+  return { terms: blobTerms.join(' '), docs }
+}
+
+/** The path's terms, weighted, to be merged into each of the file's chunks. */
+export function analyzePath(path: string): TermCounts {
+  addText(path, FIELD_WEIGHTS.path)
+  return takeCounts()
+}
+
+/** Distinct query terms, analysed exactly as indexed text is. */
+export function analyzeQuery(text: string): string[] {
+  addText(text, 1)
+  return takeCounts().terms
+}

@@ -1,0 +1,62 @@
+/**
+ * The mutable tier of the index: postings appended file by file into flat typed arrays, in
+ * document order (so each term's documents ascend), until sealed into a Segment.
+ */
+import { grow, MAX_TF, SegmentBuilder, type Segment } from './segment.js'
+import { TermTable } from './terms.js'
+
+export class FreshPostings {
+  readonly terms = new TermTable()
+  postingTerms: Int32Array = new Int32Array(1024)
+  postingTfs = new Uint8Array(1024)
+  size = 0
+  /** Postings of document docBase + k are [docEnds[k - 1] (0 for k = 0), docEnds[k]). */
+  docEnds: Int32Array = new Int32Array(64)
+  docs = 0
+
+  constructor(readonly docBase: number) {}
+
+  add(term: number, tf: number): void {
+    if (this.size === this.postingTerms.length) {
+      this.postingTerms = grow(this.postingTerms, this.size * 2)
+      this.postingTfs = grow(this.postingTfs, this.size * 2)
+    }
+    this.postingTerms[this.size] = term
+    this.postingTfs[this.size] = tf > MAX_TF ? MAX_TF : tf
+    this.size++
+  }
+
+  endDoc(): void {
+    if (this.docs === this.docEnds.length) this.docEnds = grow(this.docEnds, this.docs * 2)
+    this.docEnds[this.docs++] = this.size
+  }
+
+  /**
+   * Feeds every posting, under its new document id `remap[doc - from]` (tombstones, -1, are
+   * dropped), to `visit`, with term ids translated by `termIds` when given.
+   */
+  each(from: number, remap: Int32Array, visit: (term: number, doc: number, tf: number) => void, termIds?: Int32Array): void {
+    let posting = 0
+    for (let k = 0; k < this.docs; k++) {
+      const doc = remap[this.docBase + k - from]
+      const end = this.docEnds[k]
+      if (doc < 0) {
+        posting = end
+        continue
+      }
+      for (; posting < end; posting++) {
+        const term = this.postingTerms[posting]
+        visit(termIds ? termIds[term] : term, doc, this.postingTfs[posting])
+      }
+    }
+  }
+}
+
+/** Seals the fresh postings alone into a segment of ids [from, docEnd). */
+export function freshSegment(fresh: FreshPostings, from: number, remap: Int32Array, docEnd: number): Segment {
+  const builder = new SegmentBuilder(fresh.terms.terms, from)
+  fresh.each(from, remap, (term, doc) => builder.count(term, doc))
+  builder.layout()
+  fresh.each(from, remap, (term, doc, tf) => builder.write(term, doc, tf))
+  return builder.finish(docEnd)
+}

@@ -1,0 +1,111 @@
+/**
+ * Where things live under `.vlt/`. Content-keyed parts never need invalidating: a blob's artifact
+ * depends only on its bytes, its language and the extractor version, and a tree's aggregates only
+ * on the tree.
+ *
+ *   .vlt/
+ *     .gitignore                 ignores everything but threads/ (see GITIGNORE)
+ *     state.mpk                  which tree was indexed last, and when
+ *     objects/<extractorVersion>/<hh>/<rest-of-blob-hash>.<language>.mpk
+ *                                per-blob artifact; hh = first two hex digits of the git blob hash
+ *                                (SHA-1 or SHA-256), fanning out like .git/objects
+ *     trees/<treeHash>/manifest.mpk   per-tree file list, written last: a tree dir without it is unfinished
+ *     trees/<treeHash>/<name>.mpk     per-tree aggregates (bm25, symbols, graph, ...)
+ *     overlay/overlay.mpk        the working-tree overlay on HEAD (its blobs live in objects/)
+ *     locks/<name>.lock          see lock.ts
+ *     logs/
+ *     threads/                   shared conversation threads, committed with the repository
+ */
+import { mkdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { writeFileAtomic } from './atomic-file.js'
+
+export interface VltPaths {
+  /** The `.vlt/` directory itself. */
+  root: string
+  gitignore: string
+  state: string
+  objects: string
+  trees: string
+  overlayDir: string
+  overlay: string
+  locks: string
+  logs: string
+  threads: string
+  /** Artifact record of one blob as extracted for `language` by extractor `extractorVersion`. */
+  blobRecord(blob: string, extractorVersion: number, language: string): string
+  treeDir(treeHash: string): string
+  /** The tree's manifest record. */
+  treeManifest(treeHash: string): string
+  /** Another per-tree record, e.g. treeRecord(tree, 'bm25'). */
+  treeRecord(treeHash: string, name: string): string
+}
+
+/** Git object ids: SHA-1 (40 hex) or SHA-256 (64 hex). */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+/** Keeps callers' names from escaping their directory. */
+const NAME = /^[a-z0-9][a-z0-9._-]*$/
+
+/**
+ * Paths under `vltDir`, the `.vlt` directory (the git layer decides where it lives, e.g. inside the
+ * git dir of a bare repository). Pure: creates nothing.
+ */
+export function vltPaths(vltDir: string): VltPaths {
+  const objects = join(vltDir, 'objects')
+  const trees = join(vltDir, 'trees')
+  const overlayDir = join(vltDir, 'overlay')
+  const treeDir = (treeHash: string): string => join(trees, objectId(treeHash, 'tree'))
+  return {
+    root: vltDir,
+    gitignore: join(vltDir, '.gitignore'),
+    state: join(vltDir, 'state.mpk'),
+    objects,
+    trees,
+    overlayDir,
+    overlay: join(overlayDir, 'overlay.mpk'),
+    locks: join(vltDir, 'locks'),
+    logs: join(vltDir, 'logs'),
+    threads: join(vltDir, 'threads'),
+    blobRecord(blob, extractorVersion, language) {
+      if (!Number.isInteger(extractorVersion) || extractorVersion < 0) throw new Error(`invalid extractor version: ${extractorVersion}`)
+      const id = objectId(blob, 'blob')
+      return join(objects, String(extractorVersion), id.slice(0, 2), `${id.slice(2)}.${safeName(language, 'language')}.mpk`)
+    },
+    treeDir,
+    treeManifest: (treeHash) => join(treeDir(treeHash), 'manifest.mpk'),
+    treeRecord: (treeHash, name) => join(treeDir(treeHash), `${safeName(name, 'record name')}.mpk`),
+  }
+}
+
+function objectId(id: string, what: string): string {
+  if (!OBJECT_ID.test(id)) throw new Error(`invalid git ${what} hash: ${JSON.stringify(id)}`)
+  return id
+}
+
+function safeName(name: string, what: string): string {
+  if (!NAME.test(name)) throw new Error(`invalid ${what}: ${JSON.stringify(name)}`)
+  return name
+}
+
+/**
+ * `.vlt/.gitignore`: caches are rebuilt from git objects and never committed; threads/ is the one
+ * shared part. The file ignores itself too, so that indexing leaves `git status` clean.
+ */
+export const GITIGNORE = `# Written by git-vlt. Everything here is a cache rebuilt from git objects,
+# except threads/, which is meant to be committed.
+*
+!threads/
+!threads/**
+`
+
+/** Creates `.vlt/` and its .gitignore (rewritten only when it differs, so a no-op run writes nothing). */
+export async function ensureVltDir(vltDir: string): Promise<VltPaths> {
+  const paths = vltPaths(vltDir)
+  await mkdir(vltDir, { recursive: true })
+  const current = await readFile(paths.gitignore, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined
+    throw error
+  })
+  if (current !== GITIGNORE) await writeFileAtomic(paths.gitignore, Buffer.from(GITIGNORE))
+  return paths
+}

@@ -1,0 +1,103 @@
+/**
+ * The record: the only file format under `.vlt/`. Every file is self-identifying (kind + format
+ * version) and self-verifying (CRC-32), so a stale, foreign or damaged file is recognised as such
+ * and rebuilt instead of being misread.
+ *
+ *   offset   size  field
+ *   0        3     magic "VLT"
+ *   3        1     container format (1); bumped only if this framing itself changes
+ *   4        1     k = byte length of the kind (1..255)
+ *   5        k     kind, ASCII, e.g. "blob-artifact", "tree-manifest", "bm25"
+ *   5+k      4     format version of that kind, u32 LE
+ *   9+k      4     n = payload length, u32 LE
+ *   13+k     n     payload, msgpack
+ *   13+k+n   4     CRC-32 (zlib) of bytes [0, 13+k+n), u32 LE
+ */
+import { crc32 } from 'node:zlib'
+import { Packr } from 'msgpackr'
+import { CorruptFileError } from '../errors.js'
+
+const MAGIC = [0x56, 0x4c, 0x54] // "VLT"
+const CONTAINER_FORMAT = 1
+const FIXED_HEADER = 5 // magic + container + kind length
+const CHECKSUM_BYTES = 4
+
+/**
+ * Records mode (msgpackr's self-describing structures, written inline in each message) decodes the
+ * artifact shapes, thousands of objects with the same keys, about twice as fast as plain maps.
+ * moreTypes keeps typed arrays typed (without it they come back as Buffers); typed arrays are
+ * copied out on decode, so a decoded value never aliases the file buffer.
+ */
+const packr = new Packr({ useRecords: true, moreTypes: true })
+
+/** Frames a payload as a record of `kind` at format `version`. */
+export function encodeRecord(kind: string, version: number, payload: unknown): Buffer {
+  const kindBytes = Buffer.from(kind, 'latin1')
+  if (kindBytes.length === 0 || kindBytes.length > 255 || !/^[\x21-\x7e]+$/.test(kind)) {
+    throw new Error(`record kind must be 1 to 255 printable ASCII characters: ${JSON.stringify(kind)}`)
+  }
+  if (!Number.isInteger(version) || version < 0 || version > 0xffffffff) throw new Error(`record version must be a u32: ${version}`)
+  const body = packr.pack(payload)
+  if (body.length > 0xffffffff) throw new Error(`record payload of ${body.length} bytes exceeds 4 GiB`)
+
+  const headerBytes = FIXED_HEADER + kindBytes.length + 8
+  const buf = Buffer.allocUnsafe(headerBytes + body.length + CHECKSUM_BYTES)
+  buf.set(MAGIC, 0)
+  buf[3] = CONTAINER_FORMAT
+  buf[4] = kindBytes.length
+  kindBytes.copy(buf, FIXED_HEADER)
+  buf.writeUInt32LE(version, FIXED_HEADER + kindBytes.length)
+  buf.writeUInt32LE(body.length, FIXED_HEADER + kindBytes.length + 4)
+  body.copy(buf, headerBytes)
+  const end = headerBytes + body.length
+  buf.writeUInt32LE(crc32(buf.subarray(0, end)), end)
+  return buf
+}
+
+/**
+ * Checks and unpacks a record; `path` only names the file in the error. Throws CorruptFileError
+ * whose reason says what is wrong: truncated, bad magic, checksum mismatch, wrong kind, unknown
+ * version, undecodable payload.
+ */
+export function decodeRecord<T>(buf: Uint8Array, kind: string, version: number, path: string): T {
+  const fail = (reason: string): never => {
+    throw new CorruptFileError(path, reason)
+  }
+  const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength)
+  if (bytes.length === 0) fail('empty file')
+  if (MAGIC.some((byte, i) => i < bytes.length && bytes[i] !== byte)) fail('bad magic: not a vlt record')
+  if (bytes.length < FIXED_HEADER) fail(`truncated: ${bytes.length} bytes, shorter than a record header`)
+  if (bytes[3] !== CONTAINER_FORMAT) fail(`unknown record container format ${bytes[3]} (this build reads ${CONTAINER_FORMAT})`)
+
+  const kindLength = bytes[4]!
+  const headerBytes = FIXED_HEADER + kindLength + 8
+  if (kindLength === 0) fail('bad header: empty record kind')
+  if (bytes.length < headerBytes + CHECKSUM_BYTES) fail(`truncated: ${bytes.length} bytes, shorter than its ${headerBytes + CHECKSUM_BYTES}-byte header and checksum`)
+  const payloadLength = bytes.readUInt32LE(FIXED_HEADER + kindLength + 4)
+  const expected = headerBytes + payloadLength + CHECKSUM_BYTES
+  if (bytes.length < expected) fail(`truncated: header announces ${expected} bytes, file has ${bytes.length}`)
+  if (bytes.length > expected) fail(`${bytes.length - expected} unexpected bytes after the record's end`)
+
+  const end = headerBytes + payloadLength
+  const stored = bytes.readUInt32LE(end)
+  const computed = crc32(bytes.subarray(0, end))
+  if (stored !== computed) fail(`checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`)
+
+  // Kind and version are read only after the checksum passed, so they are what the writer meant.
+  const actualKind = bytes.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength)
+  if (actualKind !== kind) fail(`wrong kind: a '${actualKind}' record where a '${kind}' record was expected`)
+  const actualVersion = bytes.readUInt32LE(FIXED_HEADER + kindLength)
+  if (actualVersion !== version) {
+    fail(`unknown version: '${kind}' format version ${actualVersion} is ${actualVersion > version ? 'newer than' : 'older than'} the version ${version} this build reads`)
+  }
+
+  try {
+    return packr.unpack(bytes.subarray(headerBytes, end)) as T
+  } catch (error) {
+    return fail(`payload does not decode: ${(error as Error).message}`)
+  }
+}
+
+function hex(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`
+}

@@ -1,0 +1,34 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The built CLI, run exactly as a user's shell would (`npm test` builds first). */
+export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
+
+export interface CliRun {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Environment isolated from the user's git config and from CI's TTY-less quirks. */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', ...extra }
+}
+
+export function vlt(cwd: string, args: string[], env: Record<string, string> = {}): CliRun {
+  const child = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: cliEnv(env), maxBuffer: 1 << 26 })
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr }
+}
+
+/** Runs with --json and parses stdout; fails loudly with stderr when the command did not succeed. */
+export function vltJson<T = any>(cwd: string, args: string[], env: Record<string, string> = {}): T {
+  const run = vlt(cwd, [...args, '--json'], env)
+  if (run.status !== 0) throw new Error(`git vlt ${args.join(' ')} exited ${run.status}\n${run.stderr}\n${run.stdout}`)
+  return JSON.parse(run.stdout) as T
+}
+
+/** Starts the CLI without waiting (for kill tests). */
+export function vltSpawn(cwd: string, args: string[], env: Record<string, string> = {}) {
+  return spawn(process.execPath, [CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+}
