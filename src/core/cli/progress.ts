@@ -1,5 +1,3 @@
-import { stderrIsTTY } from './output.js'
-
 export interface Progress {
   /** Announce the amount of work; `unit` names what is counted (files, blobs…). */
   start(total: number, label: string, unit?: string): void
@@ -15,7 +13,8 @@ export const silentProgress: Progress = { start() {}, tick() {}, stop() {} }
  * drawing never costs measurable time against the work it reports.
  */
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
-  if (!stderrIsTTY()) return silentProgress
+  // Progress is for people watching a terminal; pipes and CI logs get only the summary.
+  if (!stream.isTTY || process.env.CI) return silentProgress
   let total = 0
   let done = 0
   let label = ''

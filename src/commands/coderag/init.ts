@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core'
+import { terminalProgress } from '../../core/cli/progress.js'
+import { VltCommand } from '../../core/cli/vlt-command.js'
+import { initIndex, type InitResult } from '../../core/index/index.js'
+import { formatSkipped } from '../../core/cli/format.js'
+
+export default class CoderagInit extends VltCommand {
+  static override summary = 'Index the repository: chunks, symbols, references, graph and BM25 under .vlt/.'
+  static override description = `Indexes HEAD's tree (every blob once, keyed by its git hash) and the uncommitted
+working-tree changes as an overlay. Artifacts already in .vlt/ are reused, so running it again,
+or after switching branches, is cheap. Progress is shown on a terminal; pipes and CI get only
+the summary.`
+
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %>', description: 'Index the repository you are in.' },
+    { command: '<%= config.bin %> <%= command.id %> --force', description: 'Re-extract everything, ignoring cached artifacts.' },
+    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, durationMs}.' },
+  ]
+
+  static override flags = {
+    force: Flags.boolean({ description: 'Rebuild from scratch: re-extract every blob even when cached.' }),
+  }
+
+  async run(): Promise<InitResult> {
+    const { flags } = await this.parse(CoderagInit)
+    const result = await initIndex(this.workDir(flags), {
+      force: flags.force,
+      progress: this.jsonEnabled() ? undefined : terminalProgress(),
+      warn: (message) => this.note(message),
+    })
+    this.log(
+      `Indexed tree ${result.treeHash.slice(0, 12)}: ${result.files} files, ${result.chunks} chunks, ` +
+        `${result.symbols} symbols, ${result.edges} edges in ${(result.durationMs / 1000).toFixed(1)}s` +
+        formatSkipped(result.skipped),
+    )
+    return result
+  }
+}

@@ -1,0 +1,36 @@
+import { VltCommand } from '../../core/cli/vlt-command.js'
+import { indexStatus, type StatusResult } from '../../core/index/index.js'
+import { formatBytes, formatSkipped } from '../../core/cli/format.js'
+
+export default class CoderagStatus extends VltCommand {
+  static override summary = 'Show what is indexed and whether it is up to date with HEAD.'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %>', description: 'Human-readable summary.' },
+    {
+      command: '<%= config.bin %> <%= command.id %> --json',
+      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay}.',
+    },
+  ]
+
+  async run(): Promise<StatusResult> {
+    const { flags } = await this.parse(CoderagStatus)
+    const status = await indexStatus(this.workDir(flags), (message) => this.note(message))
+    if (!status.indexed) {
+      this.log('Not indexed yet: run `git vlt coderag init`.')
+      return status
+    }
+    const languages = Object.entries(status.languages).sort((a, b) => b[1] - a[1]).map(([language, n]) => `${language} ${n}`).join(', ')
+    this.log(
+      [
+        `tree        ${status.treeHash!.slice(0, 12)}${status.stale ? `  (stale: HEAD is ${status.headTreeHash.slice(0, 12)}${status.overlay.files ? `, ${status.overlay.files} uncommitted change(s)` : ''} — run \`git vlt coderag sync\`)` : '  (up to date)'}`,
+        `files       ${status.files}  (${languages})`,
+        `chunks      ${status.chunks}`,
+        `symbols     ${status.symbols}`,
+        `edges       ${status.edges}`,
+        `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}`,
+        `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
+      ].join('\n') + formatSkipped(status.skipped),
+    )
+    return status
+  }
+}

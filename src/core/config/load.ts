@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { parse, TomlError } from 'smol-toml'
+import { UsageError } from '../errors.js'
+import type { VltConfig } from './types.js'
+import { validateConfig } from './validate.js'
+
+export const CONFIG_FILE = 'vlt.toml'
+
+/** Reads `<root>/vlt.toml` if there is one; defaults otherwise. Bad files throw a UsageError. */
+export async function loadConfig(root: string): Promise<VltConfig> {
+  let source: string
+  try {
+    source = await readFile(join(root, CONFIG_FILE), 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return validateConfig({})
+    throw new UsageError(`${CONFIG_FILE}: cannot be read (${(error as Error).message})`)
+  }
+  return parseConfig(source)
+}
+
+/** Parses and validates the text of a `vlt.toml`. */
+export function parseConfig(source: string): VltConfig {
+  let raw: Record<string, unknown>
+  try {
+    raw = parse(source)
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error
+    // smol-toml's message is "Invalid TOML document: <reason>" followed by a code excerpt.
+    const reason = error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '')
+    throw new UsageError(`${CONFIG_FILE}: syntax error at line ${error.line}, column ${error.column}: ${reason}`)
+  }
+  return validateConfig(raw)
+}
+

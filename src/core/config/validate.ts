@@ -1,0 +1,187 @@
+import { UsageError } from '../errors.js'
+import { globProblem } from '../files/globs.js'
+import { PARSED_LANGUAGES } from '../parse/languages.js'
+import type { LanguageId } from '../parse/types.js'
+import { DEFAULT_CONFIG } from './defaults.js'
+import type { VltConfig } from './types.js'
+
+const LANGUAGES: readonly LanguageId[] = [...PARSED_LANGUAGES, 'text']
+const PROVIDERS = ['none', 'openai'] as const
+
+/**
+ * Turns a parsed `vlt.toml` into a VltConfig: defaults for absent keys, and a UsageError naming the
+ * key path (in the file's snake_case) for any unknown key or bad value. Nothing is coerced: a
+ * typo must fail loudly rather than silently index something else.
+ */
+export function validateConfig(raw: Record<string, unknown>): VltConfig {
+  const root = new Table(raw, '')
+  const d = DEFAULT_CONFIG
+  const config: VltConfig = {
+    index: root.table('index', (t) => ({
+      include: t.value('include', globs, d.index.include),
+      exclude: t.value('exclude', globs, d.index.exclude),
+      maxFileBytes: t.value('max_file_bytes', positiveInteger, d.index.maxFileBytes),
+      languages: t.value('languages', languages, d.index.languages),
+      textFiles: t.value('text_files', boolean, d.index.textFiles),
+    })),
+    coderag: root.table('coderag', (t) => ({
+      delta: t.table('delta', (delta) => ({
+        fileThreshold: delta.value('file_threshold', positiveInteger, d.coderag.delta.fileThreshold),
+        lineThreshold: delta.value('line_threshold', positiveInteger, d.coderag.delta.lineThreshold),
+        timeoutSeconds: delta.value('timeout_seconds', positiveInteger, d.coderag.delta.timeoutSeconds),
+      })),
+    })),
+    embedding: root.table('embedding', (t) => {
+      refuseLiteralKey(t)
+      const embedding: VltConfig['embedding'] = {
+        provider: t.value('provider', provider, d.embedding.provider),
+        baseUrl: t.value('base_url', httpUrl, d.embedding.baseUrl),
+        model: t.value('model', nonEmptyString, d.embedding.model),
+        apiKeyEnv: t.value('api_key_env', envName, d.embedding.apiKeyEnv),
+        batchSize: t.value('batch_size', positiveInteger, d.embedding.batchSize),
+        concurrency: t.value('concurrency', positiveInteger, d.embedding.concurrency),
+        timeoutMs: t.value('timeout_ms', positiveInteger, d.embedding.timeoutMs),
+      }
+      const dimensions = t.value('dimensions', positiveInteger, undefined)
+      if (dimensions !== undefined) embedding.dimensions = dimensions
+      return embedding
+    }),
+    llm: root.table('llm', (t) => {
+      refuseLiteralKey(t)
+      return {
+        provider: t.value('provider', provider, d.llm.provider),
+        baseUrl: t.value('base_url', httpUrl, d.llm.baseUrl),
+        model: t.value('model', nonEmptyString, d.llm.model),
+        apiKeyEnv: t.value('api_key_env', envName, d.llm.apiKeyEnv),
+        timeoutMs: t.value('timeout_ms', positiveInteger, d.llm.timeoutMs),
+      }
+    }),
+  }
+  root.rejectUnknownKeys()
+  return config
+}
+
+/** Checks one value: returns it typed, or throws a UsageError saying what was expected. */
+type Check<T> = (value: unknown, path: string) => T
+
+/** One TOML table being read; remembers which keys were asked for so the rest can be reported. */
+class Table {
+  private readonly known: string[] = []
+
+  constructor(
+    private readonly raw: Record<string, unknown>,
+    private readonly path: string,
+  ) {}
+
+  value<T>(key: string, check: Check<T>, fallback: T): T {
+    this.known.push(key)
+    if (!Object.hasOwn(this.raw, key)) return copy(fallback)
+    return check(this.raw[key], this.keyPath(key))
+  }
+
+  table<T>(key: string, read: (table: Table) => T): T {
+    this.known.push(key)
+    const value = Object.hasOwn(this.raw, key) ? this.raw[key] : {}
+    if (!isTable(value)) throw invalid(this.keyPath(key), 'a table', value)
+    const table = new Table(value, this.keyPath(key))
+    const result = read(table)
+    table.rejectUnknownKeys()
+    return result
+  }
+
+  has(key: string): boolean {
+    return Object.hasOwn(this.raw, key)
+  }
+
+  keyPath(key: string): string {
+    return this.path ? `${this.path}.${key}` : key
+  }
+
+  rejectUnknownKeys(): void {
+    const unknown = Object.keys(this.raw).find((key) => !this.known.includes(key))
+    if (unknown !== undefined) {
+      throw new UsageError(`vlt.toml: unknown key ${this.keyPath(unknown)} (expected one of: ${this.known.join(', ')})`)
+    }
+  }
+}
+
+function refuseLiteralKey(table: Table): void {
+  if (table.has('api_key')) {
+    throw new UsageError(
+      `vlt.toml: ${table.keyPath('api_key')} is not allowed: keys do not belong in a file that may be committed; ` +
+        `set ${table.keyPath('api_key_env')} to the name of an environment variable that holds the key`,
+    )
+  }
+}
+
+const positiveInteger: Check<number> = (value, path) => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value
+  throw invalid(path, 'a positive integer', value)
+}
+
+const boolean: Check<boolean> = (value, path) => {
+  if (typeof value === 'boolean') return value
+  throw invalid(path, 'true or false', value)
+}
+
+const nonEmptyString: Check<string> = (value, path) => {
+  if (typeof value === 'string' && value.trim() !== '') return value
+  throw invalid(path, 'a non-empty string', value)
+}
+
+const httpUrl: Check<string> = (value, path) => {
+  if (typeof value === 'string' && /^https?:\/\//.test(value) && URL.canParse(value)) return value
+  throw invalid(path, 'an http(s) URL', value)
+}
+
+const envName: Check<string> = (value, path) => {
+  if (typeof value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) return value
+  throw invalid(path, 'the name of an environment variable (letters, digits and _)', value)
+}
+
+const provider: Check<(typeof PROVIDERS)[number]> = (value, path) => {
+  const found = PROVIDERS.find((name) => name === value)
+  if (found) return found
+  throw invalid(path, `one of ${PROVIDERS.map((name) => `"${name}"`).join(', ')}`, value)
+}
+
+const globs: Check<string[]> = (value, path) =>
+  arrayOf(value, path, 'an array of glob strings', (item, itemPath) => {
+    if (typeof item !== 'string') throw invalid(itemPath, 'a glob string', item)
+    const problem = globProblem(item)
+    if (problem) throw invalid(itemPath, `a valid glob (${problem})`, item)
+    return item
+  })
+
+const languages: Check<LanguageId[]> = (value, path) =>
+  arrayOf(value, path, 'an array of language names', (item, itemPath) => {
+    const found = LANGUAGES.find((language) => language === item)
+    if (found) return found
+    throw invalid(itemPath, `one of ${LANGUAGES.join(', ')}`, item)
+  })
+
+function arrayOf<T>(value: unknown, path: string, expected: string, item: Check<T>): T[] {
+  if (!Array.isArray(value)) throw invalid(path, expected, value)
+  return value.map((element, i) => item(element, `${path}[${i}]`))
+}
+
+function invalid(path: string, expected: string, value: unknown): UsageError {
+  return new UsageError(`vlt.toml: ${path} must be ${expected} (got ${describe(value)})`)
+}
+
+/** A short rendering of a TOML value for error messages. */
+function describe(value: unknown): string {
+  if (value instanceof Date) return 'a date'
+  if (isTable(value)) return 'a table'
+  const text = JSON.stringify(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+}
+
+/** Defaults are frozen and shared; every loaded config gets arrays of its own. */
+function copy<T>(value: T): T {
+  return Array.isArray(value) ? (value.slice() as T) : value
+}

@@ -1,0 +1,308 @@
+/**
+ * The code graph of a tree: file and symbol nodes, typed weighted edges, PageRank.
+ *
+ * Source of truth is each file's outgoing edges (`FileEdges`), patched by recomputing the edges of
+ * the files a change can affect. Node numbering is derived (files in path order, each followed by
+ * its distinct qualified names), so ranks of a patched graph equal a fresh build's bit for bit.
+ * A graphology graph is built only on request (`toGraphology()`): building one eagerly for 200k
+ * nodes and a million edges costs more than the whole incremental budget.
+ */
+import { MultiDirectedGraph } from 'graphology'
+import { CorruptFileError } from '../errors.js'
+import { AMBIGUITY_LIMIT, EDGE_TYPES, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
+import { pagerank, type WeightedEdges } from './pagerank.js'
+import { dirname } from './paths.js'
+import type { SymbolTable, TableChanges } from './symbol-table.js'
+
+export const GRAPH_SNAPSHOT_VERSION = 1
+
+export interface GraphSnapshot extends EdgeColumns {
+  version: typeof GRAPH_SNAPSHOT_VERSION
+  /** Edges per file, files in path order. */
+  edgeCounts: Uint32Array
+  /** PageRank per node in node order. */
+  ranks: Float64Array
+}
+
+export interface NodeAttributes {
+  kind: 'file' | 'symbol'
+  path: string
+  /** '' for file nodes. */
+  qualifiedName: string
+  pagerank: number
+}
+
+export interface EdgeAttributes {
+  type: EdgeType
+  count: number
+  weight: number
+}
+
+interface NodeEdges extends WeightedEdges {
+  type: Uint8Array
+  count: Uint32Array
+}
+
+export class CodeGraph {
+  private readonly edges = new Map<string, FileEdges>()
+  private ranks: Float64Array<ArrayBufferLike> = new Float64Array(0)
+  /** First node of each file (files in path order), and the node count at the end. */
+  private nodeBase: Uint32Array | undefined
+  private weighted: NodeEdges | undefined
+
+  constructor(readonly symbols: SymbolTable) {}
+
+  get edgeCount(): number {
+    let count = 0
+    for (const edges of this.edges.values()) count += edges.count
+    return count
+  }
+
+  get nodeCount(): number {
+    const base = this.bases()
+    return base[base.length - 1]
+  }
+
+  /**
+   * Recomputes the edges of the files `changes` can affect, then PageRank. Affected: changed
+   * files; files whose imports resolve differently; files referencing a name whose definitions
+   * changed — all of them when the name is (or was) defined in few enough files to resolve
+   * globally, else only those importing a changed file.
+   */
+  update(changes: TableChanges): void {
+    const table = this.symbols
+    for (const path of changes.changed) this.edges.delete(path)
+    const files = table.sortedFiles()
+    const dirty = new Set<string>([...changes.changed, ...changes.importsChanged])
+    if (changes.dirtyNames.size > 0 && dirty.size < files.length) {
+      const size = table.strings.size
+      const index = table.nameIndex()
+      const global = new Uint8Array(size)
+      const local = new Uint8Array(size)
+      for (const [name, delta] of changes.dirtyNames) {
+        const after = index.fileCounts[name] ?? 0
+        local[name] = 1
+        if (Math.min(after, after - delta) <= AMBIGUITY_LIMIT) global[name] = 1
+      }
+      const reached = new Uint8Array(size)
+      for (const path of changes.changed) {
+        for (const target of [path, dirname(path)]) {
+          const id = table.strings.find(target)
+          if (id >= 0) reached[id] = 1
+        }
+      }
+      for (const file of files) {
+        if (dirty.has(file.path)) continue
+        const { importTarget, refName } = file.cols
+        let importsChanged = false
+        for (let i = file.import0; i < file.import0 + file.imports && !importsChanged; i++) importsChanged = importTarget[i] >= 0 && reached[importTarget[i]] === 1
+        for (let i = file.ref0; i < file.ref0 + file.refs; i++) {
+          const name = refName[i]
+          if (global[name] || (importsChanged && local[name])) {
+            dirty.add(file.path)
+            break
+          }
+        }
+      }
+    }
+    for (const path of dirty) {
+      const file = table.file(path)
+      if (file) this.edges.set(path, resolveFileEdges(table, file))
+    }
+    this.nodeBase = undefined
+    this.weighted = this.nodeEdges()
+    this.ranks = pagerank(this.weighted)
+  }
+
+  /** PageRank of a node (`f:path`, `s:path#qualifiedName`), 0 when there is no such node. */
+  rank(key: string): number {
+    const node = this.nodeOf(key)
+    return node < 0 ? 0 : this.ranks[node]
+  }
+
+  /** A file's share of PageRank: its own node plus its symbols'. Over all files these sum to 1. */
+  fileRank(path: string): number {
+    const file = this.symbols.file(path)
+    if (!file) return 0
+    const base = this.bases()
+    const f = this.symbols.fileIndexOf(file.pathId)
+    let sum = 0
+    for (let node = base[f]; node < base[f + 1]; node++) sum += this.ranks[node]
+    return sum
+  }
+
+  /**
+   * PageRank teleporting only to the given nodes (weights need not sum to 1), e.g. the files and
+   * symbols a task mentions. Returns every node with a non-zero rank.
+   */
+  personalizedPageRank(personalization: Map<string, number>): Map<string, number> {
+    const weighted = (this.weighted ??= this.nodeEdges())
+    const vector = new Float64Array(weighted.nodes)
+    for (const [key, weight] of personalization) {
+      const node = this.nodeOf(key)
+      if (node >= 0) vector[node] += weight
+    }
+    const ranks = pagerank(weighted, { personalization: vector })
+    const keys = this.nodeKeys()
+    const out = new Map<string, number>()
+    for (let node = 0; node < ranks.length; node++) if (ranks[node] > 0) out.set(keys[node]!, ranks[node])
+    return out
+  }
+
+  /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */
+  toGraphology(): MultiDirectedGraph<NodeAttributes, EdgeAttributes> {
+    const weighted = (this.weighted ??= this.nodeEdges())
+    const graph = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>({ allowSelfLoops: false })
+    const keys = this.nodeKeys()
+    const base = this.bases()
+    this.symbols.sortedFiles().forEach((file, f) => {
+      graph.addNode(keys[base[f]]!, { kind: 'file', path: file.path, qualifiedName: '', pagerank: this.ranks[base[f]] ?? 0 })
+      const names = file.symbolNodes()
+      for (let s = 0; s < names.length; s++) {
+        const node = base[f] + 1 + s
+        graph.addNode(keys[node]!, { kind: 'symbol', path: file.path, qualifiedName: this.symbols.strings.get(names[s]), pagerank: this.ranks[node] ?? 0 })
+      }
+    })
+    for (let e = 0; e < weighted.src.length; e++) {
+      if (weighted.src[e] === weighted.dst[e]) continue
+      graph.addEdge(keys[weighted.src[e]]!, keys[weighted.dst[e]]!, { type: EDGE_TYPES[weighted.type[e]]!, count: weighted.count[e], weight: weighted.weight[e] })
+    }
+    return graph
+  }
+
+  /** Canonical stored form; `remap` renumbers string ids as the symbol table's snapshot did. */
+  snapshot(remap: Int32Array): GraphSnapshot {
+    const files = this.symbols.sortedFiles()
+    const edgeCounts = new Uint32Array(files.length)
+    files.forEach((file, f) => { edgeCounts[f] = this.edges.get(file.path)?.count ?? 0 })
+    const total = edgeCounts.reduce((sum, count) => sum + count, 0)
+    const out = emptyEdgeColumns(total)
+    const mapped = (id: number): number => {
+      const to = remap[id]
+      if (to === undefined || to < 0) throw new Error(`code graph refers to string ${id} that the symbol table does not use`)
+      return to
+    }
+    let at = 0
+    for (const file of files) {
+      const edges = this.edges.get(file.path)
+      if (!edges) continue
+      const c = edges.cols
+      for (let e = edges.start; e < edges.start + edges.count; e++, at++) {
+        out.from[at] = c.from[e]
+        out.toPath[at] = mapped(c.toPath[e])
+        out.toName[at] = mapped(c.toName[e])
+        out.type[at] = c.type[e]
+        out.count[at] = c.count[e]
+        out.weight[at] = c.weight[e]
+      }
+    }
+    return { ...out, version: GRAPH_SNAPSHOT_VERSION, edgeCounts, ranks: this.ranks }
+  }
+
+  /** A graph over `symbols` (loaded from the same tree) from `snapshot()`'s data. */
+  static fromSnapshot(value: unknown, symbols: SymbolTable, source = 'graph snapshot'): CodeGraph {
+    const fail = (reason: string): never => {
+      throw new CorruptFileError(source, reason)
+    }
+    const data = value as GraphSnapshot
+    if (typeof data !== 'object' || data === null) fail('not a graph snapshot')
+    if (data.version !== GRAPH_SNAPSHOT_VERSION) fail(`unknown graph snapshot version ${String(data.version)}`)
+    const files = symbols.sortedFiles()
+    if (!(data.edgeCounts instanceof Uint32Array) || data.edgeCounts.length !== files.length) fail('graph snapshot does not match the symbol table')
+    const total = data.edgeCounts.reduce((sum, count) => sum + count, 0)
+    const shape = emptyEdgeColumns(total)
+    for (const key of Object.keys(shape) as Array<keyof EdgeColumns>) {
+      const column = data[key]
+      if (!(column instanceof shape[key].constructor) || column.length !== total) fail(`graph column ${key} is malformed`)
+    }
+    if (!(data.ranks instanceof Float64Array)) fail('graph ranks are malformed')
+    const strings = symbols.strings.size
+    for (let e = 0; e < total; e++) if (data.toPath[e] >= strings || data.toName[e] >= strings) fail('graph snapshot refers to a string the symbol table does not hold')
+
+    const graph = new CodeGraph(symbols)
+    const cols: EdgeColumns = { from: data.from, toPath: data.toPath, toName: data.toName, type: data.type, count: data.count, weight: data.weight }
+    let start = 0
+    files.forEach((file, f) => {
+      graph.edges.set(file.path, { cols, start, count: data.edgeCounts[f] })
+      start += data.edgeCounts[f]
+    })
+    graph.ranks = data.ranks
+    return graph
+  }
+
+  private bases(): Uint32Array {
+    if (!this.nodeBase) {
+      const files = this.symbols.sortedFiles()
+      const base = new Uint32Array(files.length + 1)
+      files.forEach((file, f) => { base[f + 1] = base[f] + 1 + file.symbolNodes().length })
+      this.nodeBase = base
+    }
+    return this.nodeBase
+  }
+
+  private nodeOf(key: string): number {
+    const file = key.startsWith('f:') ? key.slice(2) : key.startsWith('s:') ? key.slice(2, key.indexOf('#') >>> 0) : null
+    const record = file === null ? undefined : this.symbols.file(file)
+    if (!record) return -1
+    const base = this.bases()[this.symbols.fileIndexOf(record.pathId)]
+    if (key[0] === 'f') return base
+    const name = this.symbols.strings.find(key.slice(key.indexOf('#') + 1))
+    const offset = name < 0 ? -1 : record.nodeOffset(name)
+    return offset < 0 ? -1 : base + 1 + offset
+  }
+
+  private nodeKeys(): string[] {
+    const keys: string[] = []
+    for (const file of this.symbols.sortedFiles()) {
+      keys.push(`f:${file.path}`)
+      for (const name of file.symbolNodes()) keys.push(`s:${file.path}#${this.symbols.strings.get(name)}`)
+    }
+    return keys
+  }
+
+  /** Edges as node-numbered arrays, in file order then each file's edge order. */
+  private nodeEdges(): NodeEdges {
+    const table = this.symbols
+    const files = table.sortedFiles()
+    const base = this.bases()
+    let total = 0
+    for (const edges of this.edges.values()) total += edges.count
+    const src = new Uint32Array(total)
+    const dst = new Uint32Array(total)
+    const weight = new Float64Array(total)
+    const type = new Uint8Array(total)
+    const count = new Uint32Array(total)
+    let n = 0
+    files.forEach((file, f) => {
+      const edges = this.edges.get(file.path)
+      if (!edges) return
+      const c = edges.cols
+      for (let e = edges.start; e < edges.start + edges.count; e++) {
+        const from = c.from[e]
+        const target = table.fileIndexOf(c.toPath[e])
+        // After update() every target exists; a missing one would be a stale edge, never ranked.
+        if (target < 0) continue
+        const offset = c.type[e] === IMPORT_EDGE ? -1 : files[target]!.nodeOffset(c.toName[e])
+        if (c.type[e] !== IMPORT_EDGE && offset < 0) continue
+        src[n] = base[f] + (from < 0 ? 0 : 1 + file.nodeOffset(file.cols.defQName[file.def0 + from]))
+        dst[n] = base[target] + 1 + offset
+        weight[n] = c.weight[e]
+        type[n] = c.type[e]
+        count[n] = c.count[e]
+        n++
+      }
+    })
+    return { nodes: base[files.length], src: src.subarray(0, n), dst: dst.subarray(0, n), weight: weight.subarray(0, n), type: type.subarray(0, n), count: count.subarray(0, n) }
+  }
+}
+
+function emptyEdgeColumns(total: number): EdgeColumns {
+  return {
+    from: new Int32Array(total),
+    toPath: new Uint32Array(total),
+    toName: new Uint32Array(total),
+    type: new Uint8Array(total),
+    count: new Uint32Array(total),
+    weight: new Float64Array(total),
+  }
+}

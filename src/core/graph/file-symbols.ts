@@ -1,0 +1,219 @@
+/**
+ * One file's definitions, references (aggregated) and imports as typed columns of string ids.
+ * A loaded table keeps every file in one shared set of columns (a few large arrays decode far
+ * faster than thousands of small ones); a file added later gets columns of its own.
+ */
+import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from '../parse/types.js'
+import { importKeys } from './imports.js'
+import type { StringTable } from './strings.js'
+
+export const SYMBOL_KINDS: readonly SymbolKind[] = [
+  'function', 'method', 'class', 'interface', 'struct', 'enum', 'trait', 'type',
+  'module', 'constant', 'variable', 'field', 'macro', 'namespace',
+]
+
+/** Reference kinds as stored: an imported name is a plain reference to what it names. */
+export const REFERENCE_KINDS = ['call', 'reference', 'type', 'inherit'] as const
+export type StoredReferenceKind = (typeof REFERENCE_KINDS)[number]
+const REFERENCE_CODES: Record<ReferenceKind, number> = { call: 0, reference: 1, type: 2, inherit: 3, import: 1 }
+const KIND_CODES = new Map(SYMBOL_KINDS.map((kind, code) => [kind, code]))
+
+export interface SymbolColumns {
+  defName: Uint32Array
+  defQName: Uint32Array
+  defScope: Uint32Array
+  defKind: Uint8Array
+  defLine: Uint32Array
+  defEndLine: Uint32Array
+  defColumn: Uint32Array
+  /** Signatures back to back; def i's runs from sigEnds[i-1] (0 for the first) to sigEnds[i]. */
+  sigText: string
+  sigEnds: Uint32Array
+  /** One row per distinct (enclosing definition, name, kind) of a file, with its occurrence count. */
+  refName: Uint32Array
+  /** Index of the enclosing definition within the file, -1 for file level. */
+  refFrom: Int32Array
+  refKind: Uint8Array
+  refCount: Uint32Array
+  importModule: Uint32Array
+  importName: Uint32Array
+  importLine: Uint32Array
+  importRelative: Uint8Array
+  /** Watch keys (see `pathKeys`), 0 when unused. */
+  importKey1: Uint32Array
+  importKey2: Uint32Array
+  /** String id of the resolved file or directory, -1 when unresolved. */
+  importTarget: Int32Array
+  importIsDir: Uint8Array
+}
+
+export class FileSymbols {
+  /** Distinct qualified names in definition order: the file's symbol nodes. */
+  private nodeNames: Uint32Array | undefined
+  private nodeOf: Map<number, number> | undefined
+
+  constructor(
+    readonly path: string,
+    readonly pathId: number,
+    readonly language: LanguageId,
+    readonly cols: SymbolColumns,
+    readonly def0: number,
+    readonly defs: number,
+    readonly ref0: number,
+    readonly refs: number,
+    readonly import0: number,
+    readonly imports: number,
+  ) {}
+
+  signature(def: number): string {
+    const at = this.def0 + def
+    return this.cols.sigText.slice(at === 0 ? 0 : this.cols.sigEnds[at - 1], this.cols.sigEnds[at])
+  }
+
+  symbolNodes(): Uint32Array {
+    this.indexNodes()
+    return this.nodeNames!
+  }
+
+  /** Offset among the file's symbol nodes of the definition named `qualifiedName`, -1 if none. */
+  nodeOffset(qualifiedName: number): number {
+    this.indexNodes()
+    return this.nodeOf!.get(qualifiedName) ?? -1
+  }
+
+  private indexNodes(): void {
+    if (this.nodeOf) return
+    const nodeOf = new Map<number, number>()
+    const names: number[] = []
+    const { defQName } = this.cols
+    for (let d = this.def0; d < this.def0 + this.defs; d++) {
+      const qname = defQName[d]
+      if (!nodeOf.has(qname)) {
+        nodeOf.set(qname, names.length)
+        names.push(qname)
+      }
+    }
+    this.nodeOf = nodeOf
+    this.nodeNames = Uint32Array.from(names)
+  }
+}
+
+export interface FileContent {
+  language: LanguageId
+  symbols: SymbolDef[]
+  references: SymbolRef[]
+  imports: ImportRef[]
+}
+
+/** Aggregates a file's extraction output into columns; imports are left unresolved. */
+export function fileSymbolsOf(path: string, content: FileContent, strings: StringTable): FileSymbols {
+  const { symbols, references, language } = content
+  const n = symbols.length
+  const defName = new Uint32Array(n)
+  const defQName = new Uint32Array(n)
+  const defScope = new Uint32Array(n)
+  const defKind = new Uint8Array(n)
+  const defLine = new Uint32Array(n)
+  const defEndLine = new Uint32Array(n)
+  const defColumn = new Uint32Array(n)
+  const sigEnds = new Uint32Array(n)
+  const signatures: string[] = new Array(n)
+  const defOf = new Map<string, number>()
+  let sigLength = 0
+  for (let d = 0; d < n; d++) {
+    const def = symbols[d]!
+    defName[d] = strings.id(def.name)
+    defQName[d] = def.qualifiedName === def.name ? defName[d] : strings.id(def.qualifiedName)
+    defScope[d] = strings.id(def.scope)
+    defKind[d] = KIND_CODES.get(def.kind) ?? KIND_CODES.get('variable')!
+    defLine[d] = def.line
+    defEndLine[d] = def.endLine
+    defColumn[d] = def.column
+    signatures[d] = def.signature
+    sigLength += def.signature.length
+    sigEnds[d] = sigLength
+    if (!defOf.has(def.qualifiedName)) defOf.set(def.qualifiedName, d)
+  }
+
+  // One row per (enclosing, name, kind): references arrive in source order, so the enclosing
+  // definition repeats and its lookup is cached.
+  const rows = new Map<number, number>()
+  const refName: number[] = []
+  const refFrom: number[] = []
+  const refKind: number[] = []
+  const refCount: number[] = []
+  let lastEnclosing = ''
+  let lastFrom = -1
+  // A file names the same few hundred identifiers over and over: a small map in front of the
+  // table's large one saves most of the lookups in it.
+  const local = new Map<string, number>()
+  for (const ref of references) {
+    if (ref.enclosing !== lastEnclosing) {
+      lastEnclosing = ref.enclosing
+      lastFrom = ref.enclosing ? defOf.get(ref.enclosing) ?? -1 : -1
+    }
+    let name = local.get(ref.name)
+    if (name === undefined) local.set(ref.name, (name = strings.id(ref.name)))
+    const kind = REFERENCE_CODES[ref.kind]
+    const key = (name * 4 + kind) * 0x200000 + lastFrom + 1
+    const row = rows.get(key)
+    if (row !== undefined) refCount[row]++
+    else {
+      rows.set(key, refName.length)
+      refName.push(name)
+      refFrom.push(lastFrom)
+      refKind.push(kind)
+      refCount.push(1)
+    }
+  }
+
+  const imports = importRows(path, content, strings)
+  const cols: SymbolColumns = {
+    defName, defQName, defScope, defKind, defLine, defEndLine, defColumn,
+    sigText: signatures.join(''),
+    sigEnds,
+    refName: Uint32Array.from(refName),
+    refFrom: Int32Array.from(refFrom),
+    refKind: Uint8Array.from(refKind),
+    refCount: Uint32Array.from(refCount),
+    ...imports,
+  }
+  return new FileSymbols(path, strings.id(path), language, cols, 0, n, 0, refName.length, 0, imports.importModule.length)
+}
+
+/** Languages whose imported names may themselves be modules, each tried as `module.name`. */
+const NAMES_MAY_BE_MODULES = new Set<LanguageId>(['python', 'rust', 'java'])
+
+type ImportColumns = Pick<SymbolColumns,
+  'importModule' | 'importName' | 'importLine' | 'importRelative' | 'importKey1' | 'importKey2' | 'importTarget' | 'importIsDir'>
+
+function importRows(path: string, { language, imports }: FileContent, strings: StringTable): ImportColumns {
+  const module: number[] = []
+  const name: number[] = []
+  const line: number[] = []
+  const relative: number[] = []
+  const key1: number[] = []
+  const key2: number[] = []
+  for (const ref of imports) {
+    const names = NAMES_MAY_BE_MODULES.has(language) && ref.names.length > 0 ? ref.names.map((n) => n.name) : ['']
+    for (const imported of names) {
+      const keys = importKeys({ from: path, language, module: ref.module, name: imported, relative: ref.relative })
+      module.push(strings.id(ref.module))
+      name.push(strings.id(imported))
+      line.push(ref.line)
+      relative.push(ref.relative ? 1 : 0)
+      key1.push(keys.length > 0 ? strings.id(keys[0]!) : 0)
+      key2.push(keys.length > 1 ? strings.id(keys[1]!) : 0)
+    }
+  }
+  return {
+    importModule: Uint32Array.from(module),
+    importName: Uint32Array.from(name),
+    importLine: Uint32Array.from(line),
+    importRelative: Uint8Array.from(relative),
+    importKey1: Uint32Array.from(key1),
+    importKey2: Uint32Array.from(key2),
+    importTarget: new Int32Array(module.length).fill(-1),
+    importIsDir: new Uint8Array(module.length),
+  }
+}

@@ -1,0 +1,503 @@
+/**
+ * Every definition of a tree, the files referencing each name (with counts), and each file's
+ * imports resolved to repo paths. Patched file by file; `commit()` then re-resolves the imports a
+ * path change can affect and reports what changed, for the code graph to update its edges.
+ */
+import { CorruptFileError } from '../errors.js'
+import type { LanguageId, SymbolKind } from '../parse/types.js'
+import { DefIndex } from './def-index.js'
+import { FileSymbols, fileSymbolsOf, SYMBOL_KINDS, type FileContent, type SymbolColumns } from './file-symbols.js'
+import { resolveImport, type ImportTarget } from './imports.js'
+import { PathIndex, pathKeys } from './paths.js'
+import { STRING_SEPARATOR, StringTable } from './strings.js'
+
+export interface SymbolInfo {
+  path: string
+  name: string
+  qualifiedName: string
+  kind: SymbolKind
+  line: number
+  endLine: number
+  column: number
+  signature: string
+  scope: string
+}
+
+export interface FileImport {
+  module: string
+  /** The imported name tried as a submodule, '' when none. */
+  name: string
+  line: number
+  relative: boolean
+  resolved: ImportTarget | null
+}
+
+export interface ReferencePosting {
+  path: string
+  count: number
+}
+
+/** What `commit()` found since the previous commit. */
+export interface TableChanges {
+  /** Files added, changed or removed. */
+  changed: Set<string>
+  /** Names whose set of (defining file, qualified name) changed → how many more files define them now. */
+  dirtyNames: Map<number, number>
+  /** Unchanged files whose imports now resolve differently. */
+  importsChanged: Set<string>
+}
+
+export const SYMBOLS_SNAPSHOT_VERSION = 1
+
+export interface SymbolsSnapshot extends Omit<SymbolColumns, 'sigText'> {
+  version: typeof SYMBOLS_SNAPSHOT_VERSION
+  strings: string
+  sigText: string
+  paths: Uint32Array
+  languages: LanguageId[]
+  defCounts: Uint32Array
+  refCounts: Uint32Array
+  importCounts: Uint32Array
+}
+
+export class SymbolTable {
+  private readonly files = new Map<string, FileSymbols>()
+  /** Path → its record before the first change since the last commit (null: it did not exist). */
+  private readonly changes = new Map<string, FileSymbols | null>()
+  private pathIndex: PathIndex | undefined
+  private ordered: FileSymbols[] | undefined
+  private orderOf: Int32Array | undefined
+  private names: DefIndex | undefined
+  private qualifiedNames: DefIndex | undefined
+  private postings: { starts: Uint32Array; files: Uint32Array; counts: Uint32Array } | undefined
+
+  constructor(readonly strings = new StringTable()) {}
+
+  get fileCount(): number {
+    return this.files.size
+  }
+
+  get symbolCount(): number {
+    let count = 0
+    for (const file of this.files.values()) count += file.defs
+    return count
+  }
+
+  addFile(path: string, content: FileContent): void {
+    this.removeFile(path)
+    if (!this.changes.has(path)) this.changes.set(path, null)
+    this.files.set(path, fileSymbolsOf(path, content, this.strings))
+    this.pathIndex?.add(path)
+    this.invalidate()
+  }
+
+  removeFile(path: string): void {
+    const file = this.files.get(path)
+    if (!file) return
+    if (!this.changes.has(path)) this.changes.set(path, file)
+    this.files.delete(path)
+    this.pathIndex?.remove(path)
+    this.invalidate()
+  }
+
+  file(path: string): FileSymbols | undefined {
+    return this.files.get(path)
+  }
+
+  /** Files in path order: the order of graph nodes and of the stored form. */
+  sortedFiles(): readonly FileSymbols[] {
+    this.ordered ??= [...this.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    return this.ordered
+  }
+
+  /** Position in `sortedFiles()` of the file whose path has string id `pathId`, -1 if none. */
+  fileIndexOf(pathId: number): number {
+    if (!this.orderOf || this.orderOf.length < this.strings.size) {
+      const orderOf = new Int32Array(this.strings.size).fill(-1)
+      this.sortedFiles().forEach((file, index) => { orderOf[file.pathId] = index })
+      this.orderOf = orderOf
+    }
+    return pathId < this.orderOf.length ? this.orderOf[pathId] : -1
+  }
+
+  /** Definitions by name, over `sortedFiles()`. */
+  nameIndex(): DefIndex {
+    this.names ??= DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defName)
+    return this.names
+  }
+
+  byName(name: string): SymbolInfo[] {
+    return this.infos(this.nameIndex(), this.strings.find(name))
+  }
+
+  byQualifiedName(qualifiedName: string): SymbolInfo[] {
+    this.qualifiedNames ??= DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defQName)
+    return this.infos(this.qualifiedNames, this.strings.find(qualifiedName))
+  }
+
+  /**
+   * `path:name` (definitions in that file named or qualified so), else a qualified name, else a
+   * name. A C++ `Foo::bar` is not mistaken for a path: `::` never separates a path.
+   */
+  lookup(key: string): SymbolInfo[] {
+    for (let at = key.indexOf(':'); at > 0; at = key.indexOf(':', at + 2)) {
+      if (key[at + 1] === ':') continue
+      const path = key.slice(0, at)
+      const name = key.slice(at + 1)
+      if (this.files.has(path)) return this.definitions(path).filter((s) => s.name === name || s.qualifiedName === name)
+    }
+    const qualified = this.byQualifiedName(key)
+    return qualified.length > 0 ? qualified : this.byName(key)
+  }
+
+  definitions(path: string): SymbolInfo[] {
+    const file = this.files.get(path)
+    if (!file) return []
+    return Array.from({ length: file.defs }, (_, d) => this.info(file, d))
+  }
+
+  /** Files referencing `name`, most references first (ties by path). */
+  referencesTo(name: string): ReferencePosting[] {
+    const id = this.strings.find(name)
+    if (id < 0) return []
+    const postings = this.buildPostings()
+    if (id + 1 >= postings.starts.length) return []
+    const files = this.sortedFiles()
+    const out: ReferencePosting[] = []
+    for (let e = postings.starts[id]; e < postings.starts[id + 1]; e++) out.push({ path: files[postings.files[e]]!.path, count: postings.counts[e] })
+    return out.sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
+  }
+
+  imports(path: string): FileImport[] {
+    const file = this.files.get(path)
+    if (!file) return []
+    const { cols } = file
+    const out: FileImport[] = []
+    for (let i = file.import0; i < file.import0 + file.imports; i++) {
+      const target = cols.importTarget[i]
+      out.push({
+        module: this.strings.get(cols.importModule[i]),
+        name: this.strings.get(cols.importName[i]),
+        line: cols.importLine[i],
+        relative: cols.importRelative[i] === 1,
+        resolved: target < 0 ? null : { path: this.strings.get(target), isDir: cols.importIsDir[i] === 1 },
+      })
+    }
+    return out
+  }
+
+  paths(): PathIndex {
+    if (!this.pathIndex) {
+      this.pathIndex = new PathIndex()
+      for (const path of this.files.keys()) this.pathIndex.add(path)
+    }
+    return this.pathIndex
+  }
+
+  /** Resolves the imports of changed files and of files a path addition or removal may affect. */
+  commit(): TableChanges {
+    const changed = new Set(this.changes.keys())
+    const dirtyNames = new Map<number, number>()
+    const watched = new Uint8Array(this.strings.size)
+    let pathsChanged = false
+    for (const [path, before] of this.changes) {
+      const after = this.files.get(path) ?? null
+      diffDefinitions(before, after, dirtyNames)
+      if (after) this.resolveImports(after, 0, after.imports)
+      if ((before === null) !== (after === null)) {
+        pathsChanged = true
+        for (const key of pathKeys(path)) {
+          const id = key ? this.strings.find(key) : -1
+          if (id > 0) watched[id] = 1
+        }
+      }
+    }
+    this.changes.clear()
+    const importsChanged = new Set<string>()
+    if (pathsChanged) {
+      for (const file of this.files.values()) {
+        if (changed.has(file.path)) continue
+        const { importKey1, importKey2 } = file.cols
+        for (let i = file.import0; i < file.import0 + file.imports; i++) {
+          if (!watched[importKey1[i]] && !watched[importKey2[i]]) continue
+          // A package directory that gained or lost a file resolves the same but reaches other files.
+          if (this.resolveImports(file, i - file.import0, 1) || file.cols.importIsDir[i]) importsChanged.add(file.path)
+        }
+      }
+    }
+    return { changed, dirtyNames, importsChanged }
+  }
+
+  /** Canonical stored form: strings renumbered in order of first use over files in path order. */
+  snapshot(): { data: SymbolsSnapshot; remap: Int32Array } {
+    const files = this.sortedFiles()
+    const remap = new Int32Array(this.strings.size).fill(-1)
+    const strings: string[] = []
+    const use = (id: number): number => {
+      let mapped = remap[id]
+      if (mapped < 0) {
+        mapped = remap[id] = strings.length
+        strings.push(this.strings.get(id))
+      }
+      return mapped
+    }
+    use(0)
+    let defs = 0
+    let refs = 0
+    let imports = 0
+    for (const file of files) {
+      defs += file.defs
+      refs += file.refs
+      imports += file.imports
+    }
+    const out = emptyColumns(defs, refs, imports)
+    const sigParts: string[] = []
+    const paths = new Uint32Array(files.length)
+    const defCounts = new Uint32Array(files.length)
+    const refCounts = new Uint32Array(files.length)
+    const importCounts = new Uint32Array(files.length)
+    let d = 0
+    let r = 0
+    let m = 0
+    let sigLength = 0
+    files.forEach((file, f) => {
+      const c = file.cols
+      paths[f] = use(file.pathId)
+      defCounts[f] = file.defs
+      refCounts[f] = file.refs
+      importCounts[f] = file.imports
+      for (let i = file.def0; i < file.def0 + file.defs; i++, d++) {
+        out.defName[d] = use(c.defName[i])
+        out.defQName[d] = use(c.defQName[i])
+        out.defScope[d] = use(c.defScope[i])
+        out.defKind[d] = c.defKind[i]
+        out.defLine[d] = c.defLine[i]
+        out.defEndLine[d] = c.defEndLine[i]
+        out.defColumn[d] = c.defColumn[i]
+      }
+      const sigStart = file.def0 === 0 ? 0 : c.sigEnds[file.def0 - 1]
+      const sigEnd = file.defs === 0 ? sigStart : c.sigEnds[file.def0 + file.defs - 1]
+      sigParts.push(c.sigText.slice(sigStart, sigEnd))
+      for (let i = file.def0; i < file.def0 + file.defs; i++) out.sigEnds[d - file.def0 - file.defs + i] = sigLength + c.sigEnds[i] - sigStart
+      sigLength += sigEnd - sigStart
+      for (let i = file.ref0; i < file.ref0 + file.refs; i++, r++) {
+        out.refName[r] = use(c.refName[i])
+        out.refFrom[r] = c.refFrom[i]
+        out.refKind[r] = c.refKind[i]
+        out.refCount[r] = c.refCount[i]
+      }
+      for (let i = file.import0; i < file.import0 + file.imports; i++, m++) {
+        out.importModule[m] = use(c.importModule[i])
+        out.importName[m] = use(c.importName[i])
+        out.importLine[m] = c.importLine[i]
+        out.importRelative[m] = c.importRelative[i]
+        out.importKey1[m] = use(c.importKey1[i])
+        out.importKey2[m] = use(c.importKey2[i])
+        out.importTarget[m] = c.importTarget[i] < 0 ? -1 : use(c.importTarget[i])
+        out.importIsDir[m] = c.importIsDir[i]
+      }
+    })
+    const data: SymbolsSnapshot = {
+      ...out,
+      version: SYMBOLS_SNAPSHOT_VERSION,
+      strings: strings.join(STRING_SEPARATOR),
+      sigText: sigParts.join(''),
+      paths,
+      languages: files.map((file) => file.language),
+      defCounts,
+      refCounts,
+      importCounts,
+    }
+    return { data, remap }
+  }
+
+  static fromSnapshot(value: unknown, source = 'symbols snapshot'): SymbolTable {
+    const fail = (reason: string): never => {
+      throw new CorruptFileError(source, reason)
+    }
+    const data = value as SymbolsSnapshot
+    if (typeof data !== 'object' || data === null) fail('not a symbols snapshot')
+    if (data.version !== SYMBOLS_SNAPSHOT_VERSION) fail(`unknown symbols snapshot version ${String(data.version)}`)
+    if (typeof data.strings !== 'string' || typeof data.sigText !== 'string' || !Array.isArray(data.languages)) fail('symbols snapshot lacks its strings')
+    const strings = data.strings.split(STRING_SEPARATOR)
+    const files = data.languages.length
+    const defs = checkTotal(data.defCounts, files, fail)
+    const refs = checkTotal(data.refCounts, files, fail)
+    const imports = checkTotal(data.importCounts, files, fail)
+    const shape = emptyColumns(defs, refs, imports)
+    for (const key of Object.keys(shape) as Array<keyof typeof shape>) {
+      const column = data[key]
+      if (!(column instanceof shape[key].constructor) || column.length !== shape[key].length) fail(`symbols column ${key} is malformed`)
+    }
+    checkIds(strings.length, fail, data.paths, data.defName, data.defQName, data.defScope, data.refName, data.importModule, data.importName, data.importKey1, data.importKey2, data.importTarget)
+    if (data.paths.length !== files || (defs > 0 && data.sigEnds[defs - 1] !== data.sigText.length)) fail('symbols snapshot tables disagree in size')
+
+    const table = new SymbolTable(new StringTable(strings))
+    const cols: SymbolColumns = { ...data }
+    let d = 0
+    let r = 0
+    let m = 0
+    for (let f = 0; f < files; f++) {
+      const path = strings[data.paths[f]]!
+      table.files.set(path, new FileSymbols(path, data.paths[f], data.languages[f]!, cols, d, data.defCounts[f], r, data.refCounts[f], m, data.importCounts[f]))
+      d += data.defCounts[f]
+      r += data.refCounts[f]
+      m += data.importCounts[f]
+    }
+    return table
+  }
+
+  /** Re-resolves imports [from, from + count) of `file`; returns whether any target changed. */
+  private resolveImports(file: FileSymbols, from: number, count: number): boolean {
+    const { cols } = file
+    const index = this.paths()
+    let changed = false
+    for (let i = file.import0 + from; i < file.import0 + from + count; i++) {
+      const target = resolveImport(index, {
+        from: file.path,
+        language: file.language,
+        module: this.strings.get(cols.importModule[i]),
+        name: this.strings.get(cols.importName[i]),
+        relative: cols.importRelative[i] === 1,
+      })
+      const id = target ? this.strings.id(target.path) : -1
+      const isDir = target?.isDir ? 1 : 0
+      if (cols.importTarget[i] !== id || cols.importIsDir[i] !== isDir) {
+        cols.importTarget[i] = id
+        cols.importIsDir[i] = isDir
+        changed = true
+      }
+    }
+    return changed
+  }
+
+  private info(file: FileSymbols, d: number): SymbolInfo {
+    const c = file.cols
+    const i = file.def0 + d
+    return {
+      path: file.path,
+      name: this.strings.get(c.defName[i]),
+      qualifiedName: this.strings.get(c.defQName[i]),
+      kind: SYMBOL_KINDS[c.defKind[i]]!,
+      line: c.defLine[i],
+      endLine: c.defEndLine[i],
+      column: c.defColumn[i],
+      signature: file.signature(d),
+      scope: this.strings.get(c.defScope[i]),
+    }
+  }
+
+  private infos(index: DefIndex, key: number): SymbolInfo[] {
+    const [start, end] = index.range(key)
+    const files = this.sortedFiles()
+    const out: SymbolInfo[] = []
+    for (let e = start; e < end; e++) out.push(this.info(files[index.entryFile[e]]!, index.entryDef[e]))
+    return out
+  }
+
+  /** Name → (file, references summed over the file's rows), over `sortedFiles()`. */
+  private buildPostings(): NonNullable<SymbolTable['postings']> {
+    if (this.postings) return this.postings
+    const keys = this.strings.size
+    const files = this.sortedFiles()
+    const starts = new Uint32Array(keys + 1)
+    const last = new Int32Array(keys).fill(-1)
+    files.forEach((file, f) => {
+      const { refName } = file.cols
+      for (let i = file.ref0; i < file.ref0 + file.refs; i++) {
+        const name = refName[i]
+        if (last[name] !== f) {
+          last[name] = f
+          starts[name + 1]++
+        }
+      }
+    })
+    for (let k = 0; k < keys; k++) starts[k + 1] += starts[k]
+    const postingFiles = new Uint32Array(starts[keys])
+    const counts = new Uint32Array(starts[keys])
+    const fill = starts.slice(0, keys)
+    last.fill(-1)
+    files.forEach((file, f) => {
+      const { refName, refCount } = file.cols
+      for (let i = file.ref0; i < file.ref0 + file.refs; i++) {
+        const name = refName[i]
+        if (last[name] !== f) {
+          last[name] = f
+          postingFiles[fill[name]++] = f
+        }
+        counts[fill[name] - 1] += refCount[i]
+      }
+    })
+    this.postings = { starts, files: postingFiles, counts }
+    return this.postings
+  }
+
+  private invalidate(): void {
+    this.ordered = undefined
+    this.orderOf = undefined
+    this.names = undefined
+    this.qualifiedNames = undefined
+    this.postings = undefined
+  }
+}
+
+/** Records in `dirtyNames` the names whose (file, qualified name) pairs differ between two versions of a file. */
+function diffDefinitions(before: FileSymbols | null, after: FileSymbols | null, dirtyNames: Map<number, number>): void {
+  const pairs = (file: FileSymbols | null): Map<number, Set<number>> => {
+    const out = new Map<number, Set<number>>()
+    if (!file) return out
+    const { defName, defQName } = file.cols
+    for (let d = file.def0; d < file.def0 + file.defs; d++) {
+      let set = out.get(defName[d])
+      if (!set) out.set(defName[d], (set = new Set()))
+      set.add(defQName[d])
+    }
+    return out
+  }
+  const old = pairs(before)
+  const now = pairs(after)
+  for (const [name, qnames] of old) {
+    const current = now.get(name)
+    if (current && current.size === qnames.size && [...qnames].every((q) => current.has(q))) continue
+    dirtyNames.set(name, (dirtyNames.get(name) ?? 0) - (current ? 0 : 1))
+  }
+  for (const name of now.keys()) if (!old.has(name)) dirtyNames.set(name, (dirtyNames.get(name) ?? 0) + 1)
+}
+
+function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'sigText'> {
+  return {
+    defName: new Uint32Array(defs),
+    defQName: new Uint32Array(defs),
+    defScope: new Uint32Array(defs),
+    defKind: new Uint8Array(defs),
+    defLine: new Uint32Array(defs),
+    defEndLine: new Uint32Array(defs),
+    defColumn: new Uint32Array(defs),
+    sigEnds: new Uint32Array(defs),
+    refName: new Uint32Array(refs),
+    refFrom: new Int32Array(refs),
+    refKind: new Uint8Array(refs),
+    refCount: new Uint32Array(refs),
+    importModule: new Uint32Array(imports),
+    importName: new Uint32Array(imports),
+    importLine: new Uint32Array(imports),
+    importRelative: new Uint8Array(imports),
+    importKey1: new Uint32Array(imports),
+    importKey2: new Uint32Array(imports),
+    importTarget: new Int32Array(imports),
+    importIsDir: new Uint8Array(imports),
+  }
+}
+
+function checkTotal(counts: unknown, files: number, fail: (reason: string) => never): number {
+  if (!(counts instanceof Uint32Array) || counts.length !== files) fail('symbols snapshot file counts are malformed')
+  let total = 0
+  for (const count of counts as Uint32Array) total += count
+  return total
+}
+
+function checkIds(size: number, fail: (reason: string) => never, ...columns: Array<Uint32Array | Int32Array>): void {
+  for (const column of columns) {
+    for (let i = 0; i < column.length; i++) if (column[i] >= size) fail('symbols snapshot refers to a string it does not hold')
+  }
+}

@@ -1,0 +1,258 @@
+import { existsSync } from 'node:fs'
+import { silentProgress, type Progress } from '../cli/progress.js'
+import { CorruptFileError } from '../errors.js'
+import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
+import { createExtractor, EXTRACTOR_VERSION, type Extractor } from '../parse/index.js'
+import type { LanguageId } from '../parse/types.js'
+import { readRecord, readRecordSync, writeRecord } from '../store/index.js'
+import { createAggregates, loadAggregates, saveAggregates, type TreeAggregates } from './aggregates.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, processBlob, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
+import type { IndexContext } from './context.js'
+import { countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { WorkerPool } from './pool.js'
+
+/** Below this many blobs to extract, worker start-up costs more than it saves. */
+const IN_THREAD_LIMIT = 8
+
+export interface BuildOptions {
+  /** Re-extract every blob even when its artifact is cached. */
+  force?: boolean
+  progress?: Progress
+  warn: (message: string) => void
+}
+
+export interface BuildResult {
+  treeHash: string
+  builtFrom: string | null
+  files: number
+  chunks: number
+  symbols: number
+  edges: number
+  skipped: SkippedCounts
+  /** Paths whose blobs were extracted in this run (cache misses). */
+  extracted: string[]
+  /** Paths added, changed or removed relative to `builtFrom` (all paths for a cold build). */
+  changed: string[]
+  durationMs: number
+}
+
+/** A tree that is already indexed, used as the starting point of an incremental build. */
+export interface IndexedTree {
+  manifest: TreeManifest
+  aggregates: TreeAggregates
+}
+
+/** Where a blob's artifact record lives; the language is part of the key (same bytes, other extension). */
+export function blobRecordPath(ctx: IndexContext, blob: string, language: LanguageId): string {
+  return ctx.paths.blobRecord(blob, EXTRACTOR_VERSION, language)
+}
+
+/**
+ * Indexes one git tree. With `base`, only files whose (path, blob, language) differ from the
+ * base manifest are touched; everything else is carried over from the base aggregates.
+ */
+export async function buildTree(ctx: IndexContext, treeHash: string, base: IndexedTree | null, opts: BuildOptions): Promise<{ result: BuildResult; tree: IndexedTree }> {
+  const started = Date.now()
+  const entries = await listTree(ctx.repo, treeHash)
+  const wanted = selectEntries(ctx, entries)
+
+  const reusable = base && base.manifest.configFingerprint === ctx.configFingerprint && base.manifest.extractorVersion === EXTRACTOR_VERSION ? base : null
+  const previous = new Map((reusable?.manifest.files ?? []).map((file) => [file.path, file]))
+  const aggregates = reusable ? reusable.aggregates : createAggregates()
+
+  const files: ManifestFile[] = []
+  const todo: Array<BlobItem & { index: number }> = []
+  const changed: string[] = []
+  for (const { entry, language, secret } of wanted) {
+    const before = previous.get(entry.path)
+    previous.delete(entry.path)
+    if (before && before.blob === entry.blob && before.language === language) {
+      files.push(before)
+      continue
+    }
+    if (before) aggregates.removeFile(entry.path)
+    changed.push(entry.path)
+    const file: ManifestFile = { path: entry.path, blob: entry.blob, language, size: entry.size, chunks: 0, symbols: 0, parseErrors: 0, lines: 0 }
+    if (secret) file.skipped = 'secret'
+    else if (entry.size > ctx.config.index.maxFileBytes) file.skipped = 'tooLarge'
+    else todo.push({ path: entry.path, blob: entry.blob, language, index: files.length })
+    files.push(file)
+  }
+  const removed = [...previous.keys()]
+  for (const path of removed) aggregates.removeFile(path)
+
+  const extracted = await summarizeBlobs(ctx, todo, opts, (item, summary) => {
+    const file = files[item.index]!
+    if (summary.skipped) {
+      file.skipped = summary.skipped
+      return
+    }
+    file.chunks = summary.chunkCount
+    file.symbols = summary.symbols.length
+    file.parseErrors = summary.parseErrors
+    file.lines = summary.lineCount
+    aggregates.addFile(file.path, summary)
+  })
+
+  const graph = aggregates.finish()
+  const manifest: TreeManifest = {
+    treeHash,
+    builtFrom: reusable ? reusable.manifest.treeHash : null,
+    configFingerprint: ctx.configFingerprint,
+    extractorVersion: EXTRACTOR_VERSION,
+    createdAt: new Date().toISOString(),
+    edges: graph.edges,
+    files,
+  }
+  await saveAggregates(ctx.paths.treeDir(treeHash), aggregates)
+  // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
+  await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
+
+  const indexed = files.filter((file) => !file.skipped)
+  return {
+    tree: { manifest, aggregates },
+    result: {
+      treeHash,
+      builtFrom: manifest.builtFrom,
+      files: indexed.length,
+      chunks: indexed.reduce((sum, file) => sum + file.chunks, 0),
+      symbols: indexed.reduce((sum, file) => sum + file.symbols, 0),
+      edges: graph.edges,
+      skipped: countSkipped(files),
+      extracted,
+      changed: [...changed, ...removed].sort(),
+      durationMs: Date.now() - started,
+    },
+  }
+}
+
+/** One piece of content to summarise: a committed blob or a working-tree file (same hashing). */
+export interface BlobItem {
+  path: string
+  blob: string
+  language: LanguageId
+}
+
+interface Wanted {
+  entry: TreeEntry
+  language: LanguageId
+  secret: boolean
+}
+
+/** Applies vlt.toml's selection; secrets stay in the manifest (counted) but are never read. */
+function selectEntries(ctx: IndexContext, entries: TreeEntry[]): Wanted[] {
+  const wanted: Wanted[] = []
+  for (const entry of entries) {
+    const selection = ctx.selectFile(entry.path)
+    if (selection.selected) wanted.push({ entry, language: selection.language, secret: false })
+    else if (selection.reason === 'secret') wanted.push({ entry, language: 'text', secret: true })
+  }
+  return wanted
+}
+
+/**
+ * Produces the summary of each blob: from its cached record when there is one, else by
+ * extracting it (worker threads for many, this thread for a few). Returns the paths extracted.
+ */
+export async function summarizeBlobs<T extends BlobItem>(
+  ctx: IndexContext,
+  items: T[],
+  opts: BuildOptions,
+  accept: (item: T, summary: BlobSummary) => void,
+  readBytes?: (item: T) => Promise<Buffer>,
+): Promise<string[]> {
+  const misses: T[] = []
+  for (const item of items) {
+    const cached = opts.force ? undefined : readCachedSummary(ctx, item.blob, item.language, opts.warn)
+    if (cached) accept(item, cached)
+    else misses.push(item)
+  }
+  if (misses.length === 0) return []
+
+  const progress = opts.progress ?? silentProgress
+  progress.start(misses.length, 'indexing')
+  const reader = readBytes ? undefined : new BlobReader(ctx.repo)
+  const read = readBytes ?? ((item: T) => reader!.read(item.blob))
+  const runner = await blobRunner(misses.length)
+  try {
+    const limit = runner.parallelism * 4
+    const running = new Set<Promise<void>>()
+    for (const item of misses) {
+      const job = (async () => {
+        const bytes = await read(item)
+        const task: BlobTask = {
+          blob: item.blob,
+          language: item.language,
+          bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+          maxFileBytes: ctx.config.index.maxFileBytes,
+          recordPath: blobRecordPath(ctx, item.blob, item.language),
+        }
+        accept(item, await runner.run(task))
+        progress.tick()
+      })()
+      running.add(job)
+      void job.finally(() => running.delete(job))
+      if (running.size >= limit) await Promise.race(running)
+    }
+    await Promise.all(running)
+  } finally {
+    progress.stop()
+    reader?.close()
+    await runner.close()
+  }
+  return misses.map((item) => item.path)
+}
+
+interface BlobRunner {
+  parallelism: number
+  run(task: BlobTask): Promise<BlobSummary>
+  close(): Promise<void>
+}
+
+async function blobRunner(count: number): Promise<BlobRunner> {
+  if (count <= IN_THREAD_LIMIT) {
+    const extractor: Extractor = await createExtractor()
+    return { parallelism: 1, run: (task) => processBlob(task, extractor), close: async () => {} }
+  }
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+  const pool = new WorkerPool<BlobTask, BlobSummary>(entry)
+  return { parallelism: pool.size, run: (task) => pool.run(task, [task.bytes]), close: () => pool.close() }
+}
+
+/** A missing record is a cache miss; a corrupt one is reported, then re-extracted. */
+function readCachedSummary(ctx: IndexContext, blob: string, language: LanguageId, warn: (message: string) => void): BlobSummary | undefined {
+  const path = blobRecordPath(ctx, blob, language)
+  if (!existsSync(path)) return undefined
+  try {
+    const record = readRecordSync<BlobRecord>(path, BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+    return record && summarize(record)
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    warn(`warning: ${error.message}; re-extracting`)
+    return undefined
+  }
+}
+
+/** A tree's manifest when its build finished; null when absent or corrupt (reported, then rebuilt). */
+export async function loadManifest(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeManifest | null> {
+  try {
+    return (await readRecord<TreeManifest>(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION)) ?? null
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)
+    return null
+  }
+}
+
+/** A finished tree with its aggregates loaded, to build another tree from. */
+export async function loadIndexedTree(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<IndexedTree | null> {
+  const manifest = await loadManifest(ctx, treeHash, warn)
+  if (!manifest) return null
+  try {
+    return { manifest, aggregates: await loadAggregates(ctx.paths.treeDir(treeHash)) }
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)
+    return null
+  }
+}

@@ -1,0 +1,206 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { withLock } from '../store/index.js'
+import { buildTree, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
+import { openIndexContext, type IndexContext } from './context.js'
+import { countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { EXTRACTOR_VERSION } from '../parse/index.js'
+import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
+import { readState, writeState, type IndexState } from './state.js'
+
+export { openIndexContext, type IndexContext } from './context.js'
+export type { BuildOptions, BuildResult, IndexedTree } from './build.js'
+export { loadIndexedTree } from './build.js'
+export type { ManifestFile, SkippedCounts, TreeManifest } from './manifest.js'
+export type { Overlay, OverlayFile } from './overlay.js'
+
+export interface InitResult {
+  treeHash: string
+  files: number
+  chunks: number
+  symbols: number
+  edges: number
+  skipped: SkippedCounts
+  durationMs: number
+}
+
+export interface SyncResult {
+  treeHash: string
+  previousTreeHash: string | null
+  /** How the committed tree was brought up to date. */
+  mode: 'unchanged' | 'incremental' | 'cold' | 'reused'
+  /** Paths added, changed or removed in the committed tree since the previous indexed tree. */
+  changed: string[]
+  /** Paths whose content had to be extracted (cache misses), committed or working tree. */
+  extracted: string[]
+  overlay: { files: number; extracted: string[] }
+  durationMs: number
+}
+
+/** Builds (or, without --force, reuses) the index of HEAD's tree, then the working-tree overlay. */
+export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitResult> {
+  const started = Date.now()
+  const ctx = await openIndexContext(cwd)
+  return withLock(ctx.paths.root, async () => {
+    const state = await readState(ctx.paths, opts.warn)
+    const head = ctx.repo.head
+    // init verifies the whole index (aggregates too), where sync trusts a finished manifest.
+    const existing = opts.force || !(await loadReusable(ctx, head.tree, opts.warn)) ? null : await loadIndexedTree(ctx, head.tree, opts.warn)
+    let built: BuildResult
+    if (existing) {
+      built = describeTree(existing.manifest)
+    } else {
+      const base = opts.force ? null : await nearestTree(ctx, state, head.tree, opts)
+      built = (await buildTree(ctx, head.tree, base, opts)).result
+    }
+    await syncOverlay(ctx, opts)
+    await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental')
+    const { treeHash, files, chunks, symbols, edges, skipped } = built
+    return { treeHash, files, chunks, symbols, edges, skipped, durationMs: Date.now() - started }
+  }, lockOptions(opts))
+}
+
+/** Brings the index up to date with HEAD and the working tree, touching only what changed. */
+export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncResult> {
+  const started = Date.now()
+  const ctx = await openIndexContext(cwd)
+  return withLock(ctx.paths.root, async () => {
+    const state = await readState(ctx.paths, opts.warn)
+    const head = ctx.repo.head
+    let mode: SyncResult['mode'] = 'unchanged'
+    let changed: string[] = []
+    let extracted: string[] = []
+    if (state.treeHash !== head.tree) {
+      if (await loadReusable(ctx, head.tree, opts.warn)) {
+        mode = 'reused'
+      } else {
+        const base = await nearestTree(ctx, state, head.tree, opts)
+        const built = (await buildTree(ctx, head.tree, base, opts)).result
+        mode = built.builtFrom ? 'incremental' : 'cold'
+        changed = built.changed
+        extracted = built.extracted
+      }
+      await recordIndexed(ctx, state, mode === 'cold' ? 'full' : 'incremental')
+    }
+    const overlay = await syncOverlay(ctx, opts)
+    return {
+      treeHash: head.tree,
+      previousTreeHash: state.treeHash,
+      mode,
+      changed,
+      extracted: [...extracted, ...overlay.extracted],
+      overlay: { files: overlay.overlay.files.length, extracted: overlay.extracted },
+      durationMs: Date.now() - started,
+    }
+  }, lockOptions(opts))
+}
+
+export interface StatusResult {
+  indexed: boolean
+  treeHash: string | null
+  headTreeHash: string
+  stale: boolean
+  files: number
+  chunks: number
+  symbols: number
+  edges: number
+  languages: Record<string, number>
+  bm25Bytes: number
+  vectorBytes: number
+  graphBytes: number
+  /** Tokens of the default repo map; null until the repo map (code intelligence issue) exists. */
+  repoMapTokens: number | null
+  lastIndexed: string | null
+  lastIncremental: string | null
+  skipped: SkippedCounts
+  overlay: { files: number; headTree: string | null }
+}
+
+/** Reads what is indexed without changing anything (no lock: every file it reads is written atomically). */
+export async function indexStatus(cwd: string, warn: (message: string) => void): Promise<StatusResult> {
+  const ctx = await openIndexContext(cwd)
+  const state = await readState(ctx.paths, warn)
+  const manifest = state.treeHash ? await loadManifest(ctx, state.treeHash, warn) : null
+  const overlay: Overlay | undefined = manifest ? await readOverlay(ctx) : undefined
+  const files = manifest?.files.filter((file) => !file.skipped) ?? []
+  const languages: Record<string, number> = {}
+  for (const file of files) languages[file.language] = (languages[file.language] ?? 0) + 1
+  const dir = state.treeHash ? ctx.paths.treeDir(state.treeHash) : ''
+  const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== ctx.repo.head.tree : false
+  return {
+    indexed: manifest !== null,
+    treeHash: manifest ? state.treeHash : null,
+    headTreeHash: ctx.repo.head.tree,
+    stale: manifest === null || state.treeHash !== ctx.repo.head.tree || (overlay?.headTree ?? null) !== ctx.repo.head.tree,
+    files: files.length,
+    chunks: files.reduce((sum, file) => sum + file.chunks, 0),
+    symbols: files.reduce((sum, file) => sum + file.symbols, 0),
+    edges: manifest?.edges ?? 0,
+    languages,
+    bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
+    vectorBytes: 0,
+    graphBytes: manifest ? fileSize(join(dir, 'graph.mpk')) + fileSize(join(dir, 'symbols.mpk')) : 0,
+    repoMapTokens: null,
+    lastIndexed: state.lastIndexed,
+    lastIncremental: state.lastIncremental,
+    skipped: countSkipped(manifest?.files ?? []),
+    overlay: { files: dirty && overlay ? overlay.files.length : 0, headTree: overlay?.headTree ?? null },
+  }
+}
+
+/** The most recently indexed tree other than `target` (which, if indexed, was found unusable). */
+async function nearestTree(ctx: IndexContext, state: IndexState, target: string, opts: BuildOptions): Promise<IndexedTree | null> {
+  for (const tree of new Set([state.treeHash, ...state.recentTrees])) {
+    if (!tree || tree === target) continue
+    const loaded = await loadIndexedTree(ctx, tree, opts.warn)
+    if (loaded) return loaded
+  }
+  return null
+}
+
+/** A finished index of `tree` built with the current selection settings, or null. */
+async function loadReusable(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<TreeManifest | null> {
+  const manifest = await loadManifest(ctx, tree, warn)
+  return manifest && manifest.configFingerprint === ctx.configFingerprint && manifest.extractorVersion === EXTRACTOR_VERSION ? manifest : null
+}
+
+/** HEAD's tree is already indexed: nothing to build, report its numbers. */
+function describeTree(manifest: TreeManifest): BuildResult {
+  const files = manifest.files.filter((file) => !file.skipped)
+  return {
+    treeHash: manifest.treeHash,
+    builtFrom: manifest.builtFrom,
+    files: files.length,
+    chunks: files.reduce((sum, file) => sum + file.chunks, 0),
+    symbols: files.reduce((sum, file) => sum + file.symbols, 0),
+    edges: manifest.edges,
+    skipped: countSkipped(manifest.files),
+    extracted: [],
+    changed: [],
+    durationMs: 0,
+  }
+}
+
+async function recordIndexed(ctx: IndexContext, state: IndexState, how: 'full' | 'incremental'): Promise<void> {
+  const now = new Date().toISOString()
+  const tree = ctx.repo.head.tree
+  await writeState(ctx.paths, {
+    treeHash: tree,
+    commit: ctx.repo.head.commit,
+    lastIndexed: how === 'full' ? now : state.lastIndexed ?? now,
+    lastIncremental: how === 'incremental' ? now : state.lastIncremental,
+    recentTrees: [tree, ...state.recentTrees.filter((t) => t !== tree)].slice(0, 20),
+  })
+}
+
+function lockOptions(opts: BuildOptions) {
+  return { waitMs: 120_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,54 @@
+import type { LanguageId } from '../parse/types.js'
+import type { ContentSkip } from './blob-task.js'
+
+/** One file of an indexed tree: where its artifact is and what became of it. */
+export interface ManifestFile {
+  path: string
+  blob: string
+  language: LanguageId
+  size: number
+  chunks: number
+  symbols: number
+  parseErrors: number
+  lines: number
+  skipped?: ContentSkip
+}
+
+export interface SkippedCounts {
+  binary: number
+  tooLarge: number
+  minified: number
+  invalidUtf8: number
+  /** Files with syntax errors: still indexed (best effort), counted so users can look. */
+  parseErrors: number
+  secret: number
+}
+
+/** The per-tree record listing every indexed file; aggregates (bm25, symbols, graph) sit beside it. */
+export interface TreeManifest {
+  treeHash: string
+  /** Tree this one was derived from incrementally, null for a cold build. */
+  builtFrom: string | null
+  configFingerprint: string
+  extractorVersion: number
+  createdAt: string
+  /** Graph edges, so that status and reuse need not load the aggregates. */
+  edges: number
+  files: ManifestFile[]
+}
+
+export const MANIFEST_KIND = 'tree-manifest'
+export const MANIFEST_VERSION = 1
+
+export function emptySkipped(): SkippedCounts {
+  return { binary: 0, tooLarge: 0, minified: 0, invalidUtf8: 0, parseErrors: 0, secret: 0 }
+}
+
+export function countSkipped(files: Iterable<ManifestFile>): SkippedCounts {
+  const counts = emptySkipped()
+  for (const file of files) {
+    if (file.skipped) counts[file.skipped]++
+    else if (file.parseErrors > 0) counts.parseErrors++
+  }
+  return counts
+}

@@ -1,0 +1,92 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+
+interface Pending<R> {
+  resolve: (value: R) => void
+  reject: (error: Error) => void
+}
+
+interface Slot<R> {
+  worker: Worker
+  inFlight: Map<number, Pending<R>>
+}
+
+/**
+ * A fixed set of worker threads answering one message per task. Tasks go to the least-busy
+ * worker; a worker that dies rejects only its own pending tasks and is replaced, so one
+ * pathological file (a grammar crash, an OOM in wasm) never stops the whole index.
+ */
+export class WorkerPool<T, R> {
+  private readonly slots: Array<Slot<R>> = []
+  private nextId = 1
+  private closed = false
+
+  constructor(
+    private readonly entry: URL,
+    size = defaultPoolSize(),
+    private readonly workerData: unknown = undefined,
+  ) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn())
+  }
+
+  get size(): number {
+    return this.slots.length
+  }
+
+  /** Tasks currently queued in workers (for backpressure). */
+  get inFlight(): number {
+    let n = 0
+    for (const slot of this.slots) n += slot.inFlight.size
+    return n
+  }
+
+  run(task: T, transfer: ArrayBuffer[] = []): Promise<R> {
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'))
+    let slot = this.slots[0]!
+    for (const candidate of this.slots) if (candidate.inFlight.size < slot.inFlight.size) slot = candidate
+    const id = this.nextId++
+    return new Promise<R>((resolve, reject) => {
+      // Only a busy worker keeps the process alive: an idle pool never blocks exit.
+      if (slot.inFlight.size === 0) slot.worker.ref()
+      slot.inFlight.set(id, { resolve, reject })
+      slot.worker.postMessage({ id, task }, transfer)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()))
+  }
+
+  private spawn(): Slot<R> {
+    const worker = new Worker(this.entry, { workerData: this.workerData })
+    const slot: Slot<R> = { worker, inFlight: new Map() }
+    worker.on('message', (message: { id: number; result?: R; error?: string }) => {
+      const pending = slot.inFlight.get(message.id)
+      if (!pending) return
+      slot.inFlight.delete(message.id)
+      if (slot.inFlight.size === 0) worker.unref()
+      if (message.error !== undefined) pending.reject(new Error(message.error))
+      else pending.resolve(message.result as R)
+    })
+    const fail = (error: Error): void => {
+      const index = this.slots.indexOf(slot)
+      for (const pending of slot.inFlight.values()) pending.reject(error)
+      slot.inFlight.clear()
+      if (!this.closed && index >= 0) this.slots[index] = this.spawn()
+    }
+    worker.on('error', fail)
+    worker.on('exit', (code) => {
+      if (!this.closed && slot.inFlight.size > 0) fail(new Error(`index worker exited with code ${code}`))
+    })
+    worker.unref()
+    return slot
+  }
+}
+
+/** Leave the main thread a share of one core: it reads git objects and merges aggregates. */
+export function defaultPoolSize(): number {
+  const fromEnv = Number(process.env.VLT_WORKERS)
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv
+  return Math.max(1, Math.min(availableParallelism(), 8))
+}

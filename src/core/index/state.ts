@@ -1,0 +1,33 @@
+import type { VltPaths } from '../store/index.js'
+import { readRecord, writeRecord } from '../store/index.js'
+import { CorruptFileError } from '../errors.js'
+
+/** What was indexed last, so that `sync` knows where to start and `status` what to report. */
+export interface IndexState {
+  treeHash: string | null
+  commit: string | null
+  lastIndexed: string | null
+  lastIncremental: string | null
+  /** Most recent first; `gc` (a later issue) keeps the first N. */
+  recentTrees: string[]
+}
+
+const KIND = 'index-state'
+const VERSION = 1
+
+export const emptyState = (): IndexState => ({ treeHash: null, commit: null, lastIndexed: null, lastIncremental: null, recentTrees: [] })
+
+/** A corrupt state file is reported and treated as absent: the next build rewrites it. */
+export async function readState(paths: VltPaths, warn: (message: string) => void): Promise<IndexState> {
+  try {
+    return (await readRecord<IndexState>(paths.state, KIND, VERSION)) ?? emptyState()
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    warn(`warning: ${error.message}; rebuilding the index state`)
+    return emptyState()
+  }
+}
+
+export async function writeState(paths: VltPaths, state: IndexState): Promise<void> {
+  await writeRecord(paths.state, KIND, VERSION, state)
+}

@@ -1,0 +1,78 @@
+import { Parser, type Node } from 'web-tree-sitter'
+import { chunkTree, LineIndex } from './chunk/index.js'
+import { loadLanguage, type ParsedLanguageId } from './languages.js'
+import { extractTags } from './tags/index.js'
+import { textChunks } from './text-chunks.js'
+import type { FileArtifact, LanguageId } from './types.js'
+
+/**
+ * Version of what extract() produces; part of the cache key of stored artifacts, so bump it
+ * whenever chunks, symbols, references or imports of some input would change.
+ */
+export const EXTRACTOR_VERSION = 1
+
+export interface Extractor {
+  /** Loads a language's grammar; must be awaited before extract() is called for it. */
+  prepare(language: LanguageId): Promise<void>
+  /** Chunks, symbols, references and imports of one file. */
+  extract(source: string, language: LanguageId): FileArtifact
+}
+
+/** One extractor per worker thread: it keeps one parser per language. */
+export async function createExtractor(): Promise<Extractor> {
+  return new TreeSitterExtractor()
+}
+
+class TreeSitterExtractor implements Extractor {
+  private readonly parsers = new Map<ParsedLanguageId, Promise<Parser>>()
+  private readonly ready = new Map<ParsedLanguageId, Parser>()
+
+  async prepare(language: LanguageId): Promise<void> {
+    if (language === 'text' || this.ready.has(language)) return
+    let pending = this.parsers.get(language)
+    if (!pending) {
+      pending = loadLanguage(language).then((grammar) => {
+        const parser = new Parser()
+        parser.setLanguage(grammar)
+        return parser
+      })
+      this.parsers.set(language, pending)
+    }
+    this.ready.set(language, await pending)
+  }
+
+  extract(source: string, language: LanguageId): FileArtifact {
+    const lines = new LineIndex(source)
+    if (language === 'text') {
+      return { language, chunks: textChunks(lines), symbols: [], references: [], imports: [], parseErrors: 0, lineCount: lines.count }
+    }
+    const parser = this.ready.get(language)
+    if (!parser) throw new Error(`extract: prepare('${language}') was not awaited`)
+    const tree = parser.parse(source)
+    if (!tree) throw new Error(`extract: the ${language} parser returned no tree`)
+    // The tree lives in wasm memory, which is never garbage-collected.
+    try {
+      const root = tree.rootNode
+      const tags = extractTags(tree, language, source)
+      return {
+        language,
+        chunks: chunkTree(root, language, lines, tags),
+        symbols: tags.symbols,
+        references: tags.references,
+        imports: tags.imports,
+        parseErrors: root.hasError ? countErrors(root) : 0,
+        lineCount: lines.count,
+      }
+    } finally {
+      tree.delete()
+    }
+  }
+}
+
+/** ERROR and MISSING nodes, descending only into subtrees that contain one. */
+function countErrors(node: Node): number {
+  if (node.isMissing) return 1
+  let count = node.isError ? 1 : 0
+  for (const child of node.children) if (child.hasError) count += countErrors(child)
+  return count
+}

@@ -1,0 +1,4 @@
+/** Per-file extraction: one parse, then symbols, references, imports and chunks from that tree. */
+export { createExtractor, EXTRACTOR_VERSION, type Extractor } from './extract.js'
+export { languageForPath, loadLanguage, PARSED_LANGUAGES, type ParsedLanguageId } from './languages.js'
+export type * from './types.js'

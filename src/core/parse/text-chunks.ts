@@ -1,0 +1,49 @@
+import { approximateTokens, MAX_CHUNK_CHARS, type LineIndex } from './chunk/index.js'
+import type { Chunk } from './types.js'
+
+/**
+ * Line windows for files without a grammar (Markdown, config, prose). A window holds up to 60
+ * lines and the code chunks' character budget, so chunks of all files are alike in size. It ends
+ * at a paragraph break (blank line) in its second half when there is one, so that sections and
+ * paragraphs stay whole and no overlap is needed; a window cut inside a paragraph repeats its
+ * last 5 lines at the start of the next one, so a passage spanning the cut is found whole in
+ * one of them. A single line is never split.
+ */
+export const TEXT_WINDOW_LINES = 60
+export const TEXT_OVERLAP_LINES = 5
+
+export function textChunks(lines: LineIndex): Chunk[] {
+  const chunks: Chunk[] = []
+  let start = 0
+  while (start < lines.count) {
+    while (start < lines.count && lines.isBlank(start)) start++
+    if (start >= lines.count) break
+    let end = start + 1 // exclusive
+    while (
+      end < lines.count && end - start < TEXT_WINDOW_LINES &&
+      lines.end(end) - lines.start(start) <= MAX_CHUNK_CHARS
+    ) end++
+    let next = end
+    if (end < lines.count) {
+      const paragraph = lastBlankLine(lines, start + Math.ceil((end - start) / 2), end)
+      if (paragraph >= 0) next = end = paragraph
+      else if (end - start > TEXT_OVERLAP_LINES) next = end - TEXT_OVERLAP_LINES
+    }
+    let last = end - 1
+    while (lines.isBlank(last)) last--
+    const body = lines.text(start, last)
+    chunks.push({
+      kind: 'block', name: '', qualifiedName: '', language: 'text',
+      startLine: start + 1, endLine: last + 1,
+      imports: '', classContext: '', signature: '', decorators: '', docstring: '',
+      body, tokenCount: approximateTokens(body.length),
+    })
+    start = next
+  }
+  return chunks
+}
+
+function lastBlankLine(lines: LineIndex, from: number, to: number): number {
+  for (let line = to - 1; line >= from; line--) if (lines.isBlank(line)) return line
+  return -1
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { AMBIGUITY_LIMIT, CodeGraph, pagerank, SymbolTable, type FileContent } from '../../src/core/graph/index.js'
+import type { ImportRef, ReferenceKind, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
+
+function def(name: string, line = 1): SymbolDef {
+  return { name, qualifiedName: name, kind: 'function', line, endLine: line, column: 0, signature: '', scope: '' }
+}
+
+function ref(name: string, enclosing = '', kind: ReferenceKind = 'call'): SymbolRef {
+  return { name, line: 1, column: 0, kind, enclosing }
+}
+
+function c(symbols: SymbolDef[], references: SymbolRef[] = [], imports: ImportRef[] = []): FileContent {
+  return { language: 'c', symbols, references, imports }
+}
+
+function build(files: Record<string, FileContent>): CodeGraph {
+  const table = new SymbolTable()
+  for (const [path, content] of Object.entries(files)) table.addFile(path, content)
+  const graph = new CodeGraph(table)
+  graph.update(table.commit())
+  return graph
+}
+
+function edges(graph: CodeGraph): string[] {
+  const g = graph.toGraphology()
+  return g.mapEdges((_, a, source, target) => `${source} -${a.type}:${a.count}:${Math.round(a.weight * 1000) / 1000}-> ${target}`).sort()
+}
+
+describe('CodeGraph', () => {
+  it('links references to definitions: same file first, then imported files, then a unique one', () => {
+    const graph = build({
+      'a.c': c([def('main'), def('helper', 5)], [ref('helper', 'main'), ref('helper', 'main'), ref('helper', 'main'), ref('helper', 'main'), ref('log', 'main'), ref('Point', 'main', 'type'), ref('shared')], [
+        { module: 'b.h', names: [], line: 1, relative: true },
+      ]),
+      'b.h': c([def('shared'), def('Point')]),
+      'c.c': c([def('shared'), def('log'), def('helper')]),
+    })
+    assert.deepEqual(edges(graph), [
+      'f:a.c -call:1:1-> s:b.h#shared', // imported b.h beats c.c
+      'f:a.c -import:1:1-> f:b.h',
+      's:a.c#main -call:1:1-> s:c.c#log', // only definition anywhere
+      's:a.c#main -call:4:2-> s:a.c#helper', // same file beats c.c; weight sqrt(4)
+      's:a.c#main -type:1:1-> s:b.h#Point',
+    ])
+    assert.equal(graph.edgeCount, 5)
+    assert.equal(graph.nodeCount, 3 + 2 + 2 + 3)
+  })
+
+  it(`splits ambiguous names over up to ${AMBIGUITY_LIMIT} definitions and drops generic ones`, () => {
+    const files: Record<string, FileContent> = { 'main.c': c([def('main')], [ref('two', 'main'), ref('many', 'main'), ref('_private', 'main')]) }
+    for (let i = 0; i < AMBIGUITY_LIMIT + 1; i++) files[`d${i}.c`] = c([def('many'), ...(i < 2 ? [def('two')] : []), ...(i === 0 ? [def('_private')] : [])])
+    assert.deepEqual(edges(build(files)), [
+      's:main.c#main -call:1:0.1-> s:d0.c#_private',
+      's:main.c#main -call:1:0.5-> s:d0.c#two',
+      's:main.c#main -call:1:0.5-> s:d1.c#two',
+    ])
+  })
+
+  it('ranks the most referenced definition highest, ranks summing to 1', () => {
+    const files: Record<string, FileContent> = { 'hub.c': c([def('hub')]) }
+    for (let i = 0; i < 6; i++) files[`leaf${i}.c`] = c([def(`leaf${i}`)], [ref('hub', `leaf${i}`), ref(`leaf${(i + 1) % 6}`, `leaf${i}`)])
+    const graph = build(files)
+    const keys = graph.toGraphology().nodes()
+    const ranks = keys.map((key) => [key, graph.rank(key)] as const).sort((a, b) => b[1] - a[1])
+    assert.equal(ranks[0]![0], 's:hub.c#hub')
+    assert.ok(Math.abs(ranks.reduce((sum, [, rank]) => sum + rank, 0) - 1) < 1e-9)
+    const fileRanks = Object.keys(files).map((path) => graph.fileRank(path))
+    assert.ok(Math.abs(fileRanks.reduce((a, b) => a + b, 0) - 1) < 1e-9)
+    assert.equal(Math.max(...fileRanks), graph.fileRank('hub.c'))
+    assert.equal(graph.toGraphology().getNodeAttribute('s:hub.c#hub', 'pagerank'), ranks[0]![1])
+  })
+
+  it('personalised PageRank favours the personalised node and what it reaches', () => {
+    const graph = build({
+      'a.c': c([def('a')], [ref('b', 'a')]),
+      'b.c': c([def('b')]),
+      'x.c': c([def('x')], [ref('y', 'x')]),
+      'y.c': c([def('y')]),
+    })
+    const ranks = graph.personalizedPageRank(new Map([['s:x.c#x', 1]]))
+    assert.ok(ranks.get('s:y.c#y')! > ranks.get('s:x.c#x')! * 0.5)
+    assert.equal(ranks.get('s:a.c#a'), undefined)
+    assert.equal(ranks.get('s:b.c#b'), undefined)
+    assert.ok(Math.abs([...ranks.values()].reduce((a, b) => a + b, 0) - 1) < 1e-9)
+  })
+
+  it('pagerank matches graphology-metrics on the same graph', async () => {
+    const { default: graphologyPagerank } = await import('graphology-metrics/centrality/pagerank.js')
+    const { DirectedGraph } = await import('graphology')
+    const g = new DirectedGraph()
+    const pairs: Array<[number, number, number]> = [[0, 1, 1], [1, 2, 2], [2, 0, 1], [3, 2, 3], [0, 2, 0.5]]
+    for (let n = 0; n < 5; n++) g.addNode(String(n))
+    for (const [s, t, w] of pairs) g.addEdge(String(s), String(t), { weight: w })
+    const expected = graphologyPagerank(g, { getEdgeWeight: 'weight', tolerance: 1e-12, maxIterations: 1000 })
+    const ours = pagerank({ nodes: 5, src: Uint32Array.from(pairs, (p) => p[0]), dst: Uint32Array.from(pairs, (p) => p[1]), weight: Float64Array.from(pairs, (p) => p[2]) }, { tolerance: 1e-12, maxIterations: 1000 })
+    for (let n = 0; n < 5; n++) assert.ok(Math.abs(ours[n] - expected[String(n)]!) < 1e-6, `node ${n}: ${ours[n]} vs ${expected[String(n)]}`)
+  })
+})

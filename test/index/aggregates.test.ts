@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CorruptFileError } from '../../src/core/errors.js'
+import { createAggregates, loadAggregates, saveAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
+import type { Chunk, ImportRef, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
+import { analyzeChunks } from '../../src/core/search/index.js'
+
+/** A C file defining `defs`, whose function `defs[0]` calls `calls`, including `includes`. */
+function summary(defs: string[], calls: string[], includes: string[] = []): IndexedSummary {
+  const symbols: SymbolDef[] = defs.map((name, i) => ({ name, qualifiedName: name, kind: 'function', line: i * 10 + 1, endLine: i * 10 + 9, column: 5, signature: `int ${name}(void)`, scope: '' }))
+  const references: SymbolRef[] = calls.map((name, i) => ({ name, line: i + 2, column: 2, kind: 'call', enclosing: defs[0] ?? '' }))
+  const imports: ImportRef[] = includes.map((module, i) => ({ module, names: [], line: i + 1, relative: true }))
+  const chunks: Chunk[] = defs.map((name, i) => ({
+    kind: 'function', name, qualifiedName: name, language: 'c', startLine: i * 10 + 1, endLine: i * 10 + 9, imports: '', classContext: '',
+    signature: `int ${name}(void)`, decorators: '', docstring: '', body: `int ${name}(void) { ${calls.map((c) => `${c}();`).join(' ')} }`, tokenCount: 10,
+  }))
+  return { language: 'c', chunkCount: chunks.length, parseErrors: 0, lineCount: defs.length * 10, analyzed: analyzeChunks(chunks), symbols, references, imports }
+}
+
+const TREE_A: Record<string, IndexedSummary> = {
+  'src/main.c': summary(['main', 'usage'], ['parse_args', 'run', 'usage', 'log_msg'], ['util.h']),
+  'src/util.h': summary(['log_msg'], []),
+  'src/args.c': summary(['parse_args'], ['log_msg', 'strtol']),
+  'src/run.c': summary(['run', 'step'], ['step', 'log_msg', 'shared']),
+  'lib/shared.c': summary(['shared'], []),
+}
+
+function build(files: Record<string, IndexedSummary>): TreeAggregates {
+  const aggregates = createAggregates()
+  for (const [path, s] of Object.entries(files)) aggregates.addFile(path, s)
+  aggregates.finish()
+  return aggregates
+}
+
+/** Everything a snapshot holds, comparable with deepEqual. */
+function snapshotOf(aggregates: TreeAggregates): unknown {
+  const { data, remap } = aggregates.symbols.snapshot()
+  return { symbols: data, graph: aggregates.graph.snapshot(remap), bm25: aggregates.bm25.search('log run args', { limit: 10 }) }
+}
+
+describe('tree aggregates', () => {
+  let dir: string
+  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-')) })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('counts edges, nodes and symbols', () => {
+    const aggregates = build(TREE_A)
+    // import main→util.h; main→parse_args, run, usage, log_msg; args→log_msg; run→step, log_msg, shared.
+    assert.deepEqual(aggregates.stats(), { edges: 9, nodes: 5 + 7, symbols: 7 })
+    assert.equal(aggregates.finish().edges, 9)
+  })
+
+  it('a patched tree equals a fresh build of the same files', () => {
+    const patched = build(TREE_A)
+    const treeB = { ...TREE_A }
+    delete treeB['lib/shared.c']
+    treeB['src/run.c'] = summary(['run', 'step', 'shared'], ['step', 'shared', 'log_msg', 'helper'])
+    treeB['src/helper.c'] = summary(['helper'], ['log_msg'])
+    treeB['src/main.c'] = summary(['main', 'usage'], ['parse_args', 'run', 'usage', 'log_msg', 'helper'], ['util.h', 'helper.h'])
+    treeB['src/helper.h'] = summary(['helper_inline'], [])
+    patched.removeFile('lib/shared.c')
+    for (const path of ['src/run.c', 'src/main.c']) patched.removeFile(path)
+    for (const path of ['src/run.c', 'src/helper.c', 'src/main.c', 'src/helper.h']) patched.addFile(path, treeB[path]!)
+    patched.finish()
+    const fresh = build(treeB)
+    assert.deepEqual(snapshotOf(patched), snapshotOf(fresh))
+    assert.deepEqual(patched.symbols.imports('src/main.c').map((i) => i.resolved?.path), ['src/util.h', 'src/helper.h'])
+    assert.ok(patched.graph.rank('s:src/util.h#log_msg') > patched.graph.rank('s:src/helper.c#helper'))
+  })
+
+  it('saves and loads to the same aggregates, which can then be patched', async () => {
+    const original = build(TREE_A)
+    await saveAggregates(dir, original)
+    const loaded = await loadAggregates(dir)
+    assert.deepEqual(snapshotOf(loaded), snapshotOf(original))
+    assert.deepEqual(loaded.stats(), original.stats())
+    assert.deepEqual(loaded.symbols.byName('run').map((s) => `${s.path}:${s.line}:${s.signature}`), ['src/run.c:1:int run(void)'])
+    assert.equal(loaded.graph.rank('s:src/util.h#log_msg'), original.graph.rank('s:src/util.h#log_msg'))
+
+    const change = summary(['parse_args', 'parse_flag'], ['parse_flag', 'log_msg'])
+    loaded.removeFile('src/args.c')
+    loaded.addFile('src/args.c', change)
+    loaded.finish()
+    assert.deepEqual(snapshotOf(loaded), snapshotOf(build({ ...TREE_A, 'src/args.c': change })))
+  })
+
+  it('throws CorruptFileError for a damaged or missing file', async () => {
+    await saveAggregates(dir, build(TREE_A))
+    for (const name of ['bm25.mpk', 'symbols.mpk', 'graph.mpk']) {
+      const path = join(dir, name)
+      const bytes = readFileSync(path)
+      const damaged = Buffer.from(bytes)
+      damaged[damaged.length >> 1] ^= 0xff
+      writeFileSync(path, damaged)
+      await assert.rejects(loadAggregates(dir), (error: unknown) => error instanceof CorruptFileError && error.path === path)
+      rmSync(path)
+      await assert.rejects(loadAggregates(dir), (error: unknown) => error instanceof CorruptFileError && error.path === path)
+      writeFileSync(path, bytes)
+    }
+  })
+})

@@ -1,0 +1,101 @@
+import { strict as assert } from 'node:assert'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { vlt, vltJson, vltSpawn } from '../helpers/cli.js'
+
+/** Enough real work that a kill lands mid-run: a few thousand small Python modules. */
+function largeRepo(files: number): GitFixture {
+  const content: Record<string, string> = {}
+  for (let i = 0; i < files; i++) {
+    content[`pkg${i % 20}/mod${i}.py`] = [
+      `"""Module ${i}."""`,
+      `from pkg${(i + 1) % 20} import mod${i + 1}`,
+      '',
+      `class Thing${i}:`,
+      `    def run(self, value):`,
+      `        return mod${i + 1}.helper(value) + ${i}`,
+      '',
+      `def helper(value):`,
+      `    return Thing${i}().run(value)`,
+      '',
+    ].join('\n')
+  }
+  return createGitRepo({ files: content })
+}
+
+function countFiles(dir: string): number {
+  if (!existsSync(dir)) return 0
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length
+}
+
+describe('index robustness', function () {
+  this.timeout(180_000)
+  let repo: GitFixture
+  afterEach(() => repo?.cleanup())
+
+  it('a SIGKILLed init leaves no half-built index behind, and the next run completes', async () => {
+    repo = largeRepo(3000)
+    const child = vltSpawn(repo.dir, ['coderag', 'init', '--json'])
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const objects = join(repo.dir, '.vlt', 'objects')
+    const deadline = Date.now() + 60_000
+    while (countFiles(objects) < 200 && Date.now() < deadline) await sleep(20)
+    assert.ok(countFiles(objects) >= 200, 'init started extracting')
+    child.kill('SIGKILL')
+    await exited
+
+    const tree = repo.git('rev-parse', 'HEAD^{tree}')
+    assert.equal(existsSync(join(repo.dir, '.vlt', 'trees', tree, 'manifest.mpk')), false, 'killed before the manifest')
+    const status = vltJson(repo.dir, ['coderag', 'status'])
+    assert.equal(status.indexed, false)
+
+    // The killed run's lock is stale (its pid is dead): the next run must not wait for it.
+    const started = Date.now()
+    const init = vltJson(repo.dir, ['coderag', 'init'])
+    assert.equal(init.files, 3000)
+    assert.ok(Date.now() - started < 60_000)
+    const after = vltJson(repo.dir, ['coderag', 'status'])
+    assert.equal(after.indexed, true)
+    assert.equal(after.stale, false)
+    assert.equal(after.files, 3000)
+  })
+
+  it('a stale lock left by a dead process does not block', () => {
+    repo = createGitRepo({ files: { 'a.py': 'def a():\n    pass\n' } })
+    const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)'])
+    assert.ok(dead.pid)
+    const locks = join(repo.dir, '.vlt', 'locks')
+    mkdirSync(locks, { recursive: true })
+    writeFileSync(
+      join(locks, 'index.lock'),
+      JSON.stringify({ pid: dead.pid, hostname: hostname(), startedAt: new Date(Date.now() - 60_000).toISOString(), command: 'git-vlt coderag init', token: 'dead' }),
+    )
+    const run = vlt(repo.dir, ['coderag', 'init', '--json'])
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(JSON.parse(run.stdout).files, 1)
+    assert.equal(existsSync(join(locks, 'index.lock')), false, 'the lock is released after the run')
+  })
+
+  it('concurrent runs serialise on the lock and both succeed', async () => {
+    repo = largeRepo(400)
+    const runs = [vltSpawn(repo.dir, ['coderag', 'init', '--json']), vltSpawn(repo.dir, ['coderag', 'sync', '--json'])]
+    const results = await Promise.all(
+      runs.map(
+        (child) =>
+          new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+            let stdout = ''
+            let stderr = ''
+            child.stdout!.on('data', (chunk) => (stdout += chunk))
+            child.stderr!.on('data', (chunk) => (stderr += chunk))
+            child.on('exit', (code) => resolve({ code, stdout, stderr }))
+          }),
+      ),
+    )
+    for (const result of results) assert.equal(result.code, 0, result.stderr)
+    assert.equal(vltJson(repo.dir, ['coderag', 'status']).files, 400)
+  })
+})
