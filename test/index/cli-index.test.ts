@@ -113,6 +113,31 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     assert.equal(after.edges, incremental.edges)
   })
 
+  it('stores a small change as a delta on its anchor and a large one in full, both exact', () => {
+    const module = (i: number, v: number) => `from pkg.m${(i + 1) % 100} import f${(i + 1) % 100}\n\ndef f${i}(x):\n    return f${(i + 1) % 100}(x) + ${v}\n`
+    repo = createGitRepo({ files: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`pkg/m${i}.py`, module(i, 0)])) })
+    vltJson(repo.dir, ['coderag', 'init'])
+    const treeFiles = (tree: string) => readdirSync(join(repo.dir, '.vlt', 'trees', tree)).sort()
+
+    repo.write(Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`pkg/m${i}.py`, module(i, 1)])))
+    repo.commit('large change')
+    const large = vltJson(repo.dir, ['coderag', 'sync'])
+    assert.equal(large.extracted.length, 70)
+    assert.deepEqual(treeFiles(large.treeHash), ['bm25.mpk', 'graph.mpk', 'manifest.mpk', 'symbols.mpk'])
+
+    repo.write({ 'pkg/m99.py': module(99, 2), 'pkg/extra.py': 'def extra():\n    return 1\n' })
+    repo.commit('small change')
+    const small = vltJson(repo.dir, ['coderag', 'sync'])
+    assert.deepEqual(small.extracted, ['pkg/extra.py', 'pkg/m99.py'])
+    assert.deepEqual(treeFiles(small.treeHash), ['manifest.mpk'])
+
+    const delta = vltJson(repo.dir, ['coderag', 'status'])
+    const cold = vltJson(repo.dir, ['coderag', 'init', '--force'])
+    assert.equal(delta.files, 101)
+    for (const key of ['files', 'chunks', 'symbols', 'edges'] as const) assert.equal(delta[key], cold[key], key)
+    assert.ok(cold.edges >= 100, `edges ${cold.edges}`)
+  })
+
   it('switching branches reuses trees indexed before', () => {
     repo = createGitRepo({ files: { 'main.go': 'package main\n\nfunc main() {}\n' } })
     vltJson(repo.dir, ['coderag', 'init'])

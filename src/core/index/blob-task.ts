@@ -69,6 +69,8 @@ export async function processBlob(task: BlobTask, extractor: Extractor): Promise
     const artifact = extractor.extract(content.text, task.language)
     record = { artifact, analyzed: analyzeChunks(artifact.chunks) }
   }
-  writeRecordSync(task.recordPath, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record)
+  // No fsync: a blob record is a cache entry whose checksum catches a torn write after a power
+  // loss (it is then re-extracted), and 10,000 fsyncs would cost more than the extraction.
+  writeRecordSync(task.recordPath, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record, { durable: false })
   return summarize(record)
 }

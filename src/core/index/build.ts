@@ -17,6 +17,8 @@ const IN_THREAD_LIMIT = 8
 export interface BuildOptions {
   /** Re-extract every blob even when its artifact is cached. */
   force?: boolean
+  /** Store full aggregates for the tree even when a delta on its anchor would do. */
+  full?: boolean
   progress?: Progress
   warn: (message: string) => void
 }
@@ -27,7 +29,8 @@ export interface BuildResult {
   files: number
   chunks: number
   symbols: number
-  edges: number
+  /** Graph edges; null for a delta tree until its aggregates are materialised. */
+  edges: number | null
   skipped: SkippedCounts
   /** Paths whose blobs were extracted in this run (cache misses). */
   extracted: string[]
@@ -36,10 +39,20 @@ export interface BuildResult {
   durationMs: number
 }
 
-/** A tree that is already indexed, used as the starting point of an incremental build. */
+/** A tree that is already indexed, with its aggregates materialised. */
 export interface IndexedTree {
   manifest: TreeManifest
   aggregates: TreeAggregates
+}
+
+/**
+ * A tree differing from its anchor in at most this many files is stored as a delta (its
+ * manifest only): a one-file commit then costs one extraction and one small write, never a
+ * rewrite of the repository-sized aggregates. Beyond it, materialising on load would cost more
+ * than storing the aggregates once.
+ */
+export function deltaLimit(files: number): number {
+  return Math.max(64, Math.ceil(files * 0.02))
 }
 
 /** Where a blob's artifact record lives; the language is part of the key (same bytes, other extension). */
@@ -48,38 +61,56 @@ export function blobRecordPath(ctx: IndexContext, blob: string, language: Langua
 }
 
 /**
- * Indexes one git tree. With `base`, only files whose (path, blob, language) differ from the
- * base manifest are touched; everything else is carried over from the base aggregates.
+ * Indexes one git tree. With `base` (the nearest indexed tree), only files whose (path, blob,
+ * language) differ from what is already aggregated are touched: a small change is stored as a
+ * delta on the base's anchor (the tree whose aggregates are stored in full), a large one as full
+ * aggregates patched from the anchor's.
  */
-export async function buildTree(ctx: IndexContext, treeHash: string, base: IndexedTree | null, opts: BuildOptions): Promise<{ result: BuildResult; tree: IndexedTree }> {
+export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeManifest | null, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now()
   const entries = await listTree(ctx.repo, treeHash)
   const wanted = selectEntries(ctx, entries)
 
-  const reusable = base && base.manifest.configFingerprint === ctx.configFingerprint && base.manifest.extractorVersion === EXTRACTOR_VERSION ? base : null
-  const previous = new Map((reusable?.manifest.files ?? []).map((file) => [file.path, file]))
-  const aggregates = reusable ? reusable.aggregates : createAggregates()
+  const reusable = base && isCurrent(ctx, base) ? base : null
+  const anchor = reusable ? await anchorOf(ctx, reusable, opts.warn) : null
+  const fromBase = new Map((reusable?.files ?? []).map((file) => [file.path, file]))
+  const fromAnchor = new Map((anchor?.files ?? []).map((file) => [file.path, file]))
 
   const files: ManifestFile[] = []
   const todo: Array<BlobItem & { index: number }> = []
   const changed: string[] = []
+  /** Paths the anchor's aggregates hold with other content: removed before re-adding. */
+  const replaced: string[] = []
+  let differing = 0
   for (const { entry, language, secret } of wanted) {
-    const before = previous.get(entry.path)
-    previous.delete(entry.path)
-    if (before && before.blob === entry.blob && before.language === language) {
-      files.push(before)
+    const before = fromBase.get(entry.path)
+    fromBase.delete(entry.path)
+    if (!before || before.blob !== entry.blob || before.language !== language) changed.push(entry.path)
+    const aggregated = fromAnchor.get(entry.path)
+    fromAnchor.delete(entry.path)
+    if (aggregated && aggregated.blob === entry.blob && aggregated.language === language) {
+      files.push(aggregated)
       continue
     }
-    if (before) aggregates.removeFile(entry.path)
-    changed.push(entry.path)
+    differing++
+    if (aggregated) replaced.push(entry.path)
     const file: ManifestFile = { path: entry.path, blob: entry.blob, language, size: entry.size, chunks: 0, symbols: 0, parseErrors: 0, lines: 0 }
     if (secret) file.skipped = 'secret'
     else if (entry.size > ctx.config.index.maxFileBytes) file.skipped = 'tooLarge'
     else todo.push({ path: entry.path, blob: entry.blob, language, index: files.length })
     files.push(file)
   }
-  const removed = [...previous.keys()]
-  for (const path of removed) aggregates.removeFile(path)
+  changed.push(...fromBase.keys())
+  const removed = [...fromAnchor.keys()]
+  const delta = anchor !== null && !opts.full && differing + removed.length <= deltaLimit(files.length)
+
+  let aggregates: TreeAggregates | null = null
+  if (!delta) {
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, opts.warn) : createAggregates()
+    // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
+    if (!aggregates) return buildTree(ctx, treeHash, null, opts)
+    for (const path of [...replaced, ...removed]) aggregates.removeFile(path)
+  }
 
   const extracted = await summarizeBlobs(ctx, todo, opts, (item, summary) => {
     const file = files[item.index]!
@@ -91,38 +122,36 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: Index
     file.symbols = summary.symbols.length
     file.parseErrors = summary.parseErrors
     file.lines = summary.lineCount
-    aggregates.addFile(file.path, summary)
+    aggregates?.addFile(file.path, summary)
   })
 
-  const graph = aggregates.finish()
+  const edges = aggregates ? aggregates.finish().edges : null
   const manifest: TreeManifest = {
     treeHash,
-    builtFrom: reusable ? reusable.manifest.treeHash : null,
+    builtFrom: reusable ? reusable.treeHash : null,
+    aggregatesTree: delta ? anchor!.treeHash : treeHash,
     configFingerprint: ctx.configFingerprint,
     extractorVersion: EXTRACTOR_VERSION,
     createdAt: new Date().toISOString(),
-    edges: graph.edges,
+    edges,
     files,
   }
-  await saveAggregates(ctx.paths.treeDir(treeHash), aggregates)
+  if (aggregates) await saveAggregates(ctx.paths.treeDir(treeHash), aggregates)
   // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
   await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
 
   const indexed = files.filter((file) => !file.skipped)
   return {
-    tree: { manifest, aggregates },
-    result: {
-      treeHash,
-      builtFrom: manifest.builtFrom,
-      files: indexed.length,
-      chunks: indexed.reduce((sum, file) => sum + file.chunks, 0),
-      symbols: indexed.reduce((sum, file) => sum + file.symbols, 0),
-      edges: graph.edges,
-      skipped: countSkipped(files),
-      extracted,
-      changed: [...changed, ...removed].sort(),
-      durationMs: Date.now() - started,
-    },
+    treeHash,
+    builtFrom: manifest.builtFrom,
+    files: indexed.length,
+    chunks: indexed.reduce((sum, file) => sum + file.chunks, 0),
+    symbols: indexed.reduce((sum, file) => sum + file.symbols, 0),
+    edges,
+    skipped: countSkipped(files),
+    extracted,
+    changed: changed.sort(),
+    durationMs: Date.now() - started,
   }
 }
 
@@ -244,15 +273,55 @@ export async function loadManifest(ctx: IndexContext, treeHash: string, warn: (m
   }
 }
 
-/** A finished tree with its aggregates loaded, to build another tree from. */
-export async function loadIndexedTree(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<IndexedTree | null> {
-  const manifest = await loadManifest(ctx, treeHash, warn)
-  if (!manifest) return null
+/** Built by this extractor with the current selection settings: reusable as is. */
+export function isCurrent(ctx: IndexContext, manifest: TreeManifest): boolean {
+  return manifest.configFingerprint === ctx.configFingerprint && manifest.extractorVersion === EXTRACTOR_VERSION
+}
+
+/** The manifest of the tree whose aggregates `manifest` derives from (itself when stored in full). */
+async function anchorOf(ctx: IndexContext, manifest: TreeManifest, warn: (message: string) => void): Promise<TreeManifest | null> {
+  if (manifest.aggregatesTree === manifest.treeHash) return manifest
+  const anchor = await loadManifest(ctx, manifest.aggregatesTree, warn)
+  return anchor && isCurrent(ctx, anchor) && anchor.aggregatesTree === anchor.treeHash ? anchor : null
+}
+
+/** A tree's stored aggregates; null (reported) when missing or corrupt. */
+async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeAggregates | null> {
   try {
-    return { manifest, aggregates: await loadAggregates(ctx.paths.treeDir(treeHash)) }
+    return await loadAggregates(ctx.paths.treeDir(treeHash))
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
     warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)
     return null
   }
+}
+
+/**
+ * A finished tree with its aggregates in memory: loaded as stored, or, for a delta tree, its
+ * anchor's aggregates patched with the files that differ (their artifacts come from the blob
+ * cache, extracted again only if missing). Null when something it needs is unreadable (reported).
+ */
+export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts: BuildOptions): Promise<IndexedTree | null> {
+  const manifest = await loadManifest(ctx, treeHash, opts.warn)
+  if (!manifest) return null
+  const anchor = await anchorOf(ctx, manifest, opts.warn)
+  if (!anchor) return null
+  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, opts.warn)
+  if (!aggregates || anchor === manifest) return aggregates && { manifest, aggregates }
+
+  const fromAnchor = new Map(anchor.files.map((file) => [file.path, file]))
+  const todo: BlobItem[] = []
+  for (const file of manifest.files) {
+    const aggregated = fromAnchor.get(file.path)
+    fromAnchor.delete(file.path)
+    if (aggregated && aggregated.blob === file.blob && aggregated.language === file.language) continue
+    if (aggregated) aggregates.removeFile(file.path)
+    if (!file.skipped) todo.push({ path: file.path, blob: file.blob, language: file.language })
+  }
+  for (const path of fromAnchor.keys()) aggregates.removeFile(path)
+  await summarizeBlobs(ctx, todo, opts, (item, summary) => {
+    if (!summary.skipped) aggregates.addFile(item.path, summary)
+  })
+  aggregates.finish()
+  return { manifest, aggregates }
 }

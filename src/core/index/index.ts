@@ -1,10 +1,9 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { withLock } from '../store/index.js'
-import { buildTree, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
+import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
-import { EXTRACTOR_VERSION } from '../parse/index.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { readState, writeState, type IndexState } from './state.js'
 
@@ -37,26 +36,29 @@ export interface SyncResult {
   durationMs: number
 }
 
-/** Builds (or, without --force, reuses) the index of HEAD's tree, then the working-tree overlay. */
+/**
+ * Builds (or, without --force, reuses) the index of HEAD's tree with its aggregates stored in
+ * full, then the working-tree overlay. Verifies what it reuses: a corrupt file is reported and
+ * rebuilt here rather than at the next query.
+ */
 export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitResult> {
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
   return withLock(ctx.paths.root, async () => {
     const state = await readState(ctx.paths, opts.warn)
     const head = ctx.repo.head
-    // init verifies the whole index (aggregates too), where sync trusts a finished manifest.
-    const existing = opts.force || !(await loadReusable(ctx, head.tree, opts.warn)) ? null : await loadIndexedTree(ctx, head.tree, opts.warn)
+    const existing = opts.force || !(await loadReusable(ctx, head.tree, opts.warn)) ? null : await loadIndexedTree(ctx, head.tree, opts)
     let built: BuildResult
     if (existing) {
-      built = describeTree(existing.manifest)
+      built = describeTree(existing.manifest, existing.aggregates.stats().edges)
     } else {
       const base = opts.force ? null : await nearestTree(ctx, state, head.tree, opts)
-      built = (await buildTree(ctx, head.tree, base, opts)).result
+      built = await buildTree(ctx, head.tree, base, { ...opts, full: true })
     }
     await syncOverlay(ctx, opts)
     await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental')
-    const { treeHash, files, chunks, symbols, edges, skipped } = built
-    return { treeHash, files, chunks, symbols, edges, skipped, durationMs: Date.now() - started }
+    const { treeHash, files, chunks, symbols, skipped } = built
+    return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, durationMs: Date.now() - started }
   }, lockOptions(opts))
 }
 
@@ -75,7 +77,7 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
         mode = 'reused'
       } else {
         const base = await nearestTree(ctx, state, head.tree, opts)
-        const built = (await buildTree(ctx, head.tree, base, opts)).result
+        const built = await buildTree(ctx, head.tree, base, opts)
         mode = built.builtFrom ? 'incremental' : 'cold'
         changed = built.changed
         extracted = built.extracted
@@ -135,7 +137,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     files: files.length,
     chunks: files.reduce((sum, file) => sum + file.chunks, 0),
     symbols: files.reduce((sum, file) => sum + file.symbols, 0),
-    edges: manifest?.edges ?? 0,
+    edges: manifest ? manifest.edges ?? (await deltaEdges(ctx, manifest.treeHash, warn)) : 0,
     languages,
     bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
     vectorBytes: 0,
@@ -148,24 +150,30 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   }
 }
 
-/** The most recently indexed tree other than `target` (which, if indexed, was found unusable). */
-async function nearestTree(ctx: IndexContext, state: IndexState, target: string, opts: BuildOptions): Promise<IndexedTree | null> {
+/** The manifest of the most recently indexed tree other than `target` (which, if indexed, was found unusable). */
+async function nearestTree(ctx: IndexContext, state: IndexState, target: string, opts: BuildOptions): Promise<TreeManifest | null> {
   for (const tree of new Set([state.treeHash, ...state.recentTrees])) {
     if (!tree || tree === target) continue
-    const loaded = await loadIndexedTree(ctx, tree, opts.warn)
-    if (loaded) return loaded
+    const manifest = await loadManifest(ctx, tree, opts.warn)
+    if (manifest && isCurrent(ctx, manifest)) return manifest
   }
   return null
+}
+
+/** A delta tree stores no edge count: materialise its aggregates to count them (no write). */
+async function deltaEdges(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number> {
+  const indexed = await loadIndexedTree(ctx, tree, { warn })
+  return indexed ? indexed.aggregates.stats().edges : 0
 }
 
 /** A finished index of `tree` built with the current selection settings, or null. */
 async function loadReusable(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<TreeManifest | null> {
   const manifest = await loadManifest(ctx, tree, warn)
-  return manifest && manifest.configFingerprint === ctx.configFingerprint && manifest.extractorVersion === EXTRACTOR_VERSION ? manifest : null
+  return manifest && isCurrent(ctx, manifest) ? manifest : null
 }
 
 /** HEAD's tree is already indexed: nothing to build, report its numbers. */
-function describeTree(manifest: TreeManifest): BuildResult {
+function describeTree(manifest: TreeManifest, edges: number): BuildResult {
   const files = manifest.files.filter((file) => !file.skipped)
   return {
     treeHash: manifest.treeHash,
@@ -173,7 +181,7 @@ function describeTree(manifest: TreeManifest): BuildResult {
     files: files.length,
     chunks: files.reduce((sum, file) => sum + file.chunks, 0),
     symbols: files.reduce((sum, file) => sum + file.symbols, 0),
-    edges: manifest.edges,
+    edges,
     skipped: countSkipped(manifest.files),
     extracted: [],
     changed: [],

@@ -29,16 +29,21 @@ export interface TreeManifest {
   treeHash: string
   /** Tree this one was derived from incrementally, null for a cold build. */
   builtFrom: string | null
+  /**
+   * Tree whose stored aggregates (bm25, symbols, graph) this tree's derive from: itself when they
+   * are stored in full, else an anchor that differs from it in a few files (a delta tree).
+   */
+  aggregatesTree: string
   configFingerprint: string
   extractorVersion: number
   createdAt: string
-  /** Graph edges, so that status and reuse need not load the aggregates. */
-  edges: number
+  /** Graph edges, so that status need not load the aggregates; null for a delta tree. */
+  edges: number | null
   files: ManifestFile[]
 }
 
 export const MANIFEST_KIND = 'tree-manifest'
-export const MANIFEST_VERSION = 1
+export const MANIFEST_VERSION = 2
 
 export function emptySkipped(): SkippedCounts {
   return { binary: 0, tooLarge: 0, minified: 0, invalidUtf8: 0, parseErrors: 0, secret: 0 }
