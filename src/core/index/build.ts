@@ -2,14 +2,20 @@ import { existsSync } from 'node:fs'
 import { silentProgress, type Progress } from '../cli/progress.js'
 import { CorruptFileError } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
-import { createExtractor, EXTRACTOR_VERSION, type Extractor } from '../parse/index.js'
+import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
 import { readRecord, readRecordSync, writeRecord } from '../store/index.js'
-import { createAggregates, loadAggregates, saveAggregates, type TreeAggregates } from './aggregates.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, processBlob, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
+import type { TreeAggregates } from './aggregates.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
 import type { IndexContext } from './context.js'
 import { countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { WorkerPool } from './pool.js'
+
+/**
+ * The aggregates (graph, BM25) and the extractor (tree-sitter) load on first use: a sync with
+ * nothing to rebuild, which runs after every commit, does not pay for loading them.
+ */
+const aggregatesModule = () => import('./aggregates.js')
 
 /** Below this many blobs to extract, worker start-up costs more than it saves. */
 const IN_THREAD_LIMIT = 8
@@ -106,7 +112,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   let aggregates: TreeAggregates | null = null
   if (!delta) {
-    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, opts.warn) : createAggregates()
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, opts.warn) : (await aggregatesModule()).createAggregates()
     // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
     if (!aggregates) return buildTree(ctx, treeHash, null, opts)
     for (const path of [...replaced, ...removed]) aggregates.removeFile(path)
@@ -136,7 +142,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     edges,
     files,
   }
-  if (aggregates) await saveAggregates(ctx.paths.treeDir(treeHash), aggregates)
+  if (aggregates) await (await aggregatesModule()).saveAggregates(ctx.paths.treeDir(treeHash), aggregates)
   // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
   await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
 
@@ -240,7 +246,8 @@ interface BlobRunner {
 
 async function blobRunner(count: number): Promise<BlobRunner> {
   if (count <= IN_THREAD_LIMIT) {
-    const extractor: Extractor = await createExtractor()
+    const [{ createExtractor }, { processBlob }] = await Promise.all([import('../parse/index.js'), import('./process-blob.js')])
+    const extractor = await createExtractor()
     return { parallelism: 1, run: (task) => processBlob(task, extractor), close: async () => {} }
   }
   const entry = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
@@ -288,7 +295,7 @@ async function anchorOf(ctx: IndexContext, manifest: TreeManifest, warn: (messag
 /** A tree's stored aggregates; null (reported) when missing or corrupt. */
 async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeAggregates | null> {
   try {
-    return await loadAggregates(ctx.paths.treeDir(treeHash))
+    return await (await aggregatesModule()).loadAggregates(ctx.paths.treeDir(treeHash))
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
     warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)

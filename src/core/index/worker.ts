@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads'
 import { createExtractor, type Extractor } from '../parse/index.js'
-import { processBlob, type BlobTask } from './blob-task.js'
+import type { BlobTask } from './blob-task.js'
+import { processBlob } from './process-blob.js'
 
 /** Worker-thread entry: one long-lived extractor per thread, one message per blob. */
 let extractor: Promise<Extractor> | undefined

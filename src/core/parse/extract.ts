@@ -5,11 +5,7 @@ import { extractTags } from './tags/index.js'
 import { textChunks } from './text-chunks.js'
 import type { FileArtifact, LanguageId } from './types.js'
 
-/**
- * Version of what extract() produces; part of the cache key of stored artifacts, so bump it
- * whenever chunks, symbols, references or imports of some input would change.
- */
-export const EXTRACTOR_VERSION = 1
+export { EXTRACTOR_VERSION } from './version.js'
 
 export interface Extractor {
   /** Loads a language's grammar; must be awaited before extract() is called for it. */
