@@ -1,127 +1,141 @@
 /**
- * Tree aggregates (BM25 + symbol table + code graph) at Linux scale, on synthetic summaries shaped
- * like 10,000 kernel .c files: 20 definitions and ~300 reference occurrences per file (≈200k
- * definitions, 3M occurrences), mostly to same-file statics, some to globally unique functions,
- * some to generic names defined in hundreds of files; 15 includes each. Prints the timings of a
- * cold build (addFile ×10k, finish, save), a load, and a one-file incremental build.
+ * Tree aggregates (BM25 + symbol table + code graph) on real data: the blob records of an index
+ * already built over 10,000 Linux kernel .c files (bench/.work/linux10k, made by bench/index-bench.ts).
+ * Summaries are loaded first, untimed; then a cold build (addFile ×10k, finish, save), a load, and
+ * a one-file incremental build (load, removeFile + addFile, finish, save) are timed.
  *
- *   npx tsx bench/aggregates-bench.ts [files]
+ *   node --expose-gc --import tsx bench/aggregates-bench.ts [.vlt dir]
+ *   STREAMED=1 node --expose-gc --import tsx bench/aggregates-bench.ts   (see loadSummaries)
+ *
+ * Memory is heap plus array buffers (typed arrays live outside the JS heap), measured after each
+ * phase without collecting, and again retained after a full GC.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAggregates, loadAggregates, saveAggregates, type IndexedSummary } from '../src/core/index/aggregates.js'
-import type { Chunk, ImportRef, SymbolDef, SymbolRef } from '../src/core/parse/types.js'
-import { analyzeChunks } from '../src/core/search/index.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord } from '../src/core/index/blob-task.js'
+import { MANIFEST_KIND, type ManifestFile } from '../src/core/index/manifest.js'
+import { decodeRecord, readRecordSync, vltPaths } from '../src/core/store/index.js'
 
-const FILES = Number(process.argv[2] ?? 10_000)
-const DEFS = 20
-const REFS = 300
-const GENERIC = ['init', 'probe', 'remove', 'read', 'write', 'open', 'release', 'show', 'store', 'name', 'dev', 'data', 'priv', 'ops', 'lock']
+const VLT = process.argv[2] ?? join(import.meta.dirname, '.work/linux10k/.vlt')
+/** The file the incremental build swaps for another file's content, as an edit would. */
+const PATCHED = 4321
+const STREAMED = process.env.STREAMED === '1'
 
-/** Deterministic pseudo-random numbers (xorshift), so runs are comparable. */
-let seed = 0x9e3779b9
-function random(n: number): number {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return (seed >>> 0) % n
-}
-
-function pathOf(f: number): string {
-  return `drivers/sub${f % 97}/dir${f % 13}/file${f}.c`
-}
-
-function summaryOf(f: number, variant = 0): IndexedSummary {
-  const names = Array.from({ length: DEFS }, (_, d) => (d < 2 ? GENERIC[(f + d) % GENERIC.length]! : `f${f}_fn${d}${variant ? `_v${variant}` : ''}`))
-  const symbols: SymbolDef[] = names.map((name, d) => ({
-    name, qualifiedName: name, kind: 'function', line: d * 25 + 1, endLine: d * 25 + 24, column: 4, signature: `static int ${name}(struct device *dev, unsigned long flags)`, scope: '',
-  }))
-  const references: SymbolRef[] = []
-  for (let r = 0; r < REFS; r++) {
-    const roll = random(100)
-    const name = roll < 60 ? names[random(DEFS)]! : roll < 85 ? `f${random(FILES)}_fn${2 + random(DEFS - 2)}` : roll < 95 ? GENERIC[random(GENERIC.length)]! : `extern_${random(5000)}`
-    references.push({ name, line: r + 1, column: 8, kind: roll % 7 === 0 ? 'reference' : 'call', enclosing: names[Math.floor((r * DEFS) / REFS)]! })
+/**
+ * The indexed files' summaries, decoded up front (`held`, the default) or on demand from their
+ * record bytes (`streamed`, as init receives them from workers: then only a few are alive at a
+ * time and the collector does not keep re-marking a gigabyte of summaries; decoding is untimed).
+ */
+function loadSummaries(): { paths: string[]; summaryOf: (f: number) => IndexedSummary; decodeMs: () => number } {
+  const layout = vltPaths(VLT)
+  const tree = readdirSync(layout.trees).sort()[0]
+  if (!tree) throw new Error(`no indexed tree under ${layout.trees}`)
+  // Only the file list is needed, which every manifest version has: read it at the version it was written.
+  const bytes = readFileSync(layout.treeManifest(tree))
+  const version = bytes.readUInt32LE(5 + bytes[4]!)
+  const manifest = decodeRecord<{ extractorVersion: number; files: ManifestFile[] }>(bytes, MANIFEST_KIND, version, layout.treeManifest(tree))
+  const paths: string[] = []
+  const records: Buffer[] = []
+  for (const file of manifest.files) {
+    if (file.skipped) continue
+    const path = layout.blobRecord(file.blob, manifest.extractorVersion, file.language)
+    paths.push(file.path)
+    records.push(readFileSync(path))
   }
-  const imports: ImportRef[] = Array.from({ length: 15 }, (_, i) => ({ module: i < 12 ? `linux/h${random(400)}.h` : `local${i}.h`, names: [], line: i + 1, relative: i >= 12 }))
-  const chunks: Chunk[] = names.map((name, d) => ({
-    kind: 'function', name, qualifiedName: name, language: 'c', startLine: d * 25 + 1, endLine: d * 25 + 24, imports: '', classContext: '',
-    signature: symbols[d]!.signature, decorators: '', docstring: '',
-    body: Array.from({ length: 12 }, () => `\tret = ${references[random(REFS)]!.name}(dev, flags & MASK_${random(50)});`).join('\n'), tokenCount: 150,
-  }))
-  return { language: 'c', chunkCount: chunks.length, parseErrors: 0, lineCount: DEFS * 25, analyzed: analyzeChunks(chunks), symbols, references, imports }
+  let decodeMs = 0
+  const decode = (f: number): IndexedSummary => {
+    const t0 = performance.now()
+    const summary = summarize(decodeRecord<BlobRecord>(records[f]!, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, paths[f]!))
+    decodeMs += performance.now() - t0
+    if (summary.skipped) throw new Error(`${paths[f]} was indexed but its record says skipped`)
+    return summary
+  }
+  if (STREAMED) return { paths, summaryOf: decode, decodeMs: () => Math.round(decodeMs) }
+  const summaries = paths.map((_, f) => decode(f))
+  records.length = 0
+  return { paths, summaryOf: (f) => summaries[f]!, decodeMs: () => 0 }
 }
 
 const mb = (bytes: number): number => Math.round(bytes / 1e6)
 const ms = (t0: number): number => Math.round(performance.now() - t0)
+const memory = (): number => {
+  const usage = process.memoryUsage()
+  return usage.heapUsed + usage.arrayBuffers
+}
+const collect = (): void => {
+  if (!global.gc) throw new Error('run with node --expose-gc')
+  global.gc()
+  global.gc()
+}
+
+function dirSize(dir: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  let total = 0
+  for (const name of readdirSync(dir)) {
+    const size = statSync(join(dir, name)).size
+    out[name] = mb(size)
+    total += size
+  }
+  return { ...out, total: Math.round(total / 1e5) / 10 }
+}
 
 async function main(): Promise<void> {
   let t0 = performance.now()
-  const summaries = Array.from({ length: FILES }, (_, f) => summaryOf(f))
-  const paths = summaries.map((_, f) => pathOf(f))
-  process.stdout.write(`synthesised ${FILES} files in ${ms(t0)} ms\n`)
-  global.gc?.()
-  const rssBefore = process.memoryUsage().rss
+  const { paths, summaryOf, decodeMs } = loadSummaries()
+  const files = paths.length
+  process.stdout.write(`loaded ${files} ${STREAMED ? 'records' : 'summaries'} in ${ms(t0)} ms\n`)
+  collect()
+  const before = memory()
+  const phases: Record<string, number> = {}
 
   t0 = performance.now()
   const aggregates = createAggregates()
-  for (let f = 0; f < FILES; f++) aggregates.addFile(paths[f]!, summaries[f]!)
-  const addMs = ms(t0)
+  for (let f = 0; f < files; f++) aggregates.addFile(paths[f]!, summaryOf(f))
+  const addMs = ms(t0) - decodeMs()
+  phases.afterAdd = mb(memory() - before)
   t0 = performance.now()
   const { edges } = aggregates.finish()
   const finishMs = ms(t0)
+  phases.afterFinish = mb(memory() - before)
   const dir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-bench-'))
   const cold = join(dir, 'cold')
   t0 = performance.now()
   await saveAggregates(cold, aggregates)
   const saveMs = ms(t0)
-  const rssCold = process.memoryUsage().rss
+  phases.afterSave = mb(memory() - before)
+  collect()
+  phases.retained = mb(memory() - before)
   const stats = aggregates.stats()
-  const sizes = Object.fromEntries(['bm25', 'symbols', 'graph'].map((name) => [name, mb(statSync(join(cold, `${name}.mpk`)).size)]))
 
   t0 = performance.now()
   const loaded = await loadAggregates(cold)
   const loadMs = ms(t0)
+  const target = PATCHED % paths.length
+  const replacement = summaryOf((target + 1) % files)
   t0 = performance.now()
-  const target = 4321 % FILES
   loaded.removeFile(paths[target]!)
-  loaded.addFile(paths[target]!, summaryOf(target, 1))
+  loaded.addFile(paths[target]!, replacement)
   const patchMs = ms(t0)
   t0 = performance.now()
   loaded.finish()
   const patchFinishMs = ms(t0)
-  // Where a save's time goes: building the snapshots, then encoding and writing them.
-  t0 = performance.now()
-  const { remap } = loaded.symbols.snapshot()
-  const symbolsSnapshotMs = ms(t0)
-  t0 = performance.now()
-  loaded.graph.snapshot(remap)
-  const graphSnapshotMs = ms(t0)
-  t0 = performance.now()
-  loaded.bm25.snapshot()
-  const bm25SealMs = ms(t0)
   t0 = performance.now()
   await saveAggregates(join(dir, 'patched'), loaded)
   const patchSaveMs = ms(t0)
 
   t0 = performance.now()
-  const graph = aggregates.graph.toGraphology()
-  const graphologyMs = ms(t0)
-  const { default: graphologyPagerank } = await import('graphology-metrics/centrality/pagerank.js')
-  t0 = performance.now()
-  graphologyPagerank(graph, { getEdgeWeight: 'weight' })
-  const graphologyPagerankMs = ms(t0)
-  t0 = performance.now()
   aggregates.graph.personalizedPageRank(new Map([[`f:${paths[0]}`, 1]]))
   const personalizedMs = ms(t0)
+  const sizes = dirSize(cold)
   rmSync(dir, { recursive: true, force: true })
 
   const figures = {
-    files: FILES, ...stats, edges,
-    cold: { addMs, finishMs, saveMs, totalMs: addMs + finishMs + saveMs, rssDeltaMb: mb(rssCold - rssBefore) },
+    files, summaries: STREAMED ? 'streamed' : 'held', ...stats, edges,
+    cold: { addMs, finishMs, saveMs, totalMs: addMs + finishMs + saveMs, memoryGrowthMb: phases },
     fileSizesMb: sizes,
-    incremental: { loadMs, patchMs, finishMs: patchFinishMs, saveMs: patchSaveMs, totalMs: loadMs + patchMs + patchFinishMs + patchSaveMs, saveParts: { symbolsSnapshotMs, graphSnapshotMs, bm25SealMs } },
-    graphology: { buildMs: graphologyMs, pagerankMs: graphologyPagerankMs },
+    incremental: { loadMs, patchMs, finishMs: patchFinishMs, saveMs: patchSaveMs, totalMs: loadMs + patchMs + patchFinishMs + patchSaveMs },
     personalizedPageRankMs: personalizedMs,
     peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
+import { PAGERANK_TOLERANCE } from '../../src/core/graph/index.js'
 import { createAggregates, loadAggregates, saveAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
 import type { Chunk, ImportRef, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
 import { analyzeChunks } from '../../src/core/search/index.js'
@@ -34,10 +35,25 @@ function build(files: Record<string, IndexedSummary>): TreeAggregates {
   return aggregates
 }
 
-/** Everything a snapshot holds, comparable with deepEqual. */
+/** Everything a snapshot holds but the ranks, comparable with deepEqual. */
 function snapshotOf(aggregates: TreeAggregates): unknown {
   const { data, remap } = aggregates.symbols.snapshot()
-  return { symbols: data, graph: aggregates.graph.snapshot(remap), bm25: aggregates.bm25.search('log run args', { limit: 10 }) }
+  const { ranks: _, ...graph } = aggregates.graph.snapshot(remap)
+  return { symbols: data, graph, bm25: aggregates.bm25.search('log run args', { limit: 10 }) }
+}
+
+/**
+ * A patched graph starts PageRank from its previous ranks, so it reaches the fresh build's ranks
+ * within the PageRank tolerance (an L1 distance), not bit for bit.
+ */
+function assertSameRanks(patched: TreeAggregates, fresh: TreeAggregates): void {
+  const ranksOf = (aggregates: TreeAggregates): Float64Array => aggregates.graph.snapshot(aggregates.symbols.snapshot().remap).ranks
+  const a = ranksOf(patched)
+  const b = ranksOf(fresh)
+  assert.equal(a.length, b.length)
+  let distance = 0
+  for (let node = 0; node < a.length; node++) distance += Math.abs(a[node]! - b[node]!)
+  assert.ok(distance < PAGERANK_TOLERANCE * 10, `ranks differ by ${distance}`)
 }
 
 describe('tree aggregates', () => {
@@ -66,6 +82,7 @@ describe('tree aggregates', () => {
     patched.finish()
     const fresh = build(treeB)
     assert.deepEqual(snapshotOf(patched), snapshotOf(fresh))
+    assertSameRanks(patched, fresh)
     assert.deepEqual(patched.symbols.imports('src/main.c').map((i) => i.resolved?.path), ['src/util.h', 'src/helper.h'])
     assert.ok(patched.graph.rank('s:src/util.h#log_msg') > patched.graph.rank('s:src/helper.c#helper'))
   })
@@ -83,7 +100,9 @@ describe('tree aggregates', () => {
     loaded.removeFile('src/args.c')
     loaded.addFile('src/args.c', change)
     loaded.finish()
-    assert.deepEqual(snapshotOf(loaded), snapshotOf(build({ ...TREE_A, 'src/args.c': change })))
+    const fresh = build({ ...TREE_A, 'src/args.c': change })
+    assert.deepEqual(snapshotOf(loaded), snapshotOf(fresh))
+    assertSameRanks(loaded, fresh)
   })
 
   it('throws CorruptFileError for a damaged or missing file', async () => {

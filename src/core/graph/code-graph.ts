@@ -3,7 +3,8 @@
  *
  * Source of truth is each file's outgoing edges (`FileEdges`), patched by recomputing the edges of
  * the files a change can affect. Node numbering is derived (files in path order, each followed by
- * its distinct qualified names), so ranks of a patched graph equal a fresh build's bit for bit.
+ * its distinct qualified names). A patched graph starts PageRank from its previous ranks, so its
+ * ranks equal a fresh build's within the PageRank tolerance, in a fraction of the iterations.
  * A graphology graph is built only on request (`toGraphology()`): building one eagerly for 200k
  * nodes and a million edges costs more than the whole incremental budget.
  */
@@ -49,6 +50,9 @@ export class CodeGraph {
   /** First node of each file (files in path order), and the node count at the end. */
   private nodeBase: Uint32Array | undefined
   private weighted: NodeEdges | undefined
+  /** Paths (in order) and node bases the current ranks were computed over: the warm start of the next update. */
+  private rankedPaths: string[] = []
+  private rankedBase: Uint32Array = new Uint32Array(1)
 
   constructor(readonly symbols: SymbolTable) {}
 
@@ -111,7 +115,36 @@ export class CodeGraph {
     }
     this.nodeBase = undefined
     this.weighted = this.nodeEdges()
-    this.ranks = pagerank(this.weighted)
+    this.ranks = pagerank(this.weighted, { initial: this.previousRanks() })
+    this.rememberLayout()
+  }
+
+  /** The last ranks laid over the current nodes: a file keeps its ranks if its node count did not change. */
+  private previousRanks(): Float64Array | undefined {
+    if (this.ranks.length === 0) return undefined
+    const files = this.symbols.sortedFiles()
+    const base = this.bases()
+    const initial = new Float64Array(base[files.length]).fill(1 / base[files.length])
+    const { rankedPaths: oldPaths, rankedBase: oldBase, ranks } = this
+    // Both lists are in path order: walk them together.
+    for (let f = 0, o = 0; f < files.length && o < oldPaths.length; ) {
+      const path = files[f]!.path
+      const old = oldPaths[o]!
+      if (old < path) o++
+      else if (old > path) f++
+      else {
+        const size = base[f + 1] - base[f]
+        if (oldBase[o + 1] - oldBase[o] === size) initial.set(ranks.subarray(oldBase[o], oldBase[o] + size), base[f])
+        f++
+        o++
+      }
+    }
+    return initial
+  }
+
+  private rememberLayout(): void {
+    this.rankedPaths = this.symbols.sortedFiles().map((file) => file.path)
+    this.rankedBase = this.bases()
   }
 
   /** PageRank of a node (`f:path`, `s:path#qualifiedName`), 0 when there is no such node. */
@@ -226,7 +259,9 @@ export class CodeGraph {
       graph.edges.set(file.path, { cols, start, count: data.edgeCounts[f] })
       start += data.edgeCounts[f]
     })
+    if (data.ranks.length !== graph.nodeCount) fail('graph ranks do not match the symbol table')
     graph.ranks = data.ranks
+    graph.rememberLayout()
     return graph
   }
 

@@ -137,11 +137,7 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
 
   // One row per (enclosing, name, kind): references arrive in source order, so the enclosing
   // definition repeats and its lookup is cached.
-  const rows = new Map<number, number>()
-  const refName: number[] = []
-  const refFrom: number[] = []
-  const refKind: number[] = []
-  const refCount: number[] = []
+  const rows = refRows.reset(references.length)
   let lastEnclosing = ''
   let lastFrom = -1
   // A file names the same few hundred identifiers over and over: a small map in front of the
@@ -154,17 +150,7 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
     }
     let name = local.get(ref.name)
     if (name === undefined) local.set(ref.name, (name = strings.id(ref.name)))
-    const kind = REFERENCE_CODES[ref.kind]
-    const key = (name * 4 + kind) * 0x200000 + lastFrom + 1
-    const row = rows.get(key)
-    if (row !== undefined) refCount[row]++
-    else {
-      rows.set(key, refName.length)
-      refName.push(name)
-      refFrom.push(lastFrom)
-      refKind.push(kind)
-      refCount.push(1)
-    }
+    rows.count(name, lastFrom, REFERENCE_CODES[ref.kind])
   }
 
   const imports = importRows(path, content, strings)
@@ -172,14 +158,77 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
     defName, defQName, defScope, defKind, defLine, defEndLine, defColumn,
     sigText: signatures.join(''),
     sigEnds,
-    refName: Uint32Array.from(refName),
-    refFrom: Int32Array.from(refFrom),
-    refKind: Uint8Array.from(refKind),
-    refCount: Uint32Array.from(refCount),
+    refName: rows.name.slice(0, rows.size),
+    refFrom: rows.from.slice(0, rows.size),
+    refKind: rows.kind.slice(0, rows.size),
+    refCount: rows.occurrences.slice(0, rows.size),
     ...imports,
   }
-  return new FileSymbols(path, strings.id(path), language, cols, 0, n, 0, refName.length, 0, imports.importModule.length)
+  return new FileSymbols(path, strings.id(path), language, cols, 0, n, 0, rows.size, 0, imports.importModule.length)
 }
+
+/**
+ * The distinct (name, enclosing, kind) rows of the file being aggregated, with their counts:
+ * open addressing over reusable typed arrays, so a cold build's millions of references allocate
+ * nothing but each file's final columns.
+ */
+class RefRows {
+  size = 0
+  name = new Uint32Array(1024)
+  from = new Int32Array(1024)
+  kind = new Uint8Array(1024)
+  occurrences = new Uint32Array(1024)
+  /** Row + 1 per slot, 0 = empty; cleared through the rows it holds (a file's are few). */
+  private slots = new Int32Array(4096)
+  private mask = 4095
+
+  /** Empties the rows, with room for `references` of them. */
+  reset(references: number): this {
+    const slots = this.slots
+    if (references * 2 > slots.length) {
+      let size = slots.length
+      while (size < references * 2) size *= 2
+      this.slots = new Int32Array(size)
+      this.mask = size - 1
+      this.name = new Uint32Array(references)
+      this.from = new Int32Array(references)
+      this.kind = new Uint8Array(references)
+      this.occurrences = new Uint32Array(references)
+    } else {
+      // Latest first: an earlier row's slot may lie on a later row's probe path, never the reverse.
+      for (let row = this.size - 1; row >= 0; row--) slots[this.slotOf(this.name[row], this.from[row], this.kind[row])] = 0
+    }
+    this.size = 0
+    return this
+  }
+
+  count(name: number, from: number, kind: number): void {
+    const slot = this.slotOf(name, from, kind)
+    const row = this.slots[slot] - 1
+    if (row >= 0) {
+      this.occurrences[row]++
+      return
+    }
+    const at = this.size++
+    this.slots[slot] = at + 1
+    this.name[at] = name
+    this.from[at] = from
+    this.kind[at] = kind
+    this.occurrences[at] = 1
+  }
+
+  /** The slot holding the row, or the empty slot where it belongs. */
+  private slotOf(name: number, from: number, kind: number): number {
+    const { slots, mask } = this
+    let slot = (Math.imul(name, 0x9e3779b1) ^ Math.imul(from + 1, 0x85ebca6b) ^ kind) & mask
+    for (;; slot = (slot + 1) & mask) {
+      const row = slots[slot] - 1
+      if (row < 0 || (this.name[row] === name && this.from[row] === from && this.kind[row] === kind)) return slot
+    }
+  }
+}
+
+const refRows = new RefRows()
 
 /** Languages whose imported names may themselves be modules, each tried as `module.name`. */
 const NAMES_MAY_BE_MODULES = new Set<LanguageId>(['python', 'rust', 'java'])

@@ -17,13 +17,22 @@ export interface PagerankOptions {
   maxIterations?: number
   /** Teleport (and dangling-node) distribution, any non-negative weights; uniform when absent. */
   personalization?: Float64Array
+  /**
+   * Ranks to start iterating from, e.g. those before a small patch: the result is the same fixed
+   * point within `tolerance`, reached in a few iterations instead of dozens. Uniform when absent.
+   */
+  initial?: Float64Array
 }
 
 export const PAGERANK_DAMPING = 0.85
 export const PAGERANK_TOLERANCE = 1e-6
 export const PAGERANK_MAX_ITERATIONS = 100
 
-/** Ranks summing to 1 (0 nodes → empty). Deterministic: same edges in the same order, same bits. */
+/**
+ * Ranks summing to 1 (0 nodes → empty). Deterministic: same edges in the same order, same bits.
+ * Edges are regrouped by target (a counting sort) so each iteration writes ranks in order and
+ * only reads sources at random, about twice as fast as scattering along the edge list.
+ */
 export function pagerank(graph: WeightedEdges, options: PagerankOptions = {}): Float64Array {
   const { nodes, src, dst, weight } = graph
   const damping = options.damping ?? PAGERANK_DAMPING
@@ -34,21 +43,30 @@ export function pagerank(graph: WeightedEdges, options: PagerankOptions = {}): F
   const teleport = teleportOf(nodes, options.personalization)
   const outWeight = new Float64Array(nodes)
   for (let e = 0; e < src.length; e++) outWeight[src[e]] += weight[e]
-  const share = new Float64Array(src.length)
-  for (let e = 0; e < src.length; e++) share[e] = weight[e] / outWeight[src[e]]
+  const inStarts = new Uint32Array(nodes + 1)
+  for (let e = 0; e < dst.length; e++) inStarts[dst[e] + 1]++
+  for (let v = 0; v < nodes; v++) inStarts[v + 1] += inStarts[v]
+  const fill = inStarts.slice(0, nodes)
+  const inSource = new Uint32Array(src.length)
+  const inShare = new Float64Array(src.length)
+  for (let e = 0; e < src.length; e++) {
+    const at = fill[dst[e]]++
+    inSource[at] = src[e]
+    inShare[at] = weight[e] / outWeight[src[e]]
+  }
 
-  let rank = Float64Array.from(teleport)
-  let next = new Float64Array(nodes)
+  let rank: Float64Array = initialRanks(nodes, teleport, options.initial)
+  let next: Float64Array = new Float64Array(nodes)
   for (let iteration = 0; iteration < maxIterations; iteration++) {
     // Rank of nodes without out-edges goes where a random jump would.
     let dangling = 0
     for (let v = 0; v < nodes; v++) if (outWeight[v] === 0) dangling += rank[v]
-    next.fill(0)
-    for (let e = 0; e < src.length; e++) next[dst[e]] += rank[src[e]] * share[e]
     const jump = damping * dangling + (1 - damping)
     let change = 0
     for (let v = 0; v < nodes; v++) {
-      const value = damping * next[v] + jump * teleport[v]
+      let sum = 0
+      for (let e = inStarts[v]; e < inStarts[v + 1]; e++) sum += rank[inSource[e]] * inShare[e]
+      const value = damping * sum + jump * teleport[v]
       change += Math.abs(value - rank[v])
       next[v] = value
     }
@@ -56,6 +74,14 @@ export function pagerank(graph: WeightedEdges, options: PagerankOptions = {}): F
     if (change < tolerance) break
   }
   return rank
+}
+
+function initialRanks(nodes: number, teleport: Float64Array, initial: Float64Array | undefined): Float64Array {
+  if (!initial || initial.length !== nodes) return Float64Array.from(teleport)
+  let total = 0
+  for (let v = 0; v < nodes; v++) total += initial[v]
+  if (!(total > 0)) return Float64Array.from(teleport)
+  return initial.map((value) => value / total)
 }
 
 function teleportOf(nodes: number, personalization: Float64Array | undefined): Float64Array {

@@ -1,3 +1,5 @@
+import { TermTable } from '../search/terms.js'
+
 /**
  * Interned strings shared by the symbol table and the code graph: per-file columns hold ids, so
  * millions of names cost four bytes each and compare as integers. Ids are stable for the life
@@ -5,7 +7,7 @@
  */
 export class StringTable {
   private strings: string[]
-  private ids: Map<string, number> | undefined
+  private table: TermTable | undefined
 
   constructor(strings: string[] = ['']) {
     this.strings = strings
@@ -17,19 +19,12 @@ export class StringTable {
 
   /** The id of `text`, adding it when new. Id 0 is always the empty string. */
   id(text: string): number {
-    const ids = this.index()
-    let id = ids.get(text)
-    if (id === undefined) {
-      id = this.strings.length
-      this.strings.push(text)
-      ids.set(text, id)
-    }
-    return id
+    return this.index().id(text)
   }
 
   /** The id of `text`, or -1 when it was never interned. */
   find(text: string): number {
-    return this.index().get(text) ?? -1
+    return this.index().find(text)
   }
 
   get(id: number): string {
@@ -37,12 +32,9 @@ export class StringTable {
   }
 
   /** Built on first use: a loaded table is often only read by id (saving, ranking). */
-  private index(): Map<string, number> {
-    if (!this.ids) {
-      this.ids = new Map()
-      for (let id = 0; id < this.strings.length; id++) this.ids.set(this.strings[id]!, id)
-    }
-    return this.ids
+  private index(): TermTable {
+    this.table ??= new TermTable(this.strings)
+    return this.table
   }
 }
 

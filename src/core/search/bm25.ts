@@ -16,7 +16,7 @@ import { CorruptFileError } from '../errors.js'
 import { analyzePath, analyzeQuery, type AnalyzedChunks } from './analyze.js'
 import { FreshPostings, freshSegment } from './fresh.js'
 import { mergeSegments } from './merge.js'
-import { eachPosting, findTerm, grow, termSlotsOf, type Segment } from './segment.js'
+import { eachPosting, findTerm, grow, type Segment } from './segment.js'
 
 export const BM25_K1 = 1.2
 export const BM25_B = 0.75
@@ -282,7 +282,6 @@ export class Bm25Index {
         docByteStarts,
         docBytes,
         tfs,
-        termSlots: termSlotsOf(s.termText, termOffsets),
       }
       let dead = 0
       for (let doc = segment.docBase; doc < segment.docEnd; doc++) if (index.docFile[doc] < 0) dead++

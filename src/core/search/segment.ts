@@ -2,7 +2,7 @@
  * An immutable slice of the inverted index: terms packed into one string, and for each term
  * its documents (delta + varint coded, ascending) with one byte of weighted tf each. Typed
  * arrays load in a memcpy; the term lookup table is rebuilt from the packed text at load
- * (tens of ms for 700k terms), which no Map would match.
+ * on the first query (tens of ms for 700k terms), which no Map would match.
  */
 import { hashOf, sameChars } from './terms.js'
 
@@ -19,8 +19,11 @@ export interface Segment {
   docByteStarts: Uint32Array
   docBytes: Uint8Array
   tfs: Uint8Array
-  /** Open addressing over terms by hashOf: term index + 1, 0 = empty. Derived, not stored. */
-  termSlots: Int32Array
+  /**
+   * Open addressing over terms by hashOf: term index + 1, 0 = empty. Derived, not stored, and
+   * built on the first query: loading, patching and saving never look a term up.
+   */
+  termSlots?: Int32Array
 }
 
 /** Weighted tf is stored in a byte; BM25 saturates long before, so the cap changes no ranking. */
@@ -46,7 +49,8 @@ export function termSlotsOf(termText: string, termOffsets: Uint32Array): Int32Ar
 
 /** Index of `term` in the segment, or -1. */
 export function findTerm(segment: Segment, term: string): number {
-  const { termText, termOffsets, termSlots } = segment
+  const { termText, termOffsets } = segment
+  const termSlots = (segment.termSlots ??= termSlotsOf(termText, termOffsets))
   const mask = termSlots.length - 1
   for (let slot = hashOf(term, 0, term.length) & mask; ; slot = (slot + 1) & mask) {
     const entry = termSlots[slot]
@@ -166,7 +170,6 @@ export class SegmentBuilder {
       docByteStarts: this.docByteStarts,
       docBytes: this.docBytes,
       tfs: this.tfs,
-      termSlots: termSlotsOf(termText, this.termOffsets),
     }
   }
 }

@@ -21,9 +21,24 @@ export function sameChars(text: string, start: number, end: number, other: strin
 
 /** A growable term → id dictionary; ids are dense, in insertion order. */
 export class TermTable {
-  readonly terms: string[] = []
   /** Two ints per slot: hash, id + 1 (0 = empty). Load ≤ 1/2. */
-  private slots = new Int32Array(1 << 12)
+  private slots: Int32Array
+
+  /** A table holding `terms` (distinct) under their positions as ids. */
+  constructor(readonly terms: string[] = []) {
+    let size = 1 << 12
+    while (size < terms.length * 4) size *= 2
+    this.slots = new Int32Array(size)
+    const mask = (size >> 1) - 1
+    for (let id = 0; id < terms.length; id++) {
+      const term = terms[id]!
+      const hash = hashOf(term, 0, term.length)
+      let slot = hash & mask
+      while (this.slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask
+      this.slots[2 * slot] = hash
+      this.slots[2 * slot + 1] = id + 1
+    }
+  }
 
   get size(): number {
     return this.terms.length
