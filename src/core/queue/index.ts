@@ -1,0 +1,19 @@
+/** The delta queue hooks fill and the index drains, its commit policy, and the background indexer's state. */
+export { readQueue, drainQueue, queueDir, type Queue } from './queue.js'
+export { parseDeltaFile, type ChangeType, type DeltaBatch, type DeltaRecord } from './delta-file.js'
+export { queueSummary, type DeltaPolicy, type DueReason, type QueueSummary } from './policy.js'
+export {
+  INDEXER_ARGS,
+  defaultLauncher,
+  indexerLogPath,
+  indexerRunning,
+  indexerStatePath,
+  launchIndexer,
+  markIndexerFinished,
+  markIndexerStarted,
+  readIndexerState,
+  writeIndexerState,
+  type IndexerState,
+  type LaunchOptions,
+  type Launcher,
+} from './indexer.js'

@@ -1,0 +1,76 @@
+# Queues an index update for git-vlt: one file per run under .vlt/queue/, written by git plumbing,
+# then a detached background indexer if none is running. Never prints, never fails the git command.
+# Added by `git vlt hooks install`; `git vlt hooks uninstall` removes it and restores what was here.
+if [ @HOOK@ = post-rewrite ]; then git_vlt_stdin=$(cat); fi
+(
+  set +eu
+  # Git runs hooks from the top of the working tree; no .vlt/ there means nothing is indexed.
+  [ -d .vlt ] || exit 0
+  from= to=
+  case @HOOK@ in
+  post-commit)
+    read -r to from _ <<GIT_VLT_EOF
+$(git rev-list --parents -n 1 HEAD)
+GIT_VLT_EOF
+    ;;
+  post-merge)
+    # A squash merge leaves HEAD where it was; its commit will come through post-commit.
+    [ "$1" = 1 ] && exit 0
+    from=$(git rev-parse -q --verify ORIG_HEAD) to=$(git rev-parse -q --verify HEAD)
+    ;;
+  post-checkout)
+    # Flag 0 is a file checkout: HEAD did not move, and dirty files are the index's overlay anyway.
+    [ "$3" = 1 ] || exit 0
+    from=$1 to=$2
+    # A clone checks out from the null commit.
+    case $from in *[!0]*) ;; *) from= ;; esac
+    ;;
+  post-rewrite)
+    read -r from _ <<GIT_VLT_EOF
+$git_vlt_stdin
+GIT_VLT_EOF
+    # A rebase's net change runs from the branch tip it started on, which git keeps in ORIG_HEAD.
+    [ "$1" = rebase ] && from=$(git rev-parse -q --verify ORIG_HEAD)
+    to=$(git rev-parse -q --verify HEAD)
+    ;;
+  esac
+  [ -n "$to" ] && [ "$from" != "$to" ] || exit 0
+  q=.vlt/queue
+  [ -d $q ] || mkdir $q || exit 0
+  # Written aside then renamed: a reader sees a whole batch or none, and parallel hooks never share a file.
+  id=$to-@HOOK@-$$
+  # The closing "end" line tells a reader the batch is whole (a crash can leave a renamed file short).
+  {
+    printf 'vlt-delta 1 @HOOK@ %s %s\n' "${from:--}" "$to" &&
+    if [ -n "$from" ]; then
+      git diff-tree -r -z --raw --numstat @RENAMES@ "$from" "$to"
+    else
+      git diff-tree -r -z --raw --numstat --root --no-commit-id "$to"
+    fi &&
+    printf 'end\n'
+  } >$q/.$id.tmp && mv -f $q/.$id.tmp $q/$id.delta || { rm -f $q/.$id.tmp; exit 0; }
+
+  node=@NODE@ cli=@CLI@
+  if [ -x "$node" ] && [ -f "$cli" ]; then
+    set -- "$node" "$cli"
+  elif command -v git-vlt; then
+    set -- git-vlt
+  else
+    exit 0
+  fi
+  # One indexer at a time: its state file starts with {"pid":N; a live N means it will see this batch.
+  if [ -f $q/indexer-state.json ]; then
+    IFS= read -r state <$q/indexer-state.json
+    pid=${state#\{\"pid\":}
+    pid=${pid%%[!0-9]*}
+    [ -n "$pid" ] && kill -0 "$pid" && exit 0
+  fi
+  [ -d .vlt/logs ] || mkdir .vlt/logs || exit 0
+  unset GIT_INDEX_FILE GIT_PREFIX
+  nohup "$@" @ARGS@ </dev/null >>.vlt/logs/indexer.log 2>&1 &
+  exit 0
+) </dev/null >/dev/null 2>&1 || :
+if [ @HOOK@ = post-rewrite ]; then exec <<GIT_VLT_EOF
+$git_vlt_stdin
+GIT_VLT_EOF
+fi
