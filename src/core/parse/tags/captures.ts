@@ -10,8 +10,9 @@ import type { ReferenceKind, SymbolKind } from '../types.js'
  *   kept only when the file has no full definition of the same qualified name.
  * - `@container` a named scope that is not itself a symbol (Rust `impl Type`, Ruby `class << self`).
  * - `@reference.<kind>` the referenced name itself, optionally with `@receiver` (`obj` in `obj.m()`).
- * - `@local` a name bound inside a function (parameter, local variable, type parameter): bare
- *   references to it are not references to a symbol.
+ * - `@local` a name bound inside a function (parameter, local variable): bare references to it
+ *   are not references to a symbol. `@local.type` a type parameter: it also hides type references,
+ *   which a plain local does not (`struct ring *ring` refers to the type `ring`).
  * - `@import` an import statement, read by the language's import reader.
  * - `@_…` helpers for predicates, ignored.
  */
@@ -19,14 +20,15 @@ export type Role =
   | { role: 'definition'; kind: SymbolKind; weak: boolean }
   | { role: 'container' }
   | { role: 'reference'; kind: ReferenceKind }
-  | { role: 'name' | 'scope' | 'body' | 'sig' | 'receiver' | 'local' | 'import' | 'ignore' }
+  | { role: 'local'; type: boolean }
+  | { role: 'name' | 'scope' | 'body' | 'sig' | 'receiver' | 'import' | 'ignore' }
 
 const SYMBOL_KINDS = new Set<string>([
   'function', 'method', 'class', 'interface', 'struct', 'enum', 'trait', 'type',
   'module', 'constant', 'variable', 'field', 'macro', 'namespace',
 ])
 const REFERENCE_KINDS = new Set<string>(['call', 'reference', 'type', 'inherit', 'import'])
-const PLAIN_ROLES = new Set(['name', 'scope', 'body', 'sig', 'receiver', 'local', 'import', 'container'])
+const PLAIN_ROLES = new Set(['name', 'scope', 'body', 'sig', 'receiver', 'import', 'container'])
 
 function roleOf(captureName: string): Role {
   if (captureName.startsWith('_')) return { role: 'ignore' }
@@ -37,6 +39,7 @@ function roleOf(captureName: string): Role {
     return { role: 'definition', kind: tail as SymbolKind, weak: head === 'declaration' }
   }
   if (head === 'reference' && REFERENCE_KINDS.has(tail)) return { role: 'reference', kind: tail as ReferenceKind }
+  if (head === 'local' && (!tail || tail === 'type')) return { role: 'local', type: tail === 'type' }
   if (!tail && PLAIN_ROLES.has(head)) return { role: head } as Role
   throw new Error(`tags query: unknown capture @${captureName}`)
 }

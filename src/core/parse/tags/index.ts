@@ -1,10 +1,10 @@
 import type { Node, Tree } from 'web-tree-sitter'
 import type { ParsedLanguageId } from '../languages.js'
 import type { ImportRef, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from '../types.js'
-import { captureRoles } from './captures.js'
+import { captureRoles, type Role } from './captures.js'
 import { IMPORT_READERS } from './imports.js'
 import { tagsQuery } from './query.js'
-import { ScopeCursor, qualify, type Scope } from './scopes.js'
+import { ScopeCursor, qualify, type LocalNames, type Scope } from './scopes.js'
 import { signatureText } from './signature.js'
 
 export interface Tags {
@@ -15,20 +15,33 @@ export interface Tags {
 
 interface DefCandidate {
   node: Node
-  name?: Node
+  name: Node | undefined
   kind: SymbolKind | 'container'
   weak: boolean
-  qualifier?: Node
-  body?: Node
-  sig?: Node
+  qualifier: Node | undefined
+  body: Node | undefined
+  sig: Node | undefined
   pattern: number
+  /** Where the name starts, -1 for a nameless container. */
+  nameStart: number
+  /** The definition's range, read only for the definitions that survive deduplication. */
+  start: number
+  end: number
 }
 
 interface RefCandidate {
   node: Node
+  start: number
   kind: ReferenceKind
-  receiver?: Node
+  receiver: Node | undefined
   pattern: number
+}
+
+interface LocalCandidate {
+  node: Node
+  start: number
+  /** A type parameter: it hides type references, which other locals do not (`struct ring *ring`). */
+  type: boolean
 }
 
 /** Kinds whose directly nested functions are methods. */
@@ -48,12 +61,16 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
 
   const defs: DefCandidate[] = []
   const refs: RefCandidate[] = []
-  const locals: Node[] = []
+  const locals: LocalCandidate[] = []
   const imports: ImportRef[] = []
-  const importedName = (node: Node): void => { refs.push({ node, kind: 'import', pattern: -1 }) }
+  const importedName = (node: Node): void => {
+    refs.push({ node, start: node.startIndex, kind: 'import', receiver: undefined, pattern: -1 })
+  }
 
   for (const match of query.matches(tree.rootNode)) {
-    let def: DefCandidate | undefined
+    const pattern = match.patternIndex
+    let defRole: (Role & { role: 'definition' | 'container' }) | undefined
+    let defNode: Node | undefined
     let name: Node | undefined
     let qualifier: Node | undefined
     let body: Node | undefined
@@ -62,24 +79,36 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
     const firstRef = refs.length
     for (const capture of match.captures) {
       const role = roles.get(capture.name)!
+      const node = capture.node
       switch (role.role) {
-        case 'definition':
-          def = { node: capture.node, kind: role.kind, weak: role.weak, pattern: match.patternIndex }
-          break
-        case 'container': def = { node: capture.node, kind: 'container', weak: false, pattern: match.patternIndex }; break
-        case 'name': name = capture.node; break
-        case 'scope': qualifier = capture.node; break
-        case 'body': body = capture.node; break
-        case 'sig': sig = capture.node; break
-        case 'reference': refs.push({ node: capture.node, kind: role.kind, pattern: match.patternIndex }); break
-        case 'receiver': receiver = capture.node; break
-        case 'local': locals.push(capture.node); break
-        case 'import': readImport(capture.node, source, imports, importedName); break
+        case 'definition': case 'container': defRole = role; defNode = node; break
+        case 'name': name = node; break
+        case 'scope': qualifier = node; break
+        case 'body': body = node; break
+        case 'sig': sig = node; break
+        case 'reference': refs.push({ node, start: node.startIndex, kind: role.kind, receiver: undefined, pattern }); break
+        case 'receiver': receiver = node; break
+        case 'local': locals.push({ node, start: node.startIndex, type: role.type }); break
+        case 'import': readImport(node, source, imports, importedName); break
         case 'ignore': break
       }
     }
     // A container may lack a name (Ruby `class << self`): it still scopes what is inside it.
-    if (def && (name || def.kind === 'container')) defs.push({ ...def, name, qualifier, body, sig })
+    if (defRole && (name || defRole.role === 'container')) {
+      defs.push({
+        node: defNode!,
+        name,
+        kind: defRole.role === 'container' ? 'container' : defRole.kind,
+        weak: defRole.role === 'definition' && defRole.weak,
+        qualifier,
+        body,
+        sig,
+        pattern,
+        nameStart: name ? name.startIndex : -1,
+        start: 0,
+        end: 0,
+      })
+    }
     if (receiver) for (let i = firstRef; i < refs.length; i++) refs[i]!.receiver = receiver
   }
 
@@ -95,16 +124,18 @@ function resolveDefinitions(candidates: DefCandidate[], source: string): {
 } {
   // Several patterns may claim one name (a decorated function is also a function); the first
   // pattern in the query file is the most specific and wins.
-  candidates.sort((a, b) => nameStart(a) - nameStart(b) || a.pattern - b.pattern)
-  const unique: Array<DefCandidate & { start: number; end: number }> = []
+  candidates.sort(byNameThenPattern)
+  const unique: DefCandidate[] = []
   let lastName = -2
   for (const candidate of candidates) {
-    const at = nameStart(candidate)
-    if (candidate.name && at === lastName) continue
+    const at = candidate.nameStart
+    if (at >= 0 && at === lastName) continue
     lastName = at
-    unique.push({ ...candidate, start: candidate.node.startIndex, end: candidate.node.endIndex })
+    candidate.start = candidate.node.startIndex
+    candidate.end = candidate.node.endIndex
+    unique.push(candidate)
   }
-  unique.sort((a, b) => a.start - b.start || b.end - a.end)
+  unique.sort(byRange)
 
   const symbols: SymbolDef[] = []
   const weak: Array<{ symbol: SymbolDef; index: number }> = []
@@ -115,10 +146,10 @@ function resolveDefinitions(candidates: DefCandidate[], source: string): {
   for (const def of unique) {
     while (open.length > 0 && open[open.length - 1]!.end <= def.start) open.pop()
     const parent = open[open.length - 1]
-    const name = def.name ? def.name.text : ''
-    if (def.name) nameStarts.add(def.name.startIndex)
+    const name = def.name ? source.slice(def.nameStart, def.name.endIndex) : ''
+    if (def.name) nameStarts.add(def.nameStart)
     if ((def.kind === 'variable' || def.kind === 'constant') && parent && FUNCTION_SCOPES.has(parent.kind)) {
-      ;(parent.locals ??= new Set()).add(name)
+      ;(parent.locals ??= { values: new Set(), types: new Set() }).values.add(name)
       continue
     }
     const kind = def.kind === 'function' && parent && TYPE_SCOPES.has(parent.kind) ? 'method' : def.kind
@@ -153,36 +184,33 @@ function resolveDefinitions(candidates: DefCandidate[], source: string): {
 
 function resolveReferences(
   candidates: RefCandidate[],
-  locals: Node[],
+  locals: LocalCandidate[],
   scopes: Scope[],
   nameStarts: Set<number>,
   source: string,
 ): SymbolRef[] {
-  const rootLocals = new Set<string>()
+  const rootLocals: LocalNames = { values: new Set(), types: new Set() }
   const localCursor = new ScopeCursor(scopes)
-  locals.sort((a, b) => a.startIndex - b.startIndex)
+  locals.sort(byStart)
   for (const local of locals) {
-    const open = localCursor.at(local.startIndex)
+    const open = localCursor.at(local.start)
     const owner = open[open.length - 1]
-    const names = owner ? (owner.locals ??= new Set()) : rootLocals
-    names.add(local.text)
+    const names = owner ? (owner.locals ??= { values: new Set(), types: new Set() }) : rootLocals
+    ;(local.type ? names.types : names.values).add(source.slice(local.start, local.node.endIndex))
   }
 
-  const starts = candidates.map((c) => c.node.startIndex)
-  const order = candidates.map((_, i) => i)
-  order.sort((a, b) => starts[a]! - starts[b]! || candidates[a]!.pattern - candidates[b]!.pattern)
-
+  // Matches come out nearly in source order, which the sort is quick to finish.
+  candidates.sort(byStartThenPattern)
   const references: SymbolRef[] = []
   const cursor = new ScopeCursor(scopes)
   let lastStart = -1
-  for (const i of order) {
-    const start = starts[i]!
+  for (const ref of candidates) {
+    const start = ref.start
     if (start === lastStart || nameStarts.has(start)) continue
     lastStart = start
-    const ref = candidates[i]!
     const open = cursor.at(start)
     const name = source.slice(start, ref.node.endIndex)
-    if (!ref.receiver && ref.kind !== 'import' && isLocal(name, open, rootLocals)) continue
+    if (!ref.receiver && ref.kind !== 'import' && isLocal(name, ref.kind === 'type', open, rootLocals)) continue
     const position = ref.node.startPosition
     const reference: SymbolRef = {
       name,
@@ -200,17 +228,39 @@ function resolveReferences(
   return references
 }
 
-function isLocal(name: string, open: readonly Scope[], rootLocals: Set<string>): boolean {
+/**
+ * Whether a bare name is bound inside the definitions around it. A type reference is hidden only
+ * by a type parameter: `struct ring *ring` still refers to the type `ring`.
+ */
+function isLocal(name: string, type: boolean, open: readonly Scope[], rootLocals: LocalNames): boolean {
   // Top-level bindings do not reach into definitions (Ruby methods, C prototypes' parameters).
-  if (open.length === 0) return rootLocals.has(name)
-  for (let i = open.length - 1; i >= 0; i--) if (open[i]!.locals?.has(name)) return true
+  if (open.length === 0) return hides(rootLocals, name, type)
+  for (let i = open.length - 1; i >= 0; i--) {
+    const locals = open[i]!.locals
+    if (locals && hides(locals, name, type)) return true
+  }
   return false
 }
 
-function nameStart(def: DefCandidate): number {
-  return def.name ? def.name.startIndex : -1
+function hides(locals: LocalNames, name: string, type: boolean): boolean {
+  return locals.types.has(name) || (!type && locals.values.has(name))
 }
 
+function byNameThenPattern(a: DefCandidate, b: DefCandidate): number {
+  return a.nameStart - b.nameStart || a.pattern - b.pattern
+}
+
+function byRange(a: DefCandidate, b: DefCandidate): number {
+  return a.start - b.start || b.end - a.end
+}
+
+function byStart(a: { start: number }, b: { start: number }): number {
+  return a.start - b.start
+}
+
+function byStartThenPattern(a: RefCandidate, b: RefCandidate): number {
+  return a.start - b.start || a.pattern - b.pattern
+}
 /** `Foo<T>::`, `a::b`, `Foo.prototype`, `module.exports` → dotted qualified-name segments. */
 function qualifierText(node: Node): string {
   return node.text

@@ -6,8 +6,14 @@ export interface Scope {
   end: number
   kind: SymbolKind | 'container'
   qualifiedName: string
-  /** Names bound inside this scope (parameters, local variables, type parameters). */
-  locals?: Set<string>
+  /** Names bound inside this scope. */
+  locals?: LocalNames
+}
+
+/** Parameters and local variables (values), type parameters (types). */
+export interface LocalNames {
+  values: Set<string>
+  types: Set<string>
 }
 
 /**

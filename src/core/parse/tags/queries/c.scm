@@ -159,8 +159,12 @@
   type: (type_identifier) @reference.call
   declarator: (parenthesized_declarator (identifier) @name) @definition.variable) @sig
 
+; The two sibling patterns below name no parent: one rooted at `translation_unit` or
+; `compound_statement` keeps a query state alive over the whole file or block, which made them
+; cost as much as all definitions together. The pairs mean the same under any parent.
+
 ; `int x __read_mostly = 1;` reads as `int x` (no `;`) and a statement `__read_mostly = 1;`.
-(translation_unit
+(
   (declaration declarator: (identifier) @name @definition.variable) @sig
   .
   (expression_statement (assignment_expression left: (identifier) @_attribute))
@@ -168,18 +172,7 @@
 
 ; `void __iomem *p = addr;`, `static int __initdata x = 1;` may read as a declaration of the
 ; attribute (no `;`) and a statement `*p = addr;`, `x = 1;`.
-(translation_unit
-  (declaration declarator: (identifier) @_attribute) @sig
-  .
-  (expression_statement [
-    (identifier) @name
-    (assignment_expression left: (identifier) @name)
-    (pointer_expression argument: (identifier) @name)
-    (assignment_expression left: (pointer_expression argument: (identifier) @name))
-  ]) @definition.variable
-  (#match? @_attribute "^__")
-  (#match? @name "^([A-Za-z]|_[A-Za-z0-9])"))
-(compound_statement
+(
   (declaration declarator: (identifier) @_attribute) @sig
   .
   (expression_statement [

@@ -229,9 +229,9 @@
     (structured_binding_declarator (identifier) @local)
   ])
   (structured_binding_declarator (identifier) @local)
-  (type_parameter_declaration (type_identifier) @local)
-  (optional_type_parameter_declaration name: (type_identifier) @local)
-  (variadic_type_parameter_declaration (type_identifier) @local)
+  (type_parameter_declaration (type_identifier) @local.type)
+  (optional_type_parameter_declaration name: (type_identifier) @local.type)
+  (variadic_type_parameter_declaration (type_identifier) @local.type)
   (lambda_capture_specifier (identifier) @local)
 ])
 

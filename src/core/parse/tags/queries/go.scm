@@ -89,14 +89,14 @@
 ; ---- names bound inside functions
 (parameter_declaration name: (identifier) @local)
 (variadic_parameter_declaration name: (identifier) @local)
-(type_parameter_declaration name: (identifier) @local)
+(type_parameter_declaration name: (identifier) @local.type)
 ; `func (b *Box[T]) …` binds T for the method.
 (method_declaration
   receiver: (parameter_list
     (parameter_declaration
       type: [
-        (generic_type type_arguments: (type_arguments (type_elem (type_identifier) @local)))
-        (pointer_type (generic_type type_arguments: (type_arguments (type_elem (type_identifier) @local))))
+        (generic_type type_arguments: (type_arguments (type_elem (type_identifier) @local.type)))
+        (pointer_type (generic_type type_arguments: (type_arguments (type_elem (type_identifier) @local.type))))
       ])))
 (short_var_declaration left: (expression_list (identifier) @local))
 (range_clause left: (expression_list (identifier) @local))

@@ -86,7 +86,7 @@
 (instanceof_expression name: (identifier) @local)
 (type_pattern (identifier) @local)
 (record_pattern_component (identifier) @local)
-(type_parameter (type_identifier) @local)
+(type_parameter (type_identifier) @local.type)
 ; Package and import paths name no symbol of this file: bound, they stay out of references.
 (scoped_identifier (identifier) @local)
 

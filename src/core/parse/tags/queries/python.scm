@@ -46,8 +46,8 @@
 (list_splat_pattern (identifier) @local)
 (dictionary_splat_pattern (identifier) @local)
 ; PEP 695 type parameters (`def f[T]`), not the subscript of a generic type.
-(function_definition type_parameters: (type_parameter (type (identifier) @local)))
-(class_definition type_parameters: (type_parameter (type (identifier) @local)))
+(function_definition type_parameters: (type_parameter (type (identifier) @local.type)))
+(class_definition type_parameters: (type_parameter (type (identifier) @local.type)))
 (for_statement left: [
   (identifier) @local
   (pattern_list (identifier) @local)

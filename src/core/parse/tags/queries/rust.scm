@@ -65,7 +65,7 @@
   ]))
 
 ; ---- names bound inside functions and generic items
-(type_parameter name: (type_identifier) @local)
+(type_parameter name: (type_identifier) @local.type)
 (parameter pattern: (identifier) @local)
 (closure_parameters (identifier) @local)
 (let_declaration pattern: (identifier) @local)

@@ -39,9 +39,9 @@
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.field
 
 ; ---- names bound inside definitions (parameters come from the shared `pattern` captures)
-(type_parameter name: (type_identifier) @local)
-(mapped_type_clause name: (type_identifier) @local)
-(infer_type (type_identifier) @local)
+(type_parameter name: (type_identifier) @local.type)
+(mapped_type_clause name: (type_identifier) @local.type)
+(infer_type (type_identifier) @local.type)
 
 ; ---- inheritance
 (extends_clause value: (identifier) @reference.inherit)
