@@ -4,7 +4,7 @@ import { CorruptFileError } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
-import { readRecord, readRecordSync, writeRecord } from '../store/index.js'
+import { decodeRecord, readRecord, readRecordSync, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
 import type { IndexContext } from './context.js'
@@ -248,11 +248,15 @@ async function blobRunner(count: number): Promise<BlobRunner> {
   if (count <= IN_THREAD_LIMIT) {
     const [{ createExtractor }, { processBlob }] = await Promise.all([import('../parse/index.js'), import('./process-blob.js')])
     const extractor = await createExtractor()
-    return { parallelism: 1, run: (task) => processBlob(task, extractor), close: async () => {} }
+    return { parallelism: 1, run: async (task) => summarize((await processBlob(task, extractor)).record), close: async () => {} }
   }
   const entry = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
-  const pool = new WorkerPool<BlobTask, BlobSummary>(entry)
-  return { parallelism: pool.size, run: (task) => pool.run(task, [task.bytes]), close: () => pool.close() }
+  const pool = new WorkerPool<BlobTask, Uint8Array>(entry)
+  return {
+    parallelism: pool.size,
+    run: async (task) => summarize(decodeRecord<BlobRecord>(await pool.run(task, [task.bytes]), BLOB_RECORD_KIND, BLOB_RECORD_VERSION, task.recordPath)),
+    close: () => pool.close(),
+  }
 }
 
 /** A missing record is a cache miss; a corrupt one is reported, then re-extracted. */

@@ -1,0 +1,58 @@
+import { Args, Flags } from '@oclif/core'
+import { VltCommand } from '../../core/cli/vlt-command.js'
+import { openRepo } from '../../core/git/index.js'
+import { ExtractiveSummarizer, readThread, summarizeThread, type Entry, type ThreadSummary } from '../../core/threads/index.js'
+
+export interface ThreadReadResult {
+  name: string
+  title: string
+  created: string
+  description: string
+  entries: Entry[]
+  summary?: ThreadSummary
+  /** Damaged entries or stray text found in the file. */
+  warnings?: string[]
+}
+
+export default class ThreadRead extends VltCommand {
+  static override summary = 'Print a thread, oldest entry first; --summary adds a summary generated on demand and cached.'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> auth-redesign', description: 'The whole thread.' },
+    { command: '<%= config.bin %> <%= command.id %> auth-redesign --summary', description: 'Summary first (LLM when configured, else extractive: decisions first), then the entries.' },
+    {
+      command: '<%= config.bin %> <%= command.id %> auth-redesign --summary --json',
+      description: 'Print {name, title, created, description, entries: [{id, timestamp, author, type, text}], summary?: {text, upToEntry, stale, generatedBy}}.',
+    },
+  ]
+
+  static override args = {
+    name: Args.string({ description: 'Thread name.', required: true }),
+  }
+
+  static override flags = {
+    summary: Flags.boolean({ char: 's', description: 'Include a summary (only entries added since the cached one are summarised).' }),
+  }
+
+  async run(): Promise<ThreadReadResult> {
+    const { args, flags } = await this.parse(ThreadRead)
+    const repo = await openRepo(this.workDir(flags))
+    const thread = await readThread(repo.vltDir, args.name)
+    for (const problem of thread.problems) this.note(`warning: ${problem}`)
+    const summary = flags.summary ? await summarizeThread(repo.vltDir, thread, new ExtractiveSummarizer()) : undefined
+    const out: string[] = [`# ${thread.title}  (${thread.name}, created ${thread.created})`]
+    if (thread.description) out.push('', thread.description)
+    if (summary) out.push('', `## Summary (${summary.generatedBy})`, '', summary.text || '(no entries yet)')
+    for (const entry of thread.entries) out.push('', `## ${entry.type} · ${entry.author} · ${entry.timestamp}  [${entry.id}]`, '', entry.text)
+    if (thread.entries.length === 0) out.push('', `(no entries yet — add one with \`git vlt thread push ${thread.name} "..."\`)`)
+    this.log(out.join('\n'))
+    return {
+      name: thread.name,
+      title: thread.title,
+      created: thread.created,
+      description: thread.description,
+      entries: thread.entries,
+      ...(summary ? { summary } : {}),
+      ...(thread.problems.length > 0 ? { warnings: thread.problems } : {}),
+    }
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Embeddings from any OpenAI-compatible `/embeddings` endpoint (OpenAI, OpenRouter, Ollama,
+ * LM Studio, vLLM). The SDK's own retries are off: this module retries only what waiting can fix
+ * (429, 5xx), honours Retry-After within a bound, and turns every other failure into one
+ * EmbeddingUnavailableError at once, so a search never hangs on a dead endpoint.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { EmbeddingUnavailableError } from './errors.js'
+import type { EmbeddingConfig, EmbeddingProvider, EmbeddingUsage } from './provider.js'
+
+export interface RetryPolicy {
+  /** Total attempts per batch, the first included. */
+  attempts: number
+  /** First backoff; doubles per attempt, with jitter. */
+  baseDelayMs: number
+  /** Longest single wait; a Retry-After beyond it ends the retries. */
+  maxDelayMs: number
+}
+
+const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 }
+
+export class OpenAIEmbeddingProvider implements EmbeddingProvider {
+  readonly id: string
+  readonly usage: EmbeddingUsage = { requests: 0, inputTokens: 0 }
+  private readonly client: OpenAI
+  private readonly retry: RetryPolicy
+  private readonly host: string
+  /** Length every vector must have: the configured one, else the first one seen. */
+  private dimensions: number | undefined
+
+  constructor(private readonly config: EmbeddingConfig, apiKey: string | undefined, retry: Partial<RetryPolicy> = {}) {
+    this.host = new URL(config.baseUrl).host
+    this.id = `openai:${this.host}:${config.model}:${config.dimensions ?? 'native'}`
+    this.dimensions = config.dimensions
+    this.retry = { ...DEFAULT_RETRY, ...retry }
+    // The SDK insists on a key; keyless local servers ignore whatever is sent.
+    this.client = new OpenAI({ apiKey: apiKey ?? 'none', baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0 })
+  }
+
+  async embed(texts: string[], signal?: AbortSignal, onBatch?: (offset: number, vectors: Float32Array[]) => void): Promise<Float32Array[]> {
+    const result = new Array<Float32Array>(texts.length)
+    const batchSize = Math.max(1, Math.floor(this.config.batchSize))
+    const batchCount = Math.ceil(texts.length / batchSize)
+    // One failed batch stops the others: their results could not be returned anyway.
+    const stop = new AbortController()
+    const forward = (): void => stop.abort(signal?.reason)
+    if (signal?.aborted) forward()
+    signal?.addEventListener('abort', forward, { once: true })
+    let nextBatch = 0
+    let failure: { error: unknown } | undefined
+    const worker = async (): Promise<void> => {
+      while (!failure && !stop.signal.aborted && nextBatch < batchCount) {
+        const offset = nextBatch++ * batchSize
+        try {
+          const vectors = await this.embedBatch(texts.slice(offset, offset + batchSize), stop.signal)
+          for (let i = 0; i < vectors.length; i++) result[offset + i] = vectors[i]!
+          onBatch?.(offset, vectors)
+        } catch (error) {
+          if (!failure) {
+            failure = { error }
+            stop.abort()
+          }
+        }
+      }
+    }
+    try {
+      const workers = Math.max(1, Math.min(Math.floor(this.config.concurrency), batchCount))
+      await Promise.all(Array.from({ length: workers }, worker))
+    } finally {
+      signal?.removeEventListener('abort', forward)
+    }
+    if (signal?.aborted) throw signal.reason
+    if (failure) throw failure.error
+    return result
+  }
+
+  private async embedBatch(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
+    for (let attempt = 1; ; attempt++) {
+      let response: unknown
+      // A signal per request: the SDK leaves a listener on the signal it is given, which would pile up on a shared one.
+      const request = new AbortController()
+      const cancel = (): void => request.abort(signal.reason)
+      signal.addEventListener('abort', cancel, { once: true })
+      try {
+        this.usage.requests++
+        response = await this.client.embeddings.create(
+          {
+            model: this.config.model,
+            input,
+            // The SDK's default (base64) is not implemented by every compatible server.
+            encoding_format: 'float',
+            ...(this.config.dimensions === undefined ? {} : { dimensions: this.config.dimensions }),
+          },
+          { signal: request.signal },
+        )
+      } catch (error) {
+        if (signal.aborted) throw signal.reason
+        const failure = this.classify(error, attempt)
+        if (!failure.retryable || attempt >= this.retry.attempts) throw failure.error
+        const delay = retryAfterMs(error) ?? this.backoffMs(attempt)
+        if (delay > this.retry.maxDelayMs) {
+          throw new EmbeddingUnavailableError(failure.error.kind, `${failure.error.message}; the server asks to wait ${Math.ceil(delay / 1000)} s`)
+        }
+        await sleep(delay, undefined, { signal }).catch(() => {
+          throw signal.reason
+        })
+        continue
+      } finally {
+        signal.removeEventListener('abort', cancel)
+      }
+      return this.readResponse(response, input.length)
+    }
+  }
+
+  /** Validates the shape and dimensions of a response and counts its usage. */
+  private readResponse(response: unknown, expected: number): Float32Array[] {
+    const body = response as { data?: unknown; usage?: { prompt_tokens?: unknown; total_tokens?: unknown; cost?: unknown } }
+    const bad = (what: string): never => {
+      throw new EmbeddingUnavailableError('bad-response', `embedding API at ${this.host} returned ${what}`)
+    }
+    if (typeof body !== 'object' || body === null || !Array.isArray(body.data)) bad('a response without a data array')
+    const data = body.data as Array<{ embedding?: unknown; index?: unknown }>
+    if (data.length !== expected) bad(`${data.length} embeddings for ${expected} inputs`)
+    const usage = body.usage
+    const tokens = usage?.prompt_tokens ?? usage?.total_tokens
+    if (typeof tokens === 'number') this.usage.inputTokens += tokens
+    if (typeof usage?.cost === 'number') this.usage.cost = (this.usage.cost ?? 0) + usage.cost
+
+    const vectors = new Array<Float32Array>(expected)
+    for (let i = 0; i < data.length; i++) {
+      const item = data[i]!
+      const slot = typeof item.index === 'number' ? item.index : i
+      if (!Number.isInteger(slot) || slot < 0 || slot >= expected || vectors[slot]) bad(`an embedding with index ${String(item.index)}`)
+      const embedding = item.embedding
+      if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+        bad('an embedding that is not a list of numbers')
+      }
+      const values = embedding as number[]
+      if (this.dimensions === undefined) this.dimensions = values.length
+      if (values.length !== this.dimensions) {
+        const source = this.config.dimensions === undefined ? 'earlier vectors from the same model' : 'embedding.dimensions in vlt.toml'
+        bad(`${values.length}-dimensional vectors where ${source} ${this.config.dimensions === undefined ? 'have' : 'says'} ${this.dimensions}`)
+      }
+      vectors[slot] = Float32Array.from(values)
+    }
+    return vectors
+  }
+
+  private classify(error: unknown, attempt: number): { retryable: boolean; error: EmbeddingUnavailableError } {
+    const where = `embedding API at ${this.host}`
+    const after = attempt > 1 ? ` after ${attempt} attempts` : ''
+    if (error instanceof APIConnectionTimeoutError) {
+      return fatal('timeout', `${where} did not answer within ${this.config.timeoutMs} ms (embedding.timeoutMs)`)
+    }
+    if (error instanceof APIConnectionError) {
+      return fatal('unreachable', `${where} is unreachable (${connectionCause(error)})`)
+    }
+    if (error instanceof APIError && error.status !== undefined) {
+      const status = error.status
+      const detail = `HTTP ${status}: ${serverMessage(error)}`
+      if (status === 401 || status === 403) return fatal('auth', `${where} rejected the API key from ${this.config.apiKeyEnv} (${detail})`)
+      if (status === 429) return { retryable: true, error: new EmbeddingUnavailableError('rate-limit', `${where} is rate limiting${after} (${detail})`) }
+      if (status >= 500 || status === 408) return { retryable: true, error: new EmbeddingUnavailableError('server', `${where} failed${after} (${detail})`) }
+      return fatal('bad-response', `${where} refused the request (${detail})`)
+    }
+    if (error instanceof EmbeddingUnavailableError) return { retryable: false, error }
+    // The SDK lets JSON syntax errors and other body problems through as plain errors.
+    return fatal('bad-response', `${where} sent an unreadable response (${(error as Error)?.message ?? String(error)})`)
+  }
+
+  private backoffMs(attempt: number): number {
+    const base = this.retry.baseDelayMs * 2 ** (attempt - 1)
+    return Math.min(this.retry.maxDelayMs, base * (0.75 + Math.random() * 0.5))
+  }
+}
+
+function fatal(kind: EmbeddingUnavailableError['kind'], message: string): { retryable: false; error: EmbeddingUnavailableError } {
+  return { retryable: false, error: new EmbeddingUnavailableError(kind, message) }
+}
+
+/** Retry-After in milliseconds (`retry-after-ms`, or `retry-after` as seconds or an HTTP date), when the server sent one. */
+function retryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof APIError) || !error.headers) return undefined
+  const ms = Number(error.headers.get('retry-after-ms') ?? NaN)
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = error.headers.get('retry-after')
+  if (value === null || value.trim() === '') return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
+function serverMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined
+  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '')
+  const line = text.replace(/\s+/g, ' ').trim() || 'no message'
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line
+}
+
+/** The system error code (ECONNREFUSED, ENOTFOUND…) buried in fetch's error chain. */
+function connectionCause(error: Error): string {
+  for (let cause: unknown = error.cause; cause; cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return error.message
+}

@@ -1,0 +1,19 @@
+/** Development threads: markdown files under `.vlt/threads/`, committed, merged by union, summarised lazily. */
+export { defaultAuthor } from './author.js'
+export { ENTRY_TYPES, KNOWN_AUTHORS, validateEntryType, validateThreadName, type Entry, type EntryType } from './format.js'
+export { searchThreads, type ThreadHit, type ThreadSearchOptions } from './search.js'
+export {
+  appendEntry,
+  createThread,
+  listThreads,
+  readThread,
+  threadNames,
+  threadPath,
+  THREADS_GITATTRIBUTES,
+  type NewEntry,
+  type NewThread,
+  type Thread,
+  type ThreadListing,
+} from './store.js'
+export { cachedSummary, summarizeThread, summaryCachePath, type ThreadSummary } from './summary.js'
+export { ExtractiveSummarizer, MAX_SUMMARY_CHARS, type Summarizer } from './summarizer.js'

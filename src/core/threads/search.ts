@@ -1,0 +1,85 @@
+/**
+ * BM25 over thread entries with the code index's analyser and ranking, built per query: threads
+ * are small (a few hundred entries read in milliseconds), so there is no index to keep in sync
+ * with files that git merges and people edit by hand.
+ */
+import type { Chunk } from '../parse/types.js'
+import { analyzeChunks, analyzeQuery, Bm25Index } from '../search/index.js'
+import type { Entry, EntryType } from './format.js'
+import { readThread, threadNames, type Thread } from './store.js'
+
+export interface ThreadHit {
+  thread: string
+  entryId: string
+  score: number
+  timestamp: string
+  author: string
+  type: EntryType
+  /** The entry's line sharing the most terms with the query, shortened. */
+  snippet: string
+}
+
+export interface ThreadSearchOptions {
+  limit?: number
+  type?: EntryType
+}
+
+const SNIPPET_CHARS = 200
+
+export async function searchThreads(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<ThreadHit[]> {
+  const threads = await Promise.all((await threadNames(vltDir)).map((name) => readThread(vltDir, name)))
+  const index = new Bm25Index()
+  const byName = new Map<string, Thread>()
+  for (const thread of threads) {
+    byName.set(thread.name, thread)
+    // The thread name is the document path: its words count in every entry, as a file path does for code.
+    index.addFile(thread.name, analyzeChunks(thread.entries.map((entry) => entryChunk(thread, entry))))
+  }
+  const filter = options.type === undefined ? undefined : (path: string, chunk: number) => byName.get(path)!.entries[chunk].type === options.type
+  const terms = new Set(analyzeQuery(query))
+  return index.search(query, { limit: options.limit ?? 10, filter }).map((hit) => {
+    const entry = byName.get(hit.path)!.entries[hit.chunkIndex]
+    return {
+      thread: hit.path,
+      entryId: entry.id,
+      score: hit.score,
+      timestamp: entry.timestamp,
+      author: entry.author,
+      type: entry.type,
+      snippet: snippet(entry.text, terms),
+    }
+  })
+}
+
+/** An entry as a text chunk: its body is the text, the thread's title weighs like a docstring. */
+function entryChunk(thread: Thread, entry: Entry): Chunk {
+  return {
+    kind: 'block',
+    name: '',
+    qualifiedName: '',
+    language: 'text',
+    startLine: 0,
+    endLine: 0,
+    imports: '',
+    classContext: '',
+    signature: '',
+    decorators: '',
+    docstring: thread.title,
+    body: entry.text,
+    tokenCount: 0,
+  }
+}
+
+function snippet(text: string, terms: Set<string>): string {
+  let best = ''
+  let bestMatches = -1
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
+    const matches = analyzeQuery(line).filter((term) => terms.has(term)).length
+    if (matches > bestMatches) {
+      best = line.trim()
+      bestMatches = matches
+    }
+  }
+  return best.length <= SNIPPET_CHARS ? best : `${best.slice(0, SNIPPET_CHARS - 1)}…`
+}
