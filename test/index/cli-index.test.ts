@@ -64,8 +64,8 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     vltJson(repo.dir, ['coderag', 'init'])
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.deepEqual(Object.keys(status).sort(), [
-      'bm25Bytes', 'chunks', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'languages', 'lastIncremental',
-      'lastIndexed', 'overlay', 'repoMapTokens', 'skipped', 'stale', 'symbols', 'treeHash', 'vectorBytes',
+      'bm25Bytes', 'chunks', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'indexer', 'languages', 'lastIncremental',
+      'lastIndexed', 'overlay', 'queue', 'repoMapTokens', 'skipped', 'stale', 'symbols', 'treeHash', 'vectorBytes',
     ])
     assert.equal(status.indexed, true)
     assert.equal(status.stale, false)

@@ -8,7 +8,7 @@ export default class CoderagStatus extends VltCommand {
     { command: '<%= config.bin %> <%= command.id %>', description: 'Human-readable summary.' },
     {
       command: '<%= config.bin %> <%= command.id %> --json',
-      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay}.',
+      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer}.',
     },
   ]
 
@@ -29,8 +29,25 @@ export default class CoderagStatus extends VltCommand {
         `edges       ${status.edges}`,
         `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}`,
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
+        `queue       ${describeQueue(status)}`,
+        `indexer     ${describeIndexer(status)}`,
       ].join('\n') + formatSkipped(status.skipped),
     )
     return status
   }
+}
+
+function describeQueue(status: StatusResult): string {
+  const queue = status.queue
+  if (queue.batches === 0) return 'empty'
+  const what = `${queue.files} file(s), ${queue.lines} line(s) since ${queue.oldestChange}`
+  return queue.due ? `${what} — due (${queue.reason} threshold reached)` : `${what} — waits until ${queue.dueAt} or a threshold`
+}
+
+function describeIndexer(status: StatusResult): string {
+  const indexer = status.indexer
+  if (indexer.running) return `running (pid ${indexer.pid}, since ${indexer.startedAt})`
+  if (indexer.lastResult === 'failed') return `last run FAILED at ${indexer.finishedAt}: ${indexer.lastError} (log: .vlt/logs/indexer.log)`
+  if (indexer.lastResult === 'ok') return `idle, last run ok at ${indexer.finishedAt}`
+  return 'never ran'
 }

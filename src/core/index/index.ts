@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
+import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
 import { withLock } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
@@ -12,6 +13,7 @@ export type { BuildOptions, BuildResult, IndexedTree } from './build.js'
 export { loadIndexedTree } from './build.js'
 export type { ManifestFile, SkippedCounts, TreeManifest } from './manifest.js'
 export type { Overlay, OverlayFile } from './overlay.js'
+export { runQueuedSync, type QueuedSyncResult } from './queued.js'
 
 export interface InitResult {
   treeHash: string
@@ -33,6 +35,8 @@ export interface SyncResult {
   /** Paths whose content had to be extracted (cache misses), committed or working tree. */
   extracted: string[]
   overlay: { files: number; extracted: string[] }
+  /** Batches the git hooks had queued that this sync covered and removed. */
+  queueDrained: number
   durationMs: number
 }
 
@@ -67,6 +71,8 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
   return withLock(ctx.paths.root, async () => {
+    // Batches queued before this point describe commits up to HEAD at the latest: the sync covers them.
+    const queue = await readQueue(ctx.paths.root)
     const state = await readState(ctx.paths, opts.warn)
     const head = ctx.repo.head
     let mode: SyncResult['mode'] = 'unchanged'
@@ -85,6 +91,8 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
       await recordIndexed(ctx, state, mode === 'cold' ? 'full' : 'incremental')
     }
     const overlay = await syncOverlay(ctx, opts)
+    const covered = [...queue.batches.map((batch) => batch.id), ...queue.unreadable]
+    const queueDrained = covered.length > 0 ? await drainQueue(ctx.paths.root, covered) : 0
     return {
       treeHash: head.tree,
       previousTreeHash: state.treeHash,
@@ -92,6 +100,7 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
       changed,
       extracted: [...extracted, ...overlay.extracted],
       overlay: { files: overlay.overlay.files.length, extracted: overlay.extracted },
+      queueDrained,
       durationMs: Date.now() - started,
     }
   }, lockOptions(opts))
@@ -116,6 +125,10 @@ export interface StatusResult {
   lastIncremental: string | null
   skipped: SkippedCounts
   overlay: { files: number; headTree: string | null }
+  /** Changes the git hooks queued and whether the commit policy makes them due (see `git vlt hooks`). */
+  queue: QueueSummary
+  /** The background indexer hooks start: running or not, and how its last run ended. */
+  indexer: { running: boolean; pid: number | null; startedAt: string | null; finishedAt: string | null; lastResult: 'ok' | 'failed' | null; lastError: string | null }
 }
 
 /** Reads what is indexed without changing anything (no lock: every file it reads is written atomically). */
@@ -128,6 +141,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   const languages: Record<string, number> = {}
   for (const file of files) languages[file.language] = (languages[file.language] ?? 0) + 1
   const dir = state.treeHash ? ctx.paths.treeDir(state.treeHash) : ''
+  const indexer = await readIndexerState(ctx.paths.root)
   const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== ctx.repo.head.tree : false
   return {
     indexed: manifest !== null,
@@ -147,6 +161,15 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     lastIncremental: state.lastIncremental,
     skipped: countSkipped(manifest?.files ?? []),
     overlay: { files: dirty && overlay ? overlay.files.length : 0, headTree: overlay?.headTree ?? null },
+    queue: queueSummary(await readQueue(ctx.paths.root), ctx.config.coderag.delta),
+    indexer: {
+      running: indexerRunning(indexer),
+      pid: indexer?.pid ?? null,
+      startedAt: indexer?.startedAt ?? null,
+      finishedAt: indexer?.finishedAt ?? null,
+      lastResult: indexer?.lastResult ?? null,
+      lastError: indexer?.lastError ?? null,
+    },
   }
 }
 
