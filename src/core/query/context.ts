@@ -1,0 +1,104 @@
+import { CorruptFileError, VltError } from '../errors.js'
+import { blobRecordPath, loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
+import { openIndexContext, syncIndex, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
+import type { TreeAggregates } from '../index/aggregates.js'
+import { readOverlay } from '../index/overlay.js'
+import type { FileArtifact, LanguageId } from '../parse/types.js'
+import { readRecordSync } from '../store/index.js'
+
+/** Every query result says which index answered it (the MCP and JSON contracts carry it). */
+export interface Freshness {
+  /** The committed tree the aggregates describe (HEAD's, after the just-in-time sync). */
+  treeHash: string
+  /** True when the index could not be brought up to date with HEAD and the working tree. */
+  stale: boolean
+  /** Uncommitted files laid over the tree for this query. */
+  overlayFiles: number
+}
+
+/** Where a file's current content is: its committed blob, or the working-tree content hash. */
+export interface FileSource {
+  path: string
+  blob: string
+  language: LanguageId
+  /** True for a file whose uncommitted content the overlay supplies. */
+  dirty: boolean
+}
+
+export interface QueryContext {
+  index: IndexContext
+  manifest: TreeManifest
+  /** HEAD's aggregates with the overlay of uncommitted files applied (in memory only). */
+  aggregates: TreeAggregates
+  freshness: Freshness
+  /** Indexed files by path, overlay included, deleted files excluded. */
+  files: Map<string, FileSource>
+  /** A file's full artifact (chunks with text, every reference); null when not indexed. */
+  artifact(path: string): FileArtifact | null
+}
+
+export interface OpenQueryOptions extends BuildOptions {
+  /** Skip the just-in-time sync (callers that have just synced, benchmarks of warm queries). */
+  noSync?: boolean
+}
+
+/**
+ * The index as a query must see it: brought up to date with HEAD and the working tree first
+ * (building it on first use, with progress), then HEAD's aggregates with uncommitted edits laid
+ * over them, so that an answer is never stale about a file the user just changed.
+ */
+export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
+  if (!opts.noSync) await syncIndex(cwd, opts)
+  const index = await openIndexContext(cwd)
+  const tree = await loadIndexedTree(index, index.repo.head.tree, opts)
+  if (!tree) throw new VltError(`the index of tree ${index.repo.head.tree.slice(0, 12)} is missing — run \`git vlt coderag sync\``)
+  const overlay = (await readOverlay(index)) ?? { headTree: tree.manifest.treeHash, files: [] }
+  const files = new Map<string, FileSource>()
+  for (const file of tree.manifest.files) if (!file.skipped) files.set(file.path, committed(file))
+  const applied = overlay.headTree === tree.manifest.treeHash ? await applyOverlay(index, tree.aggregates, overlay, files, opts) : 0
+  return {
+    index,
+    manifest: tree.manifest,
+    aggregates: tree.aggregates,
+    freshness: { treeHash: tree.manifest.treeHash, stale: overlay.headTree !== tree.manifest.treeHash, overlayFiles: applied },
+    files,
+    artifact: (path) => {
+      const source = files.get(path)
+      return source ? readArtifact(index, source, opts.warn) : null
+    },
+  }
+}
+
+function committed(file: ManifestFile): FileSource {
+  return { path: file.path, blob: file.blob, language: file.language, dirty: false }
+}
+
+/** Replaces committed files by their working-tree versions in the in-memory aggregates. */
+async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, overlay: Overlay, files: Map<string, FileSource>, opts: BuildOptions): Promise<number> {
+  const items: BlobItem[] = []
+  for (const file of overlay.files) {
+    if (files.delete(file.path)) aggregates.removeFile(file.path)
+    if (file.contentHash && !file.skipped) {
+      items.push({ path: file.path, blob: file.contentHash, language: file.language })
+      files.set(file.path, { path: file.path, blob: file.contentHash, language: file.language, dirty: true })
+    }
+  }
+  if (overlay.files.length === 0) return 0
+  await summarizeBlobs(index, items, opts, (item, summary) => {
+    if (!summary.skipped) aggregates.addFile(item.path, summary)
+  })
+  aggregates.finish()
+  return overlay.files.length
+}
+
+function readArtifact(index: IndexContext, source: FileSource, warn: (message: string) => void): FileArtifact | null {
+  try {
+    const record = readRecordSync<BlobRecord>(blobRecordPath(index, source.blob, source.language), BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+    return record && !record.skipped ? record.artifact : null
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    warn(`warning: ${error.message}; run \`git vlt coderag sync\` to rebuild it`)
+    return null
+  }
+}
