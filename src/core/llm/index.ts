@@ -1,0 +1,39 @@
+import type { VltConfig } from '../config/types.js'
+import { isLocalHost } from '../embed/provider.js'
+import { VltError } from '../errors.js'
+import { OpenAILlmClient } from './openai-client.js'
+import type { RetryPolicy } from './retry.js'
+import type { LlmClient } from './types.js'
+
+export { DATA_BLOCK_RULE, dataBlock } from './data-block.js'
+export { LlmUnavailableError, type LlmFailureKind } from './errors.js'
+export type { RetryPolicy } from './retry.js'
+export type { LlmClient, LlmFinishReason, LlmMessage, LlmRequest, LlmResult, LlmTool, LlmToolCall, LlmUsage } from './types.js'
+
+export interface LlmClientOverrides {
+  /** Replaces llm.model (a `--model` flag). */
+  model?: string
+  /** Where the API key is looked up (default process.env). */
+  env?: NodeJS.ProcessEnv
+  /** Overrides the retry schedule (tests shorten it). */
+  retry?: Partial<RetryPolicy>
+}
+
+/**
+ * The configured language model, or null when none is configured. Throws VltError when a remote
+ * endpoint has no API key; local servers (Ollama, LM Studio, vLLM) need none.
+ */
+export function createLlmClient(config: VltConfig['llm'], overrides: LlmClientOverrides = {}): LlmClient | null {
+  if (config.provider === 'none') return null
+  let url: URL
+  try {
+    url = new URL(config.baseUrl)
+  } catch {
+    throw new VltError(`llm.base_url is not a URL: ${JSON.stringify(config.baseUrl)}`)
+  }
+  const key = (overrides.env ?? process.env)[config.apiKeyEnv]
+  if (!key && !isLocalHost(url.hostname)) {
+    throw new VltError(`LLM provider ${url.host} needs an API key: set the environment variable ${config.apiKeyEnv} (llm.api_key_env in vlt.toml)`)
+  }
+  return new OpenAILlmClient(config, overrides.model ?? config.model, key || undefined, overrides.retry)
+}

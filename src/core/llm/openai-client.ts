@@ -1,0 +1,258 @@
+/**
+ * Chat completions from any OpenAI-compatible endpoint (OpenRouter, OpenAI, Ollama, LM Studio,
+ * vLLM). The SDK's own retries are off: this module retries only what waiting can fix (429, 5xx,
+ * a dropped connection before any text was shown), honours Retry-After within a bound, and turns
+ * every other failure into one LlmUnavailableError at once, so callers can fall back quickly.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { VltConfig } from '../config/types.js'
+import { redactSecrets } from '../files/index.js'
+import { Deadline } from './deadline.js'
+import { LlmUnavailableError, type LlmFailureKind } from './errors.js'
+import { backoffMs, DEFAULT_RETRY, retryAfterMs, type RetryPolicy } from './retry.js'
+import type { LlmClient, LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmUsage } from './types.js'
+
+type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>
+/** OpenRouter adds the request's price to usage. */
+type UsageWithCost = OpenAI.CompletionUsage & { cost?: unknown }
+/** What one attempt produced, before redaction counts are added. */
+type Answer = Omit<LlmResult, 'redactions'>
+
+export class OpenAILlmClient implements LlmClient {
+  readonly usage: LlmUsage = { requests: 0, inputTokens: 0, outputTokens: 0, costCents: null, redactions: 0 }
+  private readonly client: OpenAI
+  private readonly retry: RetryPolicy
+  /** The endpoint as shown in messages: no credentials, no query. */
+  private readonly endpoint: string
+
+  constructor(
+    private readonly config: VltConfig['llm'],
+    readonly model: string,
+    apiKey: string | undefined,
+    retry: Partial<RetryPolicy> = {},
+  ) {
+    const url = new URL(config.baseUrl)
+    this.endpoint = `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+    this.retry = { ...DEFAULT_RETRY, ...retry }
+    // The SDK insists on a key; keyless local servers ignore whatever is sent. Its logging is off
+    // because every failure reaches the caller as one LlmUnavailableError.
+    this.client = new OpenAI({ apiKey: apiKey ?? 'none', baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0, logLevel: 'off' })
+  }
+
+  complete(request: LlmRequest): Promise<LlmResult> {
+    return this.run(request, undefined)
+  }
+
+  stream(request: LlmRequest, onText: (delta: string) => void): Promise<LlmResult> {
+    return this.run(request, onText)
+  }
+
+  private async run(request: LlmRequest, onText: ((delta: string) => void) | undefined): Promise<LlmResult> {
+    const { messages, redactions } = redactMessages(request.messages)
+    this.usage.redactions += redactions
+    const params: ChatParams = {
+      model: this.model,
+      messages,
+      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.tools?.length ? { tools: request.tools } : {}),
+    }
+    const caller = request.signal
+    for (let attempt = 1; ; attempt++) {
+      const deadline = new Deadline(this.config.timeoutMs, caller)
+      let shown = false
+      // A throwing onText is the caller's bug, not the endpoint's: it must surface unchanged.
+      let callbackFailure: { error: unknown } | undefined
+      try {
+        this.usage.requests++
+        const answer = onText
+          ? await this.streamOnce(params, deadline, (delta) => {
+              shown = true
+              try {
+                onText(delta)
+              } catch (error) {
+                callbackFailure = { error }
+                throw error
+              }
+            })
+          : await this.completeOnce(params, deadline)
+        this.count(answer)
+        return { ...answer, redactions }
+      } catch (error) {
+        if (caller?.aborted) throw caller.reason
+        if (callbackFailure) throw callbackFailure.error
+        const failure = this.classify(error, deadline.expired, attempt, shown)
+        if (!failure.retryable || shown || attempt >= this.retry.attempts) throw failure.error
+        const delay = retryAfterMs(error) ?? backoffMs(this.retry, attempt)
+        if (delay > this.retry.maxDelayMs) {
+          throw new LlmUnavailableError(failure.error.kind, `${failure.error.message}; the server asks to wait ${Math.ceil(delay / 1000)} s`)
+        }
+        await sleep(delay, undefined, caller ? { signal: caller } : {}).catch(() => {
+          throw caller?.reason
+        })
+      } finally {
+        deadline.dispose()
+      }
+    }
+  }
+
+  private async completeOnce(params: ChatParams, deadline: Deadline): Promise<Answer> {
+    const response = await this.client.chat.completions.create({ ...params, stream: false }, { signal: deadline.signal })
+    const choice = (response as Partial<typeof response>).choices?.[0]
+    if (!choice?.message) throw this.badResponse('a response without choices')
+    const toolCalls: LlmToolCall[] = []
+    for (const call of choice.message.tool_calls ?? []) {
+      if (call.type === 'function') toolCalls.push({ id: call.id, name: call.function.name, arguments: parseArguments(call.function.arguments) })
+    }
+    return {
+      text: choice.message.content ?? '',
+      toolCalls,
+      finishReason: choice.finish_reason ?? 'unknown',
+      ...readUsage(response.usage),
+    }
+  }
+
+  private async streamOnce(params: ChatParams, deadline: Deadline, onText: (delta: string) => void): Promise<Answer> {
+    const stream = await this.client.chat.completions.create(
+      // Usage arrives in a last chunk only when asked for (OpenRouter always sends it).
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { signal: deadline.signal },
+    )
+    let text = ''
+    let finishReason: string | undefined
+    let usage: UsageWithCost | undefined
+    const calls: Array<{ id: string; name: string; arguments: string }> = []
+    for await (const chunk of stream) {
+      deadline.touch()
+      if (chunk.usage) usage = chunk.usage
+      const choice = chunk.choices?.[0]
+      if (!choice) continue
+      const delta = choice.delta
+      if (delta?.content) {
+        text += delta.content
+        onText(delta.content)
+      }
+      for (const part of delta?.tool_calls ?? []) {
+        const call = (calls[part.index] ??= { id: '', name: '', arguments: '' })
+        if (part.id) call.id = part.id
+        if (part.function?.name) call.name += part.function.name
+        if (part.function?.arguments) call.arguments += part.function.arguments
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason
+    }
+    // The SDK ends the iteration quietly when its signal aborts, so a timeout shows only here.
+    if (deadline.signal.aborted) throw new StreamAborted()
+    if (finishReason === undefined) throw this.badResponse('a stream that ended before the answer was complete')
+    return {
+      text,
+      toolCalls: calls.filter(Boolean).map((call) => ({ id: call.id, name: call.name, arguments: parseArguments(call.arguments) })),
+      finishReason,
+      ...readUsage(usage),
+    }
+  }
+
+  private count(answer: Answer): void {
+    this.usage.inputTokens += answer.usage.inputTokens
+    this.usage.outputTokens += answer.usage.outputTokens
+    if (answer.costCents !== null) this.usage.costCents = (this.usage.costCents ?? 0) + answer.costCents
+  }
+
+  private badResponse(what: string): LlmUnavailableError {
+    return new LlmUnavailableError('bad-response', `LLM endpoint ${this.endpoint} returned ${what}`)
+  }
+
+  private classify(error: unknown, expired: boolean, attempt: number, shown: boolean): { retryable: boolean; error: LlmUnavailableError } {
+    const where = `LLM endpoint ${this.endpoint}`
+    const after = attempt > 1 ? ` after ${attempt} attempts` : ''
+    if (expired || error instanceof APIConnectionTimeoutError) {
+      const what = shown ? 'stopped sending its answer for' : 'did not answer within'
+      return fatal('timeout', `${where} ${what} ${this.config.timeoutMs} ms (llm.timeout_ms)`)
+    }
+    if (error instanceof LlmUnavailableError) return { retryable: false, error }
+    if (error instanceof APIConnectionError) {
+      const cause = connectionCause(error)
+      // Connected, then closed without an answer: a server restarting or a proxy giving up, which may pass.
+      if (DROPPED.has(cause)) return retryable('server', `${where} closed the connection without answering${after} (${cause})`)
+      return fatal('unreachable', `${where} unreachable (${cause})`)
+    }
+    if (error instanceof APIError) {
+      const status = error.status
+      // An error event inside a stream has no status: the server gave up mid-answer.
+      if (status === undefined) return retryable('server', `${where} failed mid-answer${after} (${serverMessage(error)})`)
+      const detail = `HTTP ${status}: ${serverMessage(error)}`
+      if (status === 401 || status === 403) return fatal('auth', `${where} rejected the API key from ${this.config.apiKeyEnv} (${detail})`)
+      if (status === 429) return retryable('rate-limit', `${where} is rate limiting${after} (${detail})`)
+      if (status >= 500 || status === 408) return retryable('server', `${where} failed${after} (${detail})`)
+      return fatal('bad-response', `${where} refused the request for model ${this.model} (${detail})`)
+    }
+    if (error instanceof SyntaxError) return fatal('bad-response', `${where} sent an unreadable response (${error.message})`)
+    // The body reader fails with the socket's error when the server drops the connection mid-answer.
+    const code = causeCode(error)
+    if (code) return retryable('server', `${where} dropped the connection mid-answer${after} (${code})`)
+    return fatal('bad-response', `${where} sent an unreadable response (${(error as Error)?.message ?? String(error)})`)
+  }
+}
+
+/** Socket errors of a connection that was accepted and then lost. */
+const DROPPED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
+
+/** Thrown inside an attempt when the stream ended because its deadline aborted it. */
+class StreamAborted extends Error {}
+
+function fatal(kind: LlmFailureKind, message: string): { retryable: false; error: LlmUnavailableError } {
+  return { retryable: false, error: new LlmUnavailableError(kind, message) }
+}
+
+function retryable(kind: LlmFailureKind, message: string): { retryable: true; error: LlmUnavailableError } {
+  return { retryable: true, error: new LlmUnavailableError(kind, message) }
+}
+
+/** Every message as it may leave the machine: secrets replaced, and how many were. */
+function redactMessages(messages: LlmMessage[]): { messages: LlmMessage[]; redactions: number } {
+  let redactions = 0
+  const redacted = messages.map(({ role, content }) => {
+    const result = redactSecrets(content)
+    redactions += result.redactions
+    return { role, content: result.text }
+  })
+  return { messages: redacted, redactions }
+}
+
+function readUsage(usage: UsageWithCost | null | undefined): Pick<LlmResult, 'usage' | 'costCents'> {
+  const cost = usage?.cost
+  return {
+    usage: { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 },
+    // OpenRouter reports credits, which are US dollars.
+    costCents: typeof cost === 'number' && Number.isFinite(cost) ? cost * 100 : null,
+  }
+}
+
+function parseArguments(raw: string): unknown {
+  if (raw.trim() === '') return {}
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+function serverMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined
+  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '')
+  const line = text.replace(/\s+/g, ' ').trim() || 'no message'
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line
+}
+
+/** The system error code (ECONNREFUSED, ENOTFOUND…) buried in fetch's error chain, if any. */
+function causeCode(error: unknown): string | undefined {
+  for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return undefined
+}
+
+function connectionCause(error: APIConnectionError): string {
+  return causeCode(error.cause) ?? error.message
+}
