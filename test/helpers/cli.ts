@@ -32,3 +32,20 @@ export function vltJson<T = any>(cwd: string, args: string[], env: Record<string
 export function vltSpawn(cwd: string, args: string[], env: Record<string, string> = {}) {
   return spawn(process.execPath, [CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
 }
+
+/** Like vlt(), without blocking this process's event loop (needed when the test serves HTTP the CLI calls). */
+export function vltAsync(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const child = vltSpawn(cwd, args, env)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })))
+}
+
+/** vltJson() without blocking the event loop. */
+export async function vltJsonAsync<T = any>(cwd: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+  const run = await vltAsync(cwd, [...args, '--json'], env)
+  if (run.status !== 0) throw new Error(`git vlt ${args.join(' ')} exited ${run.status}\n${run.stderr}\n${run.stdout}`)
+  return JSON.parse(run.stdout) as T
+}

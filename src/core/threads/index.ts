@@ -16,4 +16,4 @@ export {
   type ThreadListing,
 } from './store.js'
 export { cachedSummary, summarizeThread, summaryCachePath, type ThreadSummary } from './summary.js'
-export { ExtractiveSummarizer, MAX_SUMMARY_CHARS, type Summarizer } from './summarizer.js'
+export { chooseSummarizer, ExtractiveSummarizer, LlmSummarizer, MAX_SUMMARY_CHARS, type Summarizer } from './summarizer.js'

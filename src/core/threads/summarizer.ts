@@ -1,4 +1,5 @@
 import type { Entry, EntryType } from './format.js'
+import { dataBlock, DATA_BLOCK_RULE, type LlmClient } from '../llm/index.js'
 
 /**
  * Writes a thread's summary incrementally: `previous` is the summary of the entries before
@@ -79,4 +80,36 @@ function headline(text: string): string {
   const cut = line.slice(0, MAX_ITEM_CHARS - 1)
   const space = cut.lastIndexOf(' ')
   return `${space > MAX_ITEM_CHARS / 2 ? cut.slice(0, space) : cut}…`
+}
+
+const LLM_SYSTEM = [
+  'You maintain the running summary of a development thread: decisions, insights, research and thoughts recorded by people and agents working on a code repository.',
+  'Write concise markdown: decisions first (what was decided and why), then open questions and insights. Keep names of files, symbols and people exact. At most 300 words.',
+  DATA_BLOCK_RULE,
+].join(' ')
+
+/**
+ * Summary written by the configured LLM, extended incrementally: the model sees the previous
+ * summary and only the entries added since, as delimited data (entries may quote anything).
+ */
+export class LlmSummarizer implements Summarizer {
+  readonly kind = 'llm' as const
+
+  constructor(private readonly client: LlmClient) {}
+
+  async summarize(previous: string | null, newEntries: Entry[]): Promise<string> {
+    const entries = newEntries
+      .map((entry) => dataBlock('entry', { id: entry.id, type: entry.type, author: entry.author, time: entry.timestamp }, entry.text))
+      .join('\n')
+    const request = previous === null
+      ? `Summarise this thread from its entries:\n${entries}`
+      : `Here is the current summary:\n${dataBlock('summary', {}, previous)}\nUpdate it with these new entries, keeping what still holds:\n${entries}`
+    const result = await this.client.complete({ messages: [{ role: 'system', content: LLM_SYSTEM }, { role: 'user', content: request }], maxTokens: 700, temperature: 0.2 })
+    return result.text.trim()
+  }
+}
+
+/** The LLM summariser when vlt.toml configures an LLM, else the offline one. */
+export function chooseSummarizer(llm: LlmClient | null): Summarizer {
+  return llm ? new LlmSummarizer(llm) : new ExtractiveSummarizer()
 }
