@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { Parser } from 'web-tree-sitter'
-import { loadLanguage } from '../../src/core/parse/languages.js'
-import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
+import { definitions, referencesIn, signatureOf, tagsOf, type Tags } from './tags-helpers.js'
 
 /** A kernel-style driver: attribute macros (`__init`, `__read_mostly`) and macro-defined globals. */
 const SOURCE = `// SPDX-License-Identifier: GPL-2.0
@@ -88,28 +86,11 @@ module_init(ring_init);
 MODULE_LICENSE("GPL");
 `
 
-/** Definitions as [name, qualifiedName, kind, line, endLine, scope]. */
-function definitions(tags: Tags): Array<[string, string, string, number, number, string]> {
-  return tags.symbols.map((s) => [s.name, s.qualifiedName, s.kind, s.line, s.endLine, s.scope])
-}
-
-/** References made inside one definition, as [name, line, kind, receiver]. */
-function referencesIn(tags: Tags, enclosing: string): Array<[string, number, string, string | undefined]> {
-  return tags.references.filter((r) => r.enclosing === enclosing).map((r) => [r.name, r.line, r.kind, r.receiver])
-}
-
-function signatureOf(tags: Tags, qualifiedName: string): string | undefined {
-  return tags.symbols.find((s) => s.qualifiedName === qualifiedName)?.signature
-}
-
 describe('tags: C', () => {
   let tags: Tags
 
   before(async () => {
-    const language = await loadLanguage('c')
-    const parser = new Parser()
-    parser.setLanguage(language)
-    tags = extractTags(parser.parse(SOURCE)!, 'c', SOURCE)
+    tags = await tagsOf('c', SOURCE)
   })
 
   it('finds every definition; a prototype only when the function is not defined here', () => {
@@ -220,9 +201,7 @@ SYSCALL_DEFINE2(ring_reset, unsigned int, id, int, flags)
 \treturn done + ring_debug;
 }
 `
-    const parser = new Parser()
-    parser.setLanguage(await loadLanguage('c'))
-    const kernel = extractTags(parser.parse(source)!, 'c', source)
+    const kernel = await tagsOf('c', source)
     assert.deepEqual(definitions(kernel), [
       ['ring_debug', 'ring_debug', 'variable', 1, 1, ''],
       ['ring_last', 'ring_last', 'variable', 2, 2, ''],

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { Parser } from 'web-tree-sitter'
-import { loadLanguage } from '../../src/core/parse/languages.js'
-import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
+import { definitions, referencesIn, signatureOf, tagsOf, type Tags } from './tags-helpers.js'
 
 const SOURCE = `// Package server runs a small key-value HTTP service.
 package server
@@ -78,28 +76,11 @@ func validate(ctx context.Context, value string) error {
 }
 `
 
-/** Definitions as [name, qualifiedName, kind, line, endLine, scope]. */
-function definitions(tags: Tags): Array<[string, string, string, number, number, string]> {
-  return tags.symbols.map((s) => [s.name, s.qualifiedName, s.kind, s.line, s.endLine, s.scope])
-}
-
-/** References made inside one definition, as [name, line, kind, receiver]. */
-function referencesIn(tags: Tags, enclosing: string): Array<[string, number, string, string | undefined]> {
-  return tags.references.filter((r) => r.enclosing === enclosing).map((r) => [r.name, r.line, r.kind, r.receiver])
-}
-
-function signatureOf(tags: Tags, qualifiedName: string): string | undefined {
-  return tags.symbols.find((s) => s.qualifiedName === qualifiedName)?.signature
-}
-
 describe('tags: Go', () => {
   let tags: Tags
 
   before(async () => {
-    const language = await loadLanguage('go')
-    const parser = new Parser()
-    parser.setLanguage(language)
-    tags = extractTags(parser.parse(SOURCE)!, 'go', SOURCE)
+    tags = await tagsOf('go', SOURCE)
   })
 
   it('finds every definition, with receivers qualifying methods', () => {

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { Parser } from 'web-tree-sitter'
-import { loadLanguage } from '../../src/core/parse/languages.js'
-import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
+import { definitions, referencesIn, signatureOf, tagsOf, type Tags } from './tags-helpers.js'
 
 const SOURCE = `"""Order service: validates and persists orders."""
 import logging
@@ -72,28 +70,11 @@ def load_prices(path):
     return {k: float(v) for k, v in parse(data)}
 `
 
-/** Definitions as [name, qualifiedName, kind, line, endLine, scope]. */
-function definitions(tags: Tags): Array<[string, string, string, number, number, string]> {
-  return tags.symbols.map((s) => [s.name, s.qualifiedName, s.kind, s.line, s.endLine, s.scope])
-}
-
-/** References made inside one definition, as [name, line, kind, receiver]. */
-function referencesIn(tags: Tags, enclosing: string): Array<[string, number, string, string | undefined]> {
-  return tags.references.filter((r) => r.enclosing === enclosing).map((r) => [r.name, r.line, r.kind, r.receiver])
-}
-
-function signatureOf(tags: Tags, qualifiedName: string): string | undefined {
-  return tags.symbols.find((s) => s.qualifiedName === qualifiedName)?.signature
-}
-
 describe('tags: Python', () => {
   let tags: Tags
 
   before(async () => {
-    const language = await loadLanguage('python')
-    const parser = new Parser()
-    parser.setLanguage(language)
-    tags = extractTags(parser.parse(SOURCE)!, 'python', SOURCE)
+    tags = await tagsOf('python', SOURCE)
   })
 
   it('finds classes, methods, nested functions, fields and module-level names', () => {
@@ -208,9 +189,7 @@ describe('tags: Python', () => {
       '    y = x',
       '    return y',
     ].join('\n')
-    const parser = new Parser()
-    parser.setLanguage(await loadLanguage('python'))
-    const small = extractTags(parser.parse(source)!, 'python', source)
+    const small = await tagsOf('python', source)
     assert.deepEqual(definitions(small), [
       ['json', 'json', 'variable', 4, 4, ''],
       ['HAS_UJSON', 'HAS_UJSON', 'variable', 5, 5, ''],

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { Parser } from 'web-tree-sitter'
-import { loadLanguage } from '../../src/core/parse/languages.js'
-import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
+import { definitions, referencesIn, signatureOf, tagsOf, type Tags } from './tags-helpers.js'
 
 const SOURCE = `# frozen_string_literal: true
 
@@ -66,32 +64,11 @@ def settle(invoice, clock = Clock.new)
 end
 `
 
-/** Definitions as [name, qualifiedName, kind, line, endLine, scope]. */
-function definitions(tags: Tags): Array<[string, string, string, number, number, string]> {
-  return tags.symbols.map((s) => [s.name, s.qualifiedName, s.kind, s.line, s.endLine, s.scope])
-}
-
-/** References made inside one definition, as [name, line, kind, receiver]. */
-function referencesIn(tags: Tags, enclosing: string): Array<[string, number, string, string | undefined]> {
-  return tags.references.filter((r) => r.enclosing === enclosing).map((r) => [r.name, r.line, r.kind, r.receiver])
-}
-
-function signatureOf(tags: Tags, qualifiedName: string): string | undefined {
-  return tags.symbols.find((s) => s.qualifiedName === qualifiedName)?.signature
-}
-
-async function tagsOf(source: string): Promise<Tags> {
-  const language = await loadLanguage('ruby')
-  const parser = new Parser()
-  parser.setLanguage(language)
-  return extractTags(parser.parse(source)!, 'ruby', source)
-}
-
 describe('tags: Ruby', () => {
   let tags: Tags
 
   before(async () => {
-    tags = await tagsOf(SOURCE)
+    tags = await tagsOf('ruby', SOURCE)
   })
 
   it('finds modules, classes, methods, singleton methods and constants', () => {
@@ -185,7 +162,7 @@ describe('tags: Ruby', () => {
   })
 
   it('qualifies nested scopes and top-level singleton methods, and ends one-line headers at `;`', async () => {
-    const small = await tagsOf([
+    const small = await tagsOf('ruby', [
       'class Api::Client; end',
       'def Api.connect(url); Client.new(url); end',
       'module Api',

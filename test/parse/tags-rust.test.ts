@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { Parser } from 'web-tree-sitter'
-import { loadLanguage } from '../../src/core/parse/languages.js'
-import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
+import { definitions, referencesIn, signatureOf, tagsOf, type Tags } from './tags-helpers.js'
 
 const SOURCE = `//! A bounded cache with pluggable eviction.
 use std::collections::HashMap;
@@ -76,28 +74,11 @@ pub mod builder {
 }
 `
 
-/** Definitions as [name, qualifiedName, kind, line, endLine, scope]. */
-function definitions(tags: Tags): Array<[string, string, string, number, number, string]> {
-  return tags.symbols.map((s) => [s.name, s.qualifiedName, s.kind, s.line, s.endLine, s.scope])
-}
-
-/** References made inside one definition, as [name, line, kind, receiver]. */
-function referencesIn(tags: Tags, enclosing: string): Array<[string, number, string, string | undefined]> {
-  return tags.references.filter((r) => r.enclosing === enclosing).map((r) => [r.name, r.line, r.kind, r.receiver])
-}
-
-function signatureOf(tags: Tags, qualifiedName: string): string | undefined {
-  return tags.symbols.find((s) => s.qualifiedName === qualifiedName)?.signature
-}
-
 describe('tags: Rust', () => {
   let tags: Tags
 
   before(async () => {
-    const language = await loadLanguage('rust')
-    const parser = new Parser()
-    parser.setLanguage(language)
-    tags = extractTags(parser.parse(SOURCE)!, 'rust', SOURCE)
+    tags = await tagsOf('rust', SOURCE)
   })
 
   it('finds every item, with impl blocks qualifying their functions', () => {
