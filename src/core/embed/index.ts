@@ -1,5 +1,5 @@
 /** Embeddings: the OpenAI-compatible provider, the per-provider vector cache and the per-tree ANN index. */
-export { createEmbeddingProvider, isLocalHost, type EmbeddingProvider, type EmbeddingUsage, type EmbeddingConfig, type ProviderOptions } from './provider.js'
+export { createEmbeddingProvider, type EmbeddingProvider, type EmbeddingUsage, type EmbeddingConfig, type ProviderOptions } from './provider.js'
 export { EmbeddingUnavailableError, type EmbeddingFailureKind } from './errors.js'
 export { embeddingText, chunkHash, MAX_EMBEDDING_CHARS } from './text.js'
 export { VectorCache, vectorCacheDir, providerKey } from './vector-cache.js'

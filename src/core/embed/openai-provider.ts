@@ -6,18 +6,11 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { backoffMs, connectionCause, retryAfterMs, serverMessage, type RetryPolicy } from '../endpoint/index.js'
 import { EmbeddingUnavailableError } from './errors.js'
 import type { EmbeddingConfig, EmbeddingProvider, EmbeddingUsage } from './provider.js'
 
-export interface RetryPolicy {
-  /** Total attempts per batch, the first included. */
-  attempts: number
-  /** First backoff; doubles per attempt, with jitter. */
-  baseDelayMs: number
-  /** Longest single wait; a Retry-After beyond it ends the retries. */
-  maxDelayMs: number
-}
-
+/** Embedding a repository is many requests: one more attempt than chat, and longer waits allowed. */
 const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 }
 
 export class OpenAIEmbeddingProvider implements EmbeddingProvider {
@@ -98,7 +91,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
         if (signal.aborted) throw signal.reason
         const failure = this.classify(error, attempt)
         if (!failure.retryable || attempt >= this.retry.attempts) throw failure.error
-        const delay = retryAfterMs(error) ?? this.backoffMs(attempt)
+        const delay = retryAfterMs(error) ?? backoffMs(this.retry, attempt)
         if (delay > this.retry.maxDelayMs) {
           throw new EmbeddingUnavailableError(failure.error.kind, `${failure.error.message}; the server asks to wait ${Math.ceil(delay / 1000)} s`)
         }
@@ -169,41 +162,11 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     return fatal('bad-response', `${where} sent an unreadable response (${(error as Error)?.message ?? String(error)})`)
   }
 
-  private backoffMs(attempt: number): number {
-    const base = this.retry.baseDelayMs * 2 ** (attempt - 1)
-    return Math.min(this.retry.maxDelayMs, base * (0.75 + Math.random() * 0.5))
-  }
 }
 
 function fatal(kind: EmbeddingUnavailableError['kind'], message: string): { retryable: false; error: EmbeddingUnavailableError } {
   return { retryable: false, error: new EmbeddingUnavailableError(kind, message) }
 }
 
-/** Retry-After in milliseconds (`retry-after-ms`, or `retry-after` as seconds or an HTTP date), when the server sent one. */
-function retryAfterMs(error: unknown): number | undefined {
-  if (!(error instanceof APIError) || !error.headers) return undefined
-  const ms = Number(error.headers.get('retry-after-ms') ?? NaN)
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const value = error.headers.get('retry-after')
-  if (value === null || value.trim() === '') return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
-}
 
-function serverMessage(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined
-  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '')
-  const line = text.replace(/\s+/g, ' ').trim() || 'no message'
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line
-}
 
-/** The system error code (ECONNREFUSED, ENOTFOUND…) buried in fetch's error chain. */
-function connectionCause(error: Error): string {
-  for (let cause: unknown = error.cause; cause; cause = (cause as { cause?: unknown }).cause) {
-    const code = (cause as { code?: unknown }).code
-    if (typeof code === 'string') return code
-  }
-  return error.message
-}

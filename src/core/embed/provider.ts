@@ -1,6 +1,7 @@
 import type { VltConfig } from '../config/types.js'
 import { VltError } from '../errors.js'
-import { OpenAIEmbeddingProvider, type RetryPolicy } from './openai-provider.js'
+import { isLocalHost, type RetryPolicy } from '../endpoint/index.js'
+import { OpenAIEmbeddingProvider } from './openai-provider.js'
 
 /** What has been spent on embeddings by one provider instance. */
 export interface EmbeddingUsage {
@@ -52,8 +53,3 @@ export function createEmbeddingProvider(
   return new OpenAIEmbeddingProvider(config, key || undefined, opts.retry)
 }
 
-/** Local servers (Ollama, LM Studio, vLLM) usually run without keys. */
-export function isLocalHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '')
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(host)
-}

@@ -1,13 +1,12 @@
 import type { VltConfig } from '../config/types.js'
-import { isLocalHost } from '../embed/provider.js'
+import { isLocalHost, type RetryPolicy } from '../endpoint/index.js'
 import { VltError } from '../errors.js'
 import { OpenAILlmClient } from './openai-client.js'
-import type { RetryPolicy } from './retry.js'
 import type { LlmClient } from './types.js'
 
 export { DATA_BLOCK_RULE, dataBlock } from './data-block.js'
 export { LlmUnavailableError, type LlmFailureKind } from './errors.js'
-export type { RetryPolicy } from './retry.js'
+export type { RetryPolicy } from '../endpoint/index.js'
 export type { LlmClient, LlmFinishReason, LlmMessage, LlmRequest, LlmResult, LlmTool, LlmToolCall, LlmUsage } from './types.js'
 
 export interface LlmClientOverrides {

@@ -10,7 +10,7 @@ import type { VltConfig } from '../config/types.js'
 import { redactSecrets } from '../files/index.js'
 import { Deadline } from './deadline.js'
 import { LlmUnavailableError, type LlmFailureKind } from './errors.js'
-import { backoffMs, DEFAULT_RETRY, retryAfterMs, type RetryPolicy } from './retry.js'
+import { backoffMs, causeCode, connectionCause, DEFAULT_RETRY, retryAfterMs, serverMessage, type RetryPolicy } from '../endpoint/index.js'
 import type { LlmClient, LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmUsage } from './types.js'
 
 type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>
@@ -237,22 +237,5 @@ function parseArguments(raw: string): unknown {
   }
 }
 
-function serverMessage(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined
-  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '')
-  const line = text.replace(/\s+/g, ' ').trim() || 'no message'
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line
-}
 
-/** The system error code (ECONNREFUSED, ENOTFOUND…) buried in fetch's error chain, if any. */
-function causeCode(error: unknown): string | undefined {
-  for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
-    const code = (cause as { code?: unknown }).code
-    if (typeof code === 'string') return code
-  }
-  return undefined
-}
 
-function connectionCause(error: APIConnectionError): string {
-  return causeCode(error.cause) ?? error.message
-}

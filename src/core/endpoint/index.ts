@@ -1,0 +1,35 @@
+/**
+ * What the OpenAI-compatible clients (chat in src/core/llm, embeddings in src/core/embed) share
+ * about talking to an endpoint: retry policy and Retry-After, error descriptions, local hosts.
+ */
+import type { APIError } from 'openai'
+
+export { backoffMs, DEFAULT_RETRY, retryAfterMs, type RetryPolicy } from './retry.js'
+
+/** Local servers (Ollama, LM Studio, vLLM on this machine) need no API key. */
+export function isLocalHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '')
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(host)
+}
+
+/** The server's own error message, on one line and bounded, for a user-facing error. */
+export function serverMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined
+  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '')
+  const line = text.replace(/\s+/g, ' ').trim() || 'no message'
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line
+}
+
+/** The system error code (ECONNREFUSED, ENOTFOUND…) buried in fetch's error chain, if any. */
+export function causeCode(error: unknown): string | undefined {
+  for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return undefined
+}
+
+/** Why a connection failed, for a one-line message: the system error code, else the message. */
+export function connectionCause(error: Error): string {
+  return causeCode(error.cause) ?? error.message
+}
