@@ -1,0 +1,102 @@
+import { readdir, rm, stat, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { UsageError } from '../errors.js'
+import type { LanguageId } from '../parse/types.js'
+import { sweepTempFiles, withLock } from '../store/index.js'
+import { blobRecordPath, loadManifest } from './build.js'
+import { openIndexContext } from './context.js'
+import { readOverlay } from './overlay.js'
+import { readState, writeState } from './state.js'
+
+export interface GcResult {
+  /** Trees whose index is kept: the most recent ones, and the anchors their aggregates derive from. */
+  keptTrees: string[]
+  removedTrees: number
+  removedBlobRecords: number
+  removedTempFiles: number
+  freedBytes: number
+  durationMs: number
+}
+
+/**
+ * Prunes the index: keeps the `keep` most recently indexed trees (the current one always), the
+ * anchors of delta trees among them, and the blob artifacts those trees and the working-tree
+ * overlay use; removes everything else. Runs under the index lock, so no build races it; queries
+ * need no lock because the current tree, its anchor and their artifacts are never removed.
+ */
+export async function collectGarbage(cwd: string, keep: number, warn: (message: string) => void): Promise<GcResult> {
+  if (!Number.isInteger(keep) || keep < 1) throw new UsageError(`--keep must be a whole number of at least 1 (got ${keep})`)
+  const started = Date.now()
+  const ctx = await openIndexContext(cwd)
+  return withLock(ctx.paths.root, async () => {
+    const state = await readState(ctx.paths, warn)
+    const recent = [...new Set([state.treeHash, ...state.recentTrees].filter((tree): tree is string => tree !== null))].slice(0, keep)
+    const kept = new Set<string>()
+    const liveRecords = new Set<string>()
+    // Records of other extractor versions are never read again: they go too.
+    const keepRecord = (blob: string, language: LanguageId) => liveRecords.add(blobRecordPath(ctx, blob, language))
+    for (const tree of recent) {
+      const manifest = await loadManifest(ctx, tree, warn)
+      if (!manifest) continue
+      kept.add(tree)
+      kept.add(manifest.aggregatesTree)
+      for (const file of manifest.files) if (!file.skipped) keepRecord(file.blob, file.language)
+      if (manifest.aggregatesTree !== tree) {
+        const anchor = await loadManifest(ctx, manifest.aggregatesTree, warn)
+        for (const file of anchor?.files ?? []) if (!file.skipped) keepRecord(file.blob, file.language)
+      }
+    }
+    const overlay = await readOverlay(ctx)
+    for (const file of overlay?.files ?? []) if (file.contentHash && !file.skipped) keepRecord(file.contentHash, file.language)
+
+    let freedBytes = 0
+    let removedTrees = 0
+    for (const tree of await listDir(ctx.paths.trees)) {
+      if (kept.has(tree)) continue
+      freedBytes += await sizeOf(join(ctx.paths.trees, tree))
+      await rm(join(ctx.paths.trees, tree), { recursive: true, force: true })
+      removedTrees++
+    }
+    let removedBlobRecords = 0
+    for (const path of await listFiles(ctx.paths.objects)) {
+      if (liveRecords.has(path) || path.endsWith('.vlt-tmp')) continue
+      freedBytes += await sizeOf(path)
+      await unlink(path).catch(() => {})
+      removedBlobRecords++
+    }
+    const removedTempFiles = await sweepTempFiles(ctx.paths.root)
+    await writeState(ctx.paths, { ...state, recentTrees: state.recentTrees.filter((tree) => kept.has(tree)) })
+    return { keptTrees: [...kept], removedTrees, removedBlobRecords, removedTempFiles, freedBytes, durationMs: Date.now() - started }
+  }, { waitMs: 120_000, onWait: (holder) => warn(`waiting for another git-vlt run (${holder}) to finish…`) })
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    const info = await stat(path)
+    if (!info.isDirectory()) return info.size
+    let total = 0
+    for (const file of await listFiles(path)) total += (await stat(file)).size
+    return total
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,67 @@
+import { strict as assert } from 'node:assert'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { vlt, vltAsync, vltJson } from '../helpers/cli.js'
+
+function countFiles(dir: string): number {
+  return existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length : 0
+}
+
+describe('coderag gc', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  afterEach(() => repo?.cleanup())
+
+  it('keeps the last N trees, the anchors of kept delta trees and the artifacts they use', () => {
+    repo = createGitRepo({ files: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`m${i}.py`, `def f${i}():\n    return ${i}\n`])) })
+    const trees: string[] = [vltJson(repo.dir, ['coderag', 'init']).treeHash]
+    for (let round = 1; round <= 4; round++) {
+      repo.write({ 'm1.py': `def f1():\n    return ${round * 100}\n` })
+      repo.commit(`round ${round}`)
+      trees.push(vltJson(repo.dir, ['coderag', 'sync']).treeHash)
+    }
+    const vltDir = join(repo.dir, '.vlt')
+    assert.equal(readdirSync(join(vltDir, 'trees')).length, 5)
+    const recordsBefore = countFiles(join(vltDir, 'objects'))
+    assert.equal(recordsBefore, 14, '10 original blobs + 4 versions of m1.py')
+
+    const gc = vltJson(repo.dir, ['gc', '--keep', '2'])
+    // The two newest trees are deltas on the first (cold) tree: it stays as their anchor.
+    assert.deepEqual(new Set(gc.keptTrees), new Set([trees[4], trees[3], trees[0]]))
+    assert.equal(gc.removedTrees, 2)
+    // Versions 1 and 2 of m1.py are used by no kept tree (3 and 4 are, and the anchor's original).
+    assert.equal(gc.removedBlobRecords, 2)
+    assert.equal(countFiles(join(vltDir, 'objects')), 12)
+
+    // The index still answers, and a sync after gc needs no extraction.
+    const status = vltJson(repo.dir, ['coderag', 'status'])
+    assert.equal(status.indexed, true)
+    assert.equal(status.files, 10)
+    repo.git('checkout', '-q', 'HEAD~1')
+    const back = vltJson(repo.dir, ['coderag', 'sync'])
+    assert.equal(back.mode, 'reused')
+  })
+
+  it('runs safely while queries read the index', async () => {
+    repo = createGitRepo({ files: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`m${i}.py`, `def f${i}():\n    return ${i}\n`])) })
+    vltJson(repo.dir, ['coderag', 'init'])
+    for (let round = 1; round <= 3; round++) {
+      repo.write({ 'm1.py': `def f1():\n    return ${round}\n` })
+      repo.commit(`round ${round}`)
+      vltJson(repo.dir, ['coderag', 'sync'])
+    }
+    const runs = await Promise.all([
+      vltAsync(repo.dir, ['gc', '--keep', '1', '--json']),
+      ...Array.from({ length: 6 }, () => vltAsync(repo.dir, ['coderag', 'status', '--json'])),
+    ])
+    for (const run of runs) assert.equal(run.status, 0, run.stderr)
+    for (const run of runs.slice(1)) assert.equal(JSON.parse(run.stdout).files, 30)
+  })
+
+  it('refuses --keep 0', () => {
+    repo = createGitRepo({ files: { 'a.py': 'x = 1\n' } })
+    const run = vlt(repo.dir, ['gc', '--keep', '0'])
+    assert.equal(run.status, 2)
+  })
+})
