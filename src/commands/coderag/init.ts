@@ -14,18 +14,21 @@ the summary.`
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: 'Index the repository you are in.' },
     { command: '<%= config.bin %> <%= command.id %> --force', description: 'Re-extract everything, ignoring cached artifacts.' },
-    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, durationMs}.' },
+    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, extracted, durationMs}.' },
+    { command: '<%= config.bin %> <%= command.id %> --ci', description: 'In a CI job that restores .vlt/ from a cache (see templates/ci/): only blobs changed since the cached tree are extracted.' },
   ]
 
   static override flags = {
     force: Flags.boolean({ description: 'Rebuild from scratch: re-extract every blob even when cached.' }),
+    ci: Flags.boolean({ description: 'For CI jobs that cache .vlt/: no progress output, temp files of killed runs swept first, one summary line.' }),
   }
 
   async run(): Promise<InitResult> {
     const { flags } = await this.parse(CoderagInit)
     const result = await initIndex(this.workDir(flags), {
       force: flags.force,
-      progress: this.jsonEnabled() ? undefined : terminalProgress(),
+      progress: this.jsonEnabled() || flags.ci ? undefined : terminalProgress(),
+      sweep: flags.ci,
       warn: (message) => this.note(message),
     })
     this.log(

@@ -25,6 +25,8 @@ export interface BuildOptions {
   force?: boolean
   /** Store full aggregates for the tree even when a delta on its anchor would do. */
   full?: boolean
+  /** Remove temp files left in .vlt/ by killed runs before building (a restored CI cache may hold some). */
+  sweep?: boolean
   progress?: Progress
   warn: (message: string) => void
 }

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
-import { withLock } from '../store/index.js'
+import { sweepTempFiles, withLock } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
@@ -22,6 +22,8 @@ export interface InitResult {
   symbols: number
   edges: number
   skipped: SkippedCounts
+  /** Blobs extracted by this run: 0 when everything came from the cache (e.g. a restored CI cache). */
+  extracted: number
   durationMs: number
 }
 
@@ -49,6 +51,7 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
   return withLock(ctx.paths.root, async () => {
+    if (opts.sweep) await sweepTempFiles(ctx.paths.root)
     const state = await readState(ctx.paths, opts.warn)
     const head = ctx.repo.head
     const existing = opts.force || !(await loadReusable(ctx, head.tree, opts.warn)) ? null : await loadIndexedTree(ctx, head.tree, opts)
@@ -62,7 +65,7 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     await syncOverlay(ctx, opts)
     await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental')
     const { treeHash, files, chunks, symbols, skipped } = built
-    return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, durationMs: Date.now() - started }
+    return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, extracted: built.extracted.length, durationMs: Date.now() - started }
   }, lockOptions(opts))
 }
 
