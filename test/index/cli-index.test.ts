@@ -72,6 +72,8 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     assert.equal(status.treeHash, status.headTreeHash)
     assert.deepEqual(status.languages, { python: 2, typescript: 1, text: 2 })
     assert.ok(status.bm25Bytes > 0 && status.graphBytes > 0)
+    assert.ok(status.repoMapTokens > 0 && status.repoMapTokens <= 1024, String(status.repoMapTokens))
+    assert.equal(vltJson(repo.dir, ['coderag', 'map']).tokens, status.repoMapTokens)
     assert.equal(status.skipped.secret, 1)
   })
 

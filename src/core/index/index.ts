@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
-import { sweepTempFiles, withLock } from '../store/index.js'
+import { CorruptFileError } from '../errors.js'
+import { readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
@@ -122,7 +123,7 @@ export interface StatusResult {
   bm25Bytes: number
   vectorBytes: number
   graphBytes: number
-  /** Tokens of the default repo map; null until the repo map (code intelligence issue) exists. */
+  /** Tokens of the default repo map (`git vlt coderag map`) of the indexed tree; null when nothing is indexed. */
   repoMapTokens: number | null
   lastIndexed: string | null
   lastIncremental: string | null
@@ -159,7 +160,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
     vectorBytes: 0,
     graphBytes: manifest ? fileSize(join(dir, 'graph.mpk')) + fileSize(join(dir, 'symbols.mpk')) : 0,
-    repoMapTokens: null,
+    repoMapTokens: manifest ? await repoMapTokens(ctx, manifest.treeHash, warn) : null,
     lastIndexed: state.lastIndexed,
     lastIncremental: state.lastIncremental,
     skipped: countSkipped(manifest?.files ?? []),
@@ -184,6 +185,26 @@ async function nearestTree(ctx: IndexContext, state: IndexState, target: string,
     if (manifest && isCurrent(ctx, manifest)) return manifest
   }
   return null
+}
+
+const REPOMAP_STATS_KIND = 'repomap-stats'
+const REPOMAP_STATS_VERSION = 1
+
+/** Tokens of the tree's default repo map (committed files only), computed once per tree and cached beside its aggregates. */
+async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number | null> {
+  const path = ctx.paths.treeRecord(tree, 'repomap')
+  try {
+    const cached = await readRecord<{ tokens: number }>(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION)
+    if (cached) return cached.tokens
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+  }
+  const indexed = await loadIndexedTree(ctx, tree, { warn })
+  if (!indexed) return null
+  const { defaultRepoMapTokens } = await import('../repomap/index.js')
+  const tokens = defaultRepoMapTokens({ aggregates: indexed.aggregates, freshness: { treeHash: tree, stale: false, overlayFiles: 0 } })
+  await writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false })
+  return tokens
 }
 
 /** A delta tree stores no edge count: materialise its aggregates to count them (no write). */
