@@ -11,6 +11,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   bm25: { describe: 'Bm25Index build/snapshot/query latency on Linux 10k chunks', load: () => import('./bm25.js') },
   tags: { describe: 'parse vs tags-query cost (ms/MB) per language on real code', load: () => import('./tags-bench.js') },
   vectors: { describe: 'usearch build/search/recall and the vector cache on 200k × 1024 vectors', load: () => import('./vectors-bench.js') },
+  search: { describe: 'natural-language recall (Django, docstrings removed) and search latency on Linux 10k', load: () => import('./search-bench.js') },
   repomap: { describe: 'repo map over Linux 10k (whole tree, drivers/ 5k files, focus): in process and cold CLI', load: () => import('./repomap-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },

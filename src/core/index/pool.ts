@@ -59,7 +59,11 @@ export class WorkerPool<T, R> {
   }
 
   private spawn(): Slot<R> {
-    const worker = new Worker(this.entry, { workerData: this.workerData })
+    const worker = this.entry.pathname.endsWith('.ts')
+      ? // Run from the TypeScript sources (tests, bin/dev.js), the worker registers the tsx loader
+        // itself: Node 20 does not carry a loader registered with --import over to worker threads.
+        new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(this.entry.href)}) })`, { eval: true, workerData: this.workerData })
+      : new Worker(this.entry, { workerData: this.workerData })
     const slot: Slot<R> = { worker, inFlight: new Map() }
     worker.on('message', (message: { id: number; result?: R; error?: string }) => {
       const pending = slot.inFlight.get(message.id)

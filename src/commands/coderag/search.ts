@@ -1,0 +1,75 @@
+import { Args, Flags } from '@oclif/core'
+import { terminalProgress } from '../../core/cli/progress.js'
+import { VltCommand } from '../../core/cli/vlt-command.js'
+import { openQueryContext } from '../../core/query/context.js'
+import { searchCode, SEARCH_KINDS, SEARCH_LANGUAGES, type SearchResponse } from '../../core/query/search/index.js'
+
+export default class CoderagSearch extends VltCommand {
+  static override summary = 'Search the code: keywords, exact identifiers, their callers and callees, and embeddings when configured.'
+  static override description = `Runs several retrieval paths over the index of HEAD plus uncommitted edits (synced first)
+and fuses them: BM25 over code chunks, exact lookup of identifiers the query names
+(\`authenticate_user\`, \`UserService.login\` — their definitions come first), the callers and
+callees of those symbols, and vector similarity when [embedding] is configured in vlt.toml.
+Results are then reranked offline (path match, definitions over module glue, PageRank,
+tests demoted unless the query mentions them, duplicates removed).
+
+Each result lists the paths that found it in \`methods\`. If the embedding endpoint fails, search
+falls back to the other paths with one warning.`
+
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> "where do we check the password of authenticate_user"', description: 'Prose with an identifier: its definition first.' },
+    { command: '<%= config.bin %> <%= command.id %> "retry with backoff" --lang python --path "src/**" --no-tests', description: 'Only Python files under src/, tests excluded.' },
+    {
+      command: '<%= config.bin %> <%= command.id %> UserService.login --kind method --json',
+      description: 'Print {query, freshness: {treeHash, stale}, results: [{path, startLine, endLine, name, qualifiedName, kind, language, score, methods, snippet}], warnings}.',
+    },
+  ]
+
+  static override args = {
+    query: Args.string({ description: 'What to look for: words, identifiers, or both.', required: true }),
+  }
+
+  static override flags = {
+    limit: Flags.integer({ char: 'n', description: 'Number of results.', default: 10, min: 1 }),
+    lang: Flags.string({ description: 'Only files of this language.', options: [...SEARCH_LANGUAGES] }),
+    path: Flags.string({ description: 'Only paths matching this gitignore-style glob (e.g. "src/**", "*.py").' }),
+    kind: Flags.string({ description: 'Only chunks of this kind.', options: [...SEARCH_KINDS] }),
+    'no-tests': Flags.boolean({ description: 'Exclude test files (by default they are only ranked lower, unless the query mentions tests).' }),
+  }
+
+  async run(): Promise<SearchResponse> {
+    const { args, flags } = await this.parse(CoderagSearch)
+    const progress = this.jsonEnabled() ? undefined : terminalProgress()
+    const indexWarnings: string[] = []
+    const warn = (message: string): void => {
+      indexWarnings.push(message)
+      this.note(message)
+    }
+    const qctx = await openQueryContext(this.workDir(flags), { progress, warn })
+    const response = await searchCode(qctx, args.query, {
+      limit: flags.limit,
+      language: flags.lang as (typeof SEARCH_LANGUAGES)[number] | undefined,
+      path: flags.path,
+      kind: flags.kind as (typeof SEARCH_KINDS)[number] | undefined,
+      noTests: flags['no-tests'],
+      progress,
+    })
+    for (const warning of response.warnings) this.note(`warning: ${warning}`)
+    response.warnings.unshift(...indexWarnings)
+    this.log(formatResults(response))
+    return response
+  }
+}
+
+function formatResults(response: SearchResponse): string {
+  if (response.results.length === 0) return `No results for ${JSON.stringify(response.query)}.`
+  const width = String(response.results.length).length
+  const blocks = response.results.map((result, i) => {
+    const what = result.qualifiedName === '' ? result.kind : `${result.qualifiedName} (${result.kind})`
+    const header = `${String(i + 1).padStart(width)}. ${result.path}:${result.startLine}-${result.endLine}  ${what}  ${result.score.toFixed(3)}  [${result.methods.join(', ')}]`
+    const snippet = result.snippet.split('\n').map((line) => `${' '.repeat(width + 2)}│ ${line}`).join('\n')
+    return `${header}\n${snippet}`
+  })
+  const stale = response.freshness.stale ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
+  return blocks.join('\n\n') + stale
+}

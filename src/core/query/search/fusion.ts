@@ -1,0 +1,45 @@
+/**
+ * Reciprocal rank fusion: each path contributes weight / (K + rank) for every candidate it
+ * ranked, so paths with incomparable scores (BM25, cosine, reference counts) combine by rank
+ * alone, and a candidate several paths agree on rises.
+ */
+import { chunkKeyString } from './chunks.js'
+import type { ChunkKey, PathHit, RetrievalMethod } from './types.js'
+
+/**
+ * Lower than the usual 60: one path's rank 1 and rank 2 must stay far enough apart that the
+ * rerank's small bonuses do not reorder them (Django docstring cases: recall@1 0.088 at 60, 0.092 at 20).
+ */
+export const RRF_K = 20
+
+/** The graph only suggests neighbours; named identifiers get their precedence from the rerank. */
+export const PATH_WEIGHTS: Record<RetrievalMethod, number> = { symbol: 1, bm25: 1, vector: 1, graph: 0.25 }
+
+/** Fixed order of `methods` in results. */
+export const METHOD_ORDER: readonly RetrievalMethod[] = ['symbol', 'bm25', 'vector', 'graph']
+
+export interface FusedCandidate extends ChunkKey {
+  score: number
+  /** 1-based rank in each path that found the candidate. */
+  ranks: Partial<Record<RetrievalMethod, number>>
+}
+
+export function fuse(paths: Record<RetrievalMethod, readonly PathHit[]>): FusedCandidate[] {
+  const fused = new Map<string, FusedCandidate>()
+  for (const method of METHOD_ORDER) {
+    paths[method].forEach((hit, index) => {
+      const id = chunkKeyString(hit)
+      let candidate = fused.get(id)
+      if (!candidate) {
+        candidate = { path: hit.path, chunkIndex: hit.chunkIndex, score: 0, ranks: {} }
+        fused.set(id, candidate)
+      }
+      if (candidate.ranks[method] !== undefined) return
+      candidate.ranks[method] = index + 1
+      candidate.score += PATH_WEIGHTS[method] / (RRF_K + index + 1)
+    })
+  }
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.chunkIndex - b.chunkIndex),
+  )
+}
