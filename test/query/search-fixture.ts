@@ -176,18 +176,9 @@ describe('fetchWithRetry', () => {
 `,
 }
 
-/**
- * A repository holding `files`, committed and indexed in batches of at most 8 files: such small
- * builds extract in-thread (larger ones start worker threads, which cannot load .ts sources
- * under mocha).
- */
+/** A repository holding `files`, committed and indexed. */
 export async function createIndexedRepo(files: Record<string, string> = SEARCH_REPO): Promise<GitFixture> {
-  const repo = createGitRepo()
-  const entries = Object.entries(files)
-  for (let start = 0; start < entries.length; start += 8) {
-    repo.write(Object.fromEntries(entries.slice(start, start + 8)))
-    repo.commit(`files ${start}`)
-    await syncIndex(repo.dir, { warn: () => {} })
-  }
+  const repo = createGitRepo({ files })
+  await syncIndex(repo.dir, { warn: () => {} })
   return repo
 }
