@@ -82,9 +82,9 @@ describe('config: loadConfig', () => {
 describe('config: validation messages', () => {
   it('names an unknown key and the keys it could have been', () => {
     refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files)')
-    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm)')
+    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, notes)')
     refuses('[coderag.delta]\nfiles = 3', 'vlt.toml: unknown key coderag.delta.files (expected one of: file_threshold, line_threshold, timeout_seconds)')
-    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm)')
+    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, notes)')
   })
 
   it('refuses values of the wrong type', () => {
@@ -159,6 +159,7 @@ describe('config: template', () => {
       'file_threshold', 'line_threshold', 'timeout_seconds',
       'provider', 'base_url', 'model', 'api_key_env', 'batch_size', 'concurrency', 'timeout_ms',
       'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms',
+      'folders', 'include',
     ])
   })
 })

@@ -1,3 +1,4 @@
+import { DEFAULT_NOTES_CONFIG } from '../notes/config.js'
 import type { VltConfig } from './types.js'
 
 /**
@@ -31,6 +32,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     apiKeyEnv: 'OPENROUTER_API_KEY',
     timeoutMs: 60_000,
   },
+  notes: { ...DEFAULT_NOTES_CONFIG, folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include] },
 })
 
 /** Frozen so that no caller can change the defaults every later load starts from. */

@@ -1,3 +1,4 @@
+import type { NotesConfig } from '../notes/config.js'
 import type { LanguageId } from '../parse/types.js'
 
 /** The validated contents of `vlt.toml` with defaults applied. See templates/vlt.toml. */
@@ -34,4 +35,6 @@ export interface VltConfig {
     apiKeyEnv: string
     timeoutMs: number
   }
+  /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
+  notes: NotesConfig
 }

@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js'
 import { globProblem } from '../files/globs.js'
 import { PARSED_LANGUAGES } from '../parse/languages.js'
 import type { LanguageId } from '../parse/types.js'
+import { notesConfig } from '../notes/config.js'
 import { DEFAULT_CONFIG } from './defaults.js'
 import type { VltConfig } from './types.js'
 
@@ -56,6 +57,7 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
         timeoutMs: t.value('timeout_ms', positiveInteger, d.llm.timeoutMs),
       }
     }),
+    notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) })),
   }
   root.rejectUnknownKeys()
   return config
@@ -63,6 +65,9 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
 
 /** Checks one value: returns it typed, or throws a UsageError saying what was expected. */
 type Check<T> = (value: unknown, path: string) => T
+
+/** For tables whose own module validates them (notes: src/core/notes/config.ts). */
+const anyValue: Check<unknown> = (value) => value
 
 /** One TOML table being read; remembers which keys were asked for so the rest can be reported. */
 class Table {

@@ -1,0 +1,48 @@
+import { strict as assert } from 'node:assert'
+import { vlt, vltJson } from '../helpers/cli.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+
+describe('notes commands', function () {
+  this.timeout(30_000)
+  let repo: GitFixture
+  before(() => {
+    repo = createGitRepo({
+      files: {
+        'README.md': '# Project\n\nRead [[Runbook]] first.\n',
+        'docs/runbook.md': '---\ntags: [ops]\n---\n# Runbook\n\n## Restart\n\nRestart the indexer with a sync.\n',
+      },
+    })
+  })
+  after(() => repo.cleanup())
+
+  it('search --json prints {query, results, freshness}', () => {
+    const out = vltJson(repo.dir, ['notes', 'search', 'restart indexer', '--tag', 'ops'])
+    assert.deepEqual(Object.keys(out).sort(), ['freshness', 'query', 'results'])
+    assert.deepEqual(out.results.map(({ score: _score, ...hit }: { score: number }) => hit), [
+      { path: 'docs/runbook.md', heading: 'Runbook > Restart', startLine: 6, endLine: 8, snippet: 'Restart the indexer with a sync.', tags: ['ops'] },
+    ])
+    assert.equal(out.freshness.notes, 2)
+    assert.equal(out.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
+  })
+
+  it('read --json prints the note with links and backlinks', () => {
+    const out = vltJson(repo.dir, ['notes', 'read', 'docs/runbook.md'])
+    assert.deepEqual(out, {
+      path: 'docs/runbook.md',
+      title: 'Runbook',
+      tags: ['ops'],
+      aliases: [],
+      frontMatter: { tags: ['ops'] },
+      headings: [{ level: 1, text: 'Runbook', line: 4 }, { level: 2, text: 'Restart', line: 6 }],
+      links: [],
+      backlinks: [{ path: 'README.md', line: 3, anchor: '', text: '' }],
+      content: '---\ntags: [ops]\n---\n# Runbook\n\n## Restart\n\nRestart the indexer with a sync.\n',
+    })
+  })
+
+  it('read refuses a path leaving the repository with exit code 2', () => {
+    const run = vlt(repo.dir, ['notes', 'read', '../outside.md'])
+    assert.equal(run.status, 2)
+    assert.match(run.stderr, /git vlt: \.\.\/outside\.md: '\.\.' is not allowed/)
+  })
+})
