@@ -59,34 +59,38 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - start]
 }
 
-prepare()
-rmSync(join(WORK, '.vlt'), { recursive: true, force: true })
-const [cold, coldMs] = await timed(() => openNotes(WORK))
-const sections = cold.bm25.docCount
-const [, noopMs] = await timed(() => openNotes(WORK))
+/** `npm run bench -- notes [--files N]`: index build and search on a real markdown corpus. */
+export async function run(): Promise<unknown> {
+  prepare()
+  rmSync(join(WORK, '.vlt'), { recursive: true, force: true })
+  const [cold, coldMs] = await timed(() => openNotes(WORK))
+  const sections = cold.bm25.docCount
+  const [, noopMs] = await timed(() => openNotes(WORK))
 
-const edited = cold.notes[Math.floor(cold.notes.length / 2)]!.path
-appendFileSync(join(WORK, edited), '\n## Bench edit\n\nA paragraph about zebra migrations.\n')
-const [afterEdit, editMs] = await timed(() => openNotes(WORK))
-git('checkout', '-q', '--', edited)
-const [afterRevert, revertMs] = await timed(() => openNotes(WORK))
+  const edited = cold.notes[Math.floor(cold.notes.length / 2)]!.path
+  appendFileSync(join(WORK, edited), '\n## Bench edit\n\nA paragraph about zebra migrations.\n')
+  const [afterEdit, editMs] = await timed(() => openNotes(WORK))
+  git('checkout', '-q', '--', edited)
+  const [afterRevert, revertMs] = await timed(() => openNotes(WORK))
 
-const latencies: number[] = []
-for (const query of QUERIES) {
-  const [, ms] = await timed(() => findNotes(WORK, query, { limit: 10 }))
-  latencies.push(ms)
+  const latencies: number[] = []
+  for (const query of QUERIES) {
+    const [, ms] = await timed(() => findNotes(WORK, query, { limit: 10 }))
+    latencies.push(ms)
+  }
+  latencies.sort((a, b) => a - b)
+
+  const report = {
+    corpus: `${cold.notes.length} markdown files from node_modules (${sections} sections)`,
+    coldBuildMs: Math.round(coldMs),
+    noopOpenMs: Math.round(noopMs),
+    oneEditMs: Math.round(editMs),
+    oneEditParsed: afterEdit.freshness.parsed,
+    revertMs: Math.round(revertMs),
+    revertParsed: afterRevert.freshness.parsed,
+    revertReused: afterRevert.freshness.reused,
+    searchMs: { median: Math.round(latencies[latencies.length >> 1]!), max: Math.round(latencies[latencies.length - 1]!) },
+  }
+  return report
+
 }
-latencies.sort((a, b) => a - b)
-
-const report = {
-  corpus: `${cold.notes.length} markdown files from node_modules (${sections} sections)`,
-  coldBuildMs: Math.round(coldMs),
-  noopOpenMs: Math.round(noopMs),
-  oneEditMs: Math.round(editMs),
-  oneEditParsed: afterEdit.freshness.parsed,
-  revertMs: Math.round(revertMs),
-  revertParsed: afterRevert.freshness.parsed,
-  revertReused: afterRevert.freshness.reused,
-  searchMs: { median: Math.round(latencies[latencies.length >> 1]!), max: Math.round(latencies[latencies.length - 1]!) },
-}
-console.log(JSON.stringify(report, null, 2))
