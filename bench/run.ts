@@ -12,6 +12,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   tags: { describe: 'parse vs tags-query cost (ms/MB) per language on real code', load: () => import('./tags-bench.js') },
   vectors: { describe: 'usearch build/search/recall and the vector cache on 200k × 1024 vectors', load: () => import('./vectors-bench.js') },
   search: { describe: 'natural-language recall (Django, docstrings removed) and search latency on Linux 10k', load: () => import('./search-bench.js') },
+  history: { describe: 'agent history: ingest speed for 100k transcript lines, search latency', load: () => import('./history-bench.js') },
   notes: { describe: 'notes index build (cold, one edit, revert) and search latency on node_modules markdown', load: () => import('./notes-bench.js') },
   repomap: { describe: 'repo map over Linux 10k (whole tree, drivers/ 5k files, focus): in process and cold CLI', load: () => import('./repomap-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
