@@ -2,11 +2,18 @@
  * The per-tree aggregates: BM25 index, symbol table and code graph. One set per git tree; an
  * incremental build loads its parent tree's set, patches the changed paths, `finish()`es and
  * saves under the new tree (the parent's files are never rewritten).
+ *
+ * A loaded set decodes each part on first access: a definition lookup needs only the symbol
+ * table, and on a 10k-file tree decoding all three parts costs several times a query's budget.
+ * Loading still reads and checksums every file, so damage is found where callers handle it
+ * (by rebuilding), not in the middle of a query; that costs a tenth of decoding.
  */
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { readRecord, writeRecord } from '../store/index.js'
+import { decodeRecord, writeRecord } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 
@@ -25,59 +32,125 @@ export interface TreeAggregates {
   /** Resolves the imports and edges the changes affect and recomputes PageRank; once per build. */
   finish(): { edges: number }
   stats(): { edges: number; nodes: number; symbols: number }
+  /** Each part of a loaded set is decoded on first access. */
   readonly bm25: Bm25Index
   readonly symbols: SymbolTable
   readonly graph: CodeGraph
 }
 
+interface PartLoaders {
+  bm25: () => Bm25Index
+  symbols: () => SymbolTable
+  graph: (symbols: SymbolTable) => CodeGraph
+}
+
+type Bm25Change = { path: string; analyzed: IndexedSummary['analyzed'] | null }
+
 class Aggregates implements TreeAggregates {
-  constructor(readonly bm25: Bm25Index, readonly symbols: SymbolTable, readonly graph: CodeGraph) {}
+  private bm25Part: Bm25Index | undefined
+  private symbolsPart: SymbolTable | undefined
+  private graphPart: CodeGraph | undefined
+  /** Changes made before the BM25 index was first needed, replayed when it is. */
+  private bm25Pending: Bm25Change[] = []
+
+  constructor(private readonly loaders: PartLoaders) {}
+
+  get bm25(): Bm25Index {
+    if (!this.bm25Part) {
+      const bm25 = this.loaders.bm25()
+      for (const change of this.bm25Pending) {
+        bm25.removeFile(change.path)
+        if (change.analyzed) bm25.addFile(change.path, change.analyzed)
+      }
+      this.bm25Pending = []
+      this.bm25Part = bm25
+    }
+    return this.bm25Part
+  }
+
+  get symbols(): SymbolTable {
+    this.symbolsPart ??= this.loaders.symbols()
+    return this.symbolsPart
+  }
+
+  get graph(): CodeGraph {
+    this.graphPart ??= this.loaders.graph(this.symbols)
+    return this.graphPart
+  }
 
   addFile(path: string, summary: IndexedSummary): void {
-    this.bm25.addFile(path, summary.analyzed)
+    this.beforeChange()
+    if (this.bm25Part) this.bm25Part.addFile(path, summary.analyzed)
+    else this.bm25Pending.push({ path, analyzed: summary.analyzed })
     this.symbols.addFile(path, summary)
   }
 
   removeFile(path: string): void {
-    this.bm25.removeFile(path)
+    this.beforeChange()
+    if (this.bm25Part) this.bm25Part.removeFile(path)
+    else this.bm25Pending.push({ path, analyzed: null })
     this.symbols.removeFile(path)
   }
 
   finish(): { edges: number } {
-    this.graph.update(this.symbols.commit())
+    const changes = this.symbols.commit()
+    // An unloaded graph has seen no change (beforeChange loads it): its stored edges and ranks hold.
+    if (this.graphPart) this.graphPart.update(changes)
     return { edges: this.graph.edgeCount }
   }
 
   stats(): { edges: number; nodes: number; symbols: number } {
     return { edges: this.graph.edgeCount, nodes: this.graph.nodeCount, symbols: this.symbols.symbolCount }
   }
+
+  /** A stored graph describes the symbol table as stored, so it must be read before the table changes. */
+  private beforeChange(): void {
+    void this.graph
+  }
 }
 
 export function createAggregates(): TreeAggregates {
   const symbols = new SymbolTable()
-  return new Aggregates(new Bm25Index(), symbols, new CodeGraph(symbols))
+  return new Aggregates({ bm25: () => new Bm25Index(), symbols: () => symbols, graph: () => new CodeGraph(symbols) })
 }
 
 function paths(treeDir: string): { bm25: string; symbols: string; graph: string } {
   return { bm25: join(treeDir, 'bm25.mpk'), symbols: join(treeDir, 'symbols.mpk'), graph: join(treeDir, 'graph.mpk') }
 }
 
+/**
+ * The record's bytes once its framing holds: checksum (the last four bytes), kind and version,
+ * at the offsets store/record.ts lays out. The payload is decoded later, by decodeRecord.
+ */
+async function readChecked(path: string, kind: string, version: number): Promise<Buffer> {
+  let bytes: Buffer
+  try {
+    bytes = await readFile(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CorruptFileError(path, 'missing')
+    throw error
+  }
+  const kindEnd = 5 + kind.length
+  if (bytes.length < kindEnd + 12 || crc32(bytes.subarray(0, bytes.length - 4)) !== bytes.readUInt32LE(bytes.length - 4)) throw new CorruptFileError(path, 'checksum mismatch')
+  if (bytes[4] !== kind.length || bytes.toString('latin1', 5, kindEnd) !== kind) throw new CorruptFileError(path, `not a '${kind}' record`)
+  const stored = bytes.readUInt32LE(kindEnd)
+  if (stored !== version) throw new CorruptFileError(path, `unknown version: '${kind}' format version ${stored}, this build reads ${version}`)
+  return bytes
+}
+
 /** Throws CorruptFileError when a file is missing, damaged or of another version (the caller rebuilds). */
 export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const [bm25Data, symbolsData, graphData] = await Promise.all([
-    readRecord<unknown>(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION),
-    readRecord<unknown>(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
-    readRecord<unknown>(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
+  const [bm25Bytes, symbolsBytes, graphBytes] = await Promise.all([
+    readChecked(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION),
+    readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
+    readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
   ])
-  const present = (data: unknown, path: string): unknown => {
-    if (data === undefined) throw new CorruptFileError(path, 'missing')
-    return data
-  }
-  const symbols = SymbolTable.fromSnapshot(present(symbolsData, files.symbols), files.symbols)
-  const graph = CodeGraph.fromSnapshot(present(graphData, files.graph), symbols, files.graph)
-  const bm25 = Bm25Index.fromSnapshot(present(bm25Data, files.bm25), files.bm25)
-  return new Aggregates(bm25, symbols, graph)
+  return new Aggregates({
+    bm25: () => Bm25Index.fromSnapshot(decodeRecord(bm25Bytes, BM25_RECORD_KIND, BM25_RECORD_VERSION, files.bm25), files.bm25),
+    symbols: () => SymbolTable.fromSnapshot(decodeRecord(symbolsBytes, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, files.symbols), files.symbols),
+    graph: (symbols) => CodeGraph.fromSnapshot(decodeRecord(graphBytes, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, files.graph), symbols, files.graph),
+  })
 }
 
 export async function saveAggregates(treeDir: string, aggregates: TreeAggregates): Promise<void> {

@@ -1,0 +1,193 @@
+/**
+ * Issue 3's references benchmark. On rxjs 7's TypeScript sources (from its npm package), ~200
+ * exported symbols; ground truth is the TypeScript language service's findReferences (minus
+ * definition sites, which `refs` does not list), compared at path:line: recall and precision of
+ * `refs` and of GNU global in the same run (Debian's global parses TypeScript only through its
+ * pygments plug-in, which records no TypeScript definitions, so its answer is `global -rx` joined
+ * with `global -sx`: every occurrence of the name). Then warm and cold latency on Linux 10k.
+ */
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import ts from 'typescript'
+import { findReferences } from '../src/core/query/refs.js'
+import { corpus, git, WORK } from './corpus.js'
+import { coldCli, indexedContext, sampleNames, warmLatency } from './defs-bench.js'
+
+const SAMPLE = 200
+
+/** rxjs's src/ from its npm package, committed on first use. */
+function rxjsCorpus(): string {
+  const dir = join(WORK, 'rxjs')
+  if (existsSync(join(dir, '.git'))) return dir
+  const pack = mkdtempSync(join(tmpdir(), 'vlt-rxjs-'))
+  execFileSync('npm', ['pack', 'rxjs@7.8.2', '--silent'], { cwd: pack, stdio: ['ignore', 'pipe', 'inherit'] })
+  execFileSync('tar', ['-xzf', 'rxjs-7.8.2.tgz'], { cwd: pack })
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  cpSync(join(pack, 'package', 'src'), join(dir, 'src'), { recursive: true })
+  rmSync(pack, { recursive: true, force: true })
+  git(dir, 'init', '-q', '-b', 'main')
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'corpus: rxjs 7.8.2 src/ from npm')
+  return dir
+}
+
+function tsFiles(dir: string, root = dir): string[] {
+  const out: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === '.git' || entry.name === '.vlt' || entry.name === 'node_modules') continue
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...tsFiles(path, root))
+    else if (entry.name.endsWith('.ts')) out.push(path)
+  }
+  return out.sort()
+}
+
+function languageService(files: string[]): ts.LanguageService {
+  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Node10, strict: true, skipLibCheck: true, lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'] }
+  const host: ts.LanguageServiceHost = {
+    getCompilationSettings: () => options,
+    getScriptFileNames: () => files,
+    getScriptVersion: () => '1',
+    getScriptSnapshot: (name) => (existsSync(name) ? ts.ScriptSnapshot.fromString(readFileSync(name, 'utf8')) : undefined),
+    getCurrentDirectory: () => '/',
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: ts.sys.fileExists,
+    readFile: ts.sys.readFile,
+    readDirectory: ts.sys.readDirectory,
+  }
+  return ts.createLanguageService(host, ts.createDocumentRegistry())
+}
+
+interface Case {
+  name: string
+  path: string
+  line: number
+  position: number
+}
+
+/** Exported top-level functions, classes, interfaces, types, enums and consts, every k-th one. */
+function sampleCases(dir: string, files: string[]): Case[] {
+  const all: Case[] = []
+  for (const file of files) {
+    if (file.endsWith('.d.ts')) continue
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2020, true)
+    for (const statement of source.statements) {
+      const exported = ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+      if (!exported) continue
+      const names: ts.Identifier[] = []
+      if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) names.push(statement.name)
+      if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name)
+      for (const id of names) {
+        const position = id.getStart()
+        const path = relative(dir, file)
+        if (!all.some((c) => c.name === id.text && c.path === path)) all.push({ name: id.text, path, line: source.getLineAndCharacterOfPosition(position).line + 1, position })
+      }
+    }
+  }
+  const step = Math.max(1, Math.floor(all.length / SAMPLE))
+  return all.filter((_, i) => i % step === 0).slice(0, SAMPLE)
+}
+
+/**
+ * findReferences also reports `{@link Name}` in doc comments, which an index of code does not
+ * see: `code` is the truth without references on comment lines, `all` with them.
+ */
+function truthOf(service: ts.LanguageService, dir: string, c: Case): { all: Set<string>; code: Set<string> } {
+  const out = new Set<string>()
+  const code = new Set<string>()
+  for (const symbol of service.findReferences(join(dir, c.path), c.position) ?? []) {
+    for (const ref of symbol.references) {
+      if (ref.isDefinition) continue
+      const program = service.getProgram()!
+      const source = program.getSourceFile(ref.fileName)!
+      if (!ref.fileName.startsWith(dir)) continue
+      const { line } = source.getLineAndCharacterOfPosition(ref.textSpan.start)
+      const key = `${relative(dir, ref.fileName)}:${line + 1}`
+      out.add(key)
+      if (!/^\s*(\*|\/\/|\/\*)/.test(source.text.split('\n')[line] ?? '')) code.add(key)
+    }
+  }
+  return { all: out, code }
+}
+
+function globOf(dir: string, name: string): Set<string> {
+  const out = new Set<string>()
+  for (const flag of ['-rx', '-sx']) {
+    const text = execFileSync('global', [flag, name], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 })
+    for (const row of text.split('\n')) {
+      const match = /^\S+\s+(\d+)\s+(\S+)/.exec(row)
+      if (match) out.add(`${match[2]}:${match[1]}`)
+    }
+  }
+  return out
+}
+
+interface Tally {
+  truth: number
+  answered: number
+  correct: number
+}
+
+const add = (tally: Tally, truth: Set<string>, answer: Set<string>): void => {
+  tally.truth += truth.size
+  tally.answered += answer.size
+  for (const key of answer) if (truth.has(key)) tally.correct++
+}
+const figures = (tally: Tally): { recall: number; precision: number } & Tally => ({
+  ...tally,
+  recall: Math.round((tally.correct / Math.max(1, tally.truth)) * 10000) / 100,
+  precision: Math.round((tally.correct / Math.max(1, tally.answered)) * 10000) / 100,
+})
+
+export async function run(args: string[]): Promise<unknown> {
+  const dir = rxjsCorpus()
+  const qctx = await indexedContext(dir)
+  const files = tsFiles(dir)
+  const service = languageService(files)
+  const cases = sampleCases(dir, files)
+  execFileSync('gtags', ['--gtagslabel=pygments'], { cwd: dir })
+
+  const vlt: Tally = { truth: 0, answered: 0, correct: 0 }
+  const vltCode: Tally = { truth: 0, answered: 0, correct: 0 }
+  const globalCode: Tally = { truth: 0, answered: 0, correct: 0 }
+  const vltWithAmbiguous: Tally = { truth: 0, answered: 0, correct: 0 }
+  const global: Tally = { truth: 0, answered: 0, correct: 0 }
+  const worst: Array<{ symbol: string; missed: string[]; extra: string[] }> = []
+  for (const c of cases) {
+    const { all: truth, code } = truthOf(service, dir, c)
+    const result = findReferences(qctx, `${c.path}:${c.name}`, { limit: 1_000_000 })
+    const answer = new Set(result.references.map((r) => `${r.path}:${r.line}`))
+    const globalAnswer = globOf(dir, c.name)
+    add(vlt, truth, answer)
+    add(vltCode, code, answer)
+    add(vltWithAmbiguous, truth, new Set([...answer, ...(result.ambiguous ?? []).map((r) => `${r.path}:${r.line}`)]))
+    add(global, truth, globalAnswer)
+    add(globalCode, code, globalAnswer)
+    const missed = [...code].filter((k) => !answer.has(k))
+    const extra = [...answer].filter((k) => !truth.has(k))
+    if (missed.length + extra.length > 0) worst.push({ symbol: `${c.path}:${c.name}`, missed: missed.slice(0, 5), extra: extra.slice(0, 5) })
+  }
+  worst.sort((a, b) => b.missed.length + b.extra.length - a.missed.length - a.extra.length)
+  rmSync(join(dir, 'GTAGS'), { force: true })
+  rmSync(join(dir, 'GRTAGS'), { force: true })
+  rmSync(join(dir, 'GPATH'), { force: true })
+
+  const out: Record<string, unknown> = {
+    corpus: { name: 'rxjs 7.8.2 src/', files: qctx.files.size, symbols: cases.length },
+    vlt: figures(vlt),
+    vltWithAmbiguous: figures(vltWithAmbiguous),
+    global: figures(global),
+    codeOnly: { vlt: figures(vltCode), global: figures(globalCode) },
+    worst: worst.slice(0, 12),
+  }
+  if (!args.includes('--no-latency')) {
+    const linuxDir = corpus('linux10k')
+    const linux = await indexedContext(linuxDir)
+    const names = sampleNames(linux, 200)
+    out.linux10k = { warm: warmLatency(names, (name) => findReferences(linux, name)), coldCli: coldCli(linuxDir, 'refs', names.slice(0, 7)) }
+  }
+  return out
+}

@@ -1,0 +1,40 @@
+import { Args, Flags } from '@oclif/core'
+import { terminalProgress } from '../../core/cli/progress.js'
+import { VltCommand } from '../../core/cli/vlt-command.js'
+import { openQueryContext } from '../../core/query/context.js'
+import { DEFAULT_DEF_LIMIT, findDefinitions, type DefResult } from '../../core/query/def.js'
+
+export default class CoderagDef extends VltCommand {
+  static override summary = 'Show where a symbol is defined, best match first.'
+  static override description =
+    'SYMBOL is a name (`authenticate_user`), a qualified name (`UserService.login`, `Foo::bar`), a module-qualified name (`app.auth.login`) or `path:name`. ' +
+    'The qualified name typed beats a bare-name match; definitions beat declarations and prototypes; code beats tests; then PageRank; then the shorter path. ' +
+    'An unknown symbol is not an error: the list is empty and the closest defined names are suggested.'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> UserService.login', description: 'Definitions of a method.' },
+    { command: '<%= config.bin %> <%= command.id %> src/auth.py:login --json', description: 'Print {symbol, definitions: [{name, qualifiedName, kind, path, line, endLine, signature}], total, suggestions?, freshness}.' },
+  ]
+  static override args = {
+    symbol: Args.string({ description: 'name, Class.method, module.name or path:name', required: true }),
+  }
+  static override flags = {
+    limit: Flags.integer({ description: 'At most this many definitions.', default: DEFAULT_DEF_LIMIT, min: 1 }),
+  }
+
+  async run(): Promise<DefResult> {
+    const { args, flags } = await this.parse(CoderagDef)
+    const qctx = await openQueryContext(this.workDir(flags), {
+      progress: this.jsonEnabled() ? undefined : terminalProgress(),
+      warn: (message) => this.note(message),
+    })
+    const result = findDefinitions(qctx, args.symbol, { limit: flags.limit })
+    if (result.definitions.length === 0) {
+      const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
+      this.log(`No definition of ${args.symbol}${hint}`)
+      return result
+    }
+    for (const def of result.definitions) this.log(`${def.path}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
+    if (result.total > result.definitions.length) this.log(`… ${result.total - result.definitions.length} more (--limit)`)
+    return result
+  }
+}

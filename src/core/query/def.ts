@@ -1,0 +1,92 @@
+/**
+ * `def SYMBOL`: where a symbol is defined, best first. Ranking: the qualified name typed beats a
+ * bare-name match (and, when it matched, excludes them); a definition beats a declaration
+ * (prototype, overload signature); a function, class or type beats a variable of the same name
+ * (often a re-binding); code beats tests; then PageRank (consulted only to break a tie, so a
+ * unique answer never loads the graph); then the shorter path.
+ */
+import type { SymbolKind } from '../parse/types.js'
+import type { SymbolInfo } from '../graph/symbol-table.js'
+import type { Freshness, QueryContext } from './context.js'
+import { isTestPath } from './search/filters.js'
+import { findCandidates, nameOf, type Candidate } from './symbols/candidates.js'
+import { suggestNames } from './symbols/suggest.js'
+
+export interface Definition {
+  name: string
+  qualifiedName: string
+  kind: SymbolKind
+  path: string
+  line: number
+  endLine: number
+  signature: string
+}
+
+export interface DefResult {
+  symbol: string
+  definitions: Definition[]
+  /** How many definitions matched, when `--limit` cut the list. */
+  total: number
+  /** Closest defined names, when nothing matched. */
+  suggestions?: string[]
+  freshness: Freshness
+}
+
+export interface DefOptions {
+  limit?: number
+}
+
+export const DEFAULT_DEF_LIMIT = 20
+
+export function findDefinitions(qctx: QueryContext, symbol: string, options: DefOptions = {}): DefResult {
+  const ranked = rankedDefinitions(qctx, symbol)
+  const result: DefResult = {
+    symbol,
+    definitions: ranked.slice(0, options.limit ?? DEFAULT_DEF_LIMIT).map(toDefinition),
+    total: ranked.length,
+    freshness: qctx.freshness,
+  }
+  if (ranked.length === 0) result.suggestions = suggestNames(qctx.aggregates.symbols, symbol.slice(symbol.lastIndexOf(':') + 1))
+  return result
+}
+
+/** Every definition matching `symbol`, best first (refs resolves against these). */
+export function rankedDefinitions(qctx: QueryContext, symbol: string): Candidate[] {
+  let candidates = findCandidates(qctx.aggregates.symbols, symbol)
+  // A qualified query that matched as typed does not want the same bare name elsewhere.
+  if (nameOf(symbol) !== symbol && candidates.some((c) => c.tier === 0)) candidates = candidates.filter((c) => c.tier === 0)
+  const ranks = new Map<Candidate, number>()
+  const rank = (c: Candidate): number => {
+    let value = ranks.get(c)
+    if (value === undefined) ranks.set(c, (value = qctx.aggregates.graph.rank(`s:${c.path}#${c.qualifiedName}`)))
+    return value
+  }
+  return candidates.sort(
+    (a, b) =>
+      a.tier - b.tier ||
+      Number(isDeclaration(a)) - Number(isDeclaration(b)) ||
+      Number(BINDINGS.has(a.kind)) - Number(BINDINGS.has(b.kind)) ||
+      Number(isTestPath(a.path)) - Number(isTestPath(b.path)) ||
+      rank(b) - rank(a) ||
+      a.path.length - b.path.length ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line),
+  )
+}
+
+/** Kinds that often merely re-bind a name defined elsewhere (`GoldenRatio = S.GoldenRatio`). */
+const BINDINGS = new Set<SymbolKind>(['variable', 'constant', 'field'])
+
+const DECLARATION_FILE = /\.(h|hh|hpp|hxx|pyi)$|\.d\.ts$/
+
+/**
+ * A prototype, forward declaration, overload signature or stub: a signature ending in `;`, or a
+ * function in a header or stub file (where definitions are the exception).
+ */
+export function isDeclaration(def: SymbolInfo): boolean {
+  if (def.signature.trimEnd().endsWith(';')) return true
+  return (def.kind === 'function' || def.kind === 'method') && DECLARATION_FILE.test(def.path) && def.endLine === def.line
+}
+
+export function toDefinition(c: SymbolInfo): Definition {
+  return { name: c.name, qualifiedName: c.qualifiedName, kind: c.kind, path: c.path, line: c.line, endLine: c.endLine, signature: c.signature }
+}

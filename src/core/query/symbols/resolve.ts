@@ -1,0 +1,108 @@
+/**
+ * Does one occurrence of a name refer to the target definition(s)? `keep`, `drop` (it provably
+ * refers to something else: another definition, a member of another object, a local
+ * definition shadowing it) or `ambiguous` (nothing in imports, receivers or scopes decides).
+ */
+import type { SymbolInfo } from '../../graph/symbol-table.js'
+import type { FileArtifact, LanguageId, SymbolRef } from '../../parse/types.js'
+import type { Exposure } from './exposure.js'
+
+export type Verdict = 'keep' | 'drop' | 'ambiguous'
+
+/** Receivers that name the enclosing class's instance or the class itself. */
+const SELF = new Set(['this', 'self', 'cls', 'super', 'Self', '@', 'this.constructor'])
+/** Languages where a bare name inside a method may be a member of its class. */
+const IMPLICIT_THIS = new Set<LanguageId>(['java', 'cpp', 'ruby'])
+/** Languages where a top-level name of another file is visible only through an import. */
+const MODULE_SCOPED = new Set<LanguageId>(['python', 'typescript', 'tsx', 'javascript', 'rust'])
+/** Languages whose files in one directory share a namespace (one package). */
+const DIRECTORY_SCOPED = new Set<LanguageId>(['go', 'java'])
+
+export interface FileView {
+  path: string
+  language: LanguageId
+  artifact: FileArtifact
+  /** What this file's imports make visible (undefined: none of the definitions). */
+  exposure: Exposure | undefined
+  /** Local names bound to a module or file by an import → the files they resolve to. */
+  moduleBindings: Map<string, string[]>
+}
+
+export interface Resolution {
+  targets: readonly SymbolInfo[]
+  others: readonly SymbolInfo[]
+  /** Exposure of each file by path, for module-alias receivers. */
+  exposure: ReadonlyMap<string, Exposure>
+}
+
+export function resolveOccurrence(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
+  return ref.receiver === undefined ? resolveBare(ref, file, r) : resolveQualified(ref, ref.receiver, file, r)
+}
+
+function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: Resolution): Verdict {
+  if (SELF.has(receiver)) {
+    const inClass = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && encloses(def.scope, ref.enclosing)
+    if (r.targets.some(inClass)) return 'keep'
+    if (r.others.some(inClass)) return 'drop'
+    return r.targets.some((t) => t.scope !== '') ? (r.others.some((o) => o.scope !== '') ? 'ambiguous' : 'keep') : 'drop'
+  }
+  const bound = file.moduleBindings.get(receiver)
+  if (bound) {
+    const exposures = bound.map((path) => r.exposure.get(path))
+    if (exposures.includes('target') || exposures.includes('both')) return exposures.includes('other') ? 'ambiguous' : 'keep'
+    if (exposures.includes('other')) return 'drop'
+  }
+  const qualifier = lastSegment(receiver).toLowerCase()
+  const names = (def: SymbolInfo): boolean => qualifier !== '' && (lastSegment(def.scope).toLowerCase() === qualifier || moduleName(def.path) === qualifier)
+  if (r.targets.some(names)) return 'keep'
+  if (r.others.some(names)) return 'drop'
+  // A member of some object: only a member definition can be meant.
+  if (!r.targets.some((t) => t.scope !== '')) return 'drop'
+  return r.others.some((o) => o.scope !== '') ? 'ambiguous' : 'keep'
+}
+
+function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
+  const sameScope = (def: SymbolInfo): boolean => def.path === file.path || (DIRECTORY_SCOPED.has(file.language) && dirOf(def.path) === dirOf(file.path))
+  const topLevel = (def: SymbolInfo): boolean => def.scope === ''
+  const member = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && IMPLICIT_THIS.has(file.language) && encloses(def.scope, ref.enclosing)
+  if (r.targets.some(member)) return 'keep'
+  if (r.others.some(member)) return 'drop'
+  const targetHere = r.targets.some((t) => topLevel(t) && sameScope(t))
+  const otherHere = r.others.some((o) => topLevel(o) && sameScope(o))
+  if (targetHere) return 'keep'
+  if (otherHere) return 'drop'
+  if (file.exposure === 'target') return 'keep'
+  if (file.exposure === 'other') return 'drop'
+  if (file.exposure === 'both') return 'ambiguous'
+  // A member reached by a bare name outside its class: inherited, where `this` is implicit.
+  if (!r.targets.some(topLevel)) return IMPLICIT_THIS.has(file.language) ? 'ambiguous' : 'drop'
+  if (MODULE_SCOPED.has(file.language)) return importsName(file.artifact, ref.name) ? 'ambiguous' : 'drop'
+  return r.others.some(topLevel) ? 'ambiguous' : 'keep'
+}
+
+/** The file imports `name` itself (or everything) from a module the index could not resolve. */
+function importsName(artifact: FileArtifact, name: string): boolean {
+  return artifact.imports.some((i) => i.names.some((n) => n.name === name || n.alias === name || n.name === '*'))
+}
+
+function encloses(scope: string, enclosing: string): boolean {
+  return enclosing === scope || enclosing.startsWith(`${scope}.`)
+}
+
+function lastSegment(text: string): string {
+  const parts = text.split(/::|\.|->/)
+  return parts[parts.length - 1] ?? text
+}
+
+/** `a/b/util.py` → `util`; `a/b/__init__.py`, `a/b/index.ts`, `a/b/mod.rs` → `b`. */
+function moduleName(path: string): string {
+  const slash = path.lastIndexOf('/')
+  const dot = path.lastIndexOf('.')
+  const stem = path.slice(slash + 1, dot > slash ? dot : undefined)
+  return (stem === '__init__' || stem === 'index' || stem === 'mod' ? lastSegment(dirOf(path).replace(/\//g, '.')) : stem).toLowerCase()
+}
+
+function dirOf(path: string): string {
+  const slash = path.lastIndexOf('/')
+  return slash < 0 ? '' : path.slice(0, slash)
+}
