@@ -1,0 +1,284 @@
+/**
+ * The code-intelligence tools: search_code, find_definition, find_references, get_repo_map. Thin
+ * adapters over the core query functions — the work an adapter adds is paging to the output cap,
+ * resolving paths inside the repository, and reading and feeding the conversation context.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import { UsageError } from '../errors.js'
+import { findDefinitions, type Definition } from '../query/def.js'
+import { findReferences, type Reference } from '../query/refs.js'
+import { parseQuery, searchCode, SEARCH_LANGUAGES, type SearchResult } from '../query/search/index.js'
+import { buildRepoMap, DEFAULT_MAP_TOKENS } from '../repomap/index.js'
+import { argsKey, cutNote, decodeCursor, encodeCursor, fitItems } from './output-budget.js'
+import { resolveInRepo } from './repo-paths.js'
+import { cursorInput, freshnessOf, freshnessSchema, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
+
+/** Tokens kept for the answer's frame (headers, freshness, note) when fitting items. */
+const FRAME_TOKENS = 200
+/** Files of the conversation that search leans towards, and how much. */
+const BOOSTED_FILES = 8
+const BOOST = 1.25
+
+const searchResultSchema = z.object({
+  path: z.string(),
+  startLine: z.number(),
+  endLine: z.number(),
+  name: z.string(),
+  qualifiedName: z.string(),
+  kind: z.string(),
+  language: z.string(),
+  score: z.number(),
+  methods: z.array(z.string()),
+  snippet: z.string(),
+})
+
+const definitionSchema = z.object({ name: z.string(), qualifiedName: z.string(), kind: z.string(), path: z.string(), line: z.number(), endLine: z.number(), signature: z.string() })
+const referenceSchema = z.object({ path: z.string(), line: z.number(), column: z.number(), context: z.string(), enclosing: z.string() })
+const symbolInput = z.string().min(1).max(500).describe('name, Class.method, module.name or path:name; "it" = the last symbol discussed.')
+
+export function registerCodeTools(server: McpServer, env: ToolEnv): void {
+  registerVltTool(server, env, 'search_code', {
+    title: 'Search code',
+    description: 'Hybrid code search (keywords, identifiers, callers/callees). Returns ranked chunks with snippets.',
+    input: {
+      query: z.string().min(1).max(2000).describe('Words and/or identifiers.'),
+      limit: z.number().int().min(1).max(100).optional().describe('Results per page (default 10).'),
+      path: z.string().max(500).optional().describe('Glob inside the repo, e.g. "src/**".'),
+      language: z.enum(SEARCH_LANGUAGES).optional(),
+      cursor: cursorInput,
+    },
+    output: {
+      query: z.string().describe('As searched (pronouns resolved from the conversation).'),
+      resolved: z.string().optional(),
+      results: z.array(searchResultSchema),
+      warnings: z.array(z.string()),
+      ...pageOutput,
+      freshness: freshnessSchema,
+    },
+    annotations: READ_ONLY,
+    run: async (args, conversation) => {
+      const qctx = await env.index.get()
+      const key = argsKey(args)
+      const page = args.cursor ? decodeCursor(args.cursor, 'search_code', key) : undefined
+      const offset = page?.offset ?? 0
+      const limit = args.limit ?? 10
+      const expanded = conversation.expandQuery(args.query)
+      // The files a page leans towards travel in its cursor, so that later pages rank alike.
+      const boosted = page ? (page.core ? page.core.split('\n') : []) : conversation.recentFiles(BOOSTED_FILES)
+      const path = args.path === undefined ? undefined : resolveInRepo(env.index.root, args.path, 'path')
+      const response = await searchCode(qctx, expanded.query, { limit: offset + limit * 2, language: args.language, path: path || undefined })
+      const ranked = boost(response.results, boosted)
+      const window = ranked.slice(offset, offset + limit)
+      const fitted = fitItems(window, renderResult, FRAME_TOKENS, env.maxTokens)
+      const results = window.slice(0, fitted)
+      const more = fitted < window.length || ranked.length > offset + limit
+      const cursor = more ? encodeCursor({ tool: 'search_code', offset: offset + fitted, core: boosted.join('\n'), tree: qctx.freshness.treeHash, args: key }) : undefined
+      const note = fitted < window.length && cursor ? cutNote(fitted, `${window.length} on this page`, cursor) : undefined
+      const structured = {
+        query: expanded.query,
+        ...(expanded.resolved ? { resolved: expanded.resolved } : {}),
+        results,
+        warnings: response.warnings,
+        ...(cursor ? { cursor } : {}),
+        ...(note ? { note } : {}),
+        freshness: freshnessOf(qctx.freshness),
+      }
+      const header = `${results.length === 0 ? 'No results' : `${results.length} result(s)`} for ${JSON.stringify(expanded.query)}${expanded.resolved ? ` (${expanded.resolved})` : ''}`
+      const text = [header, ...results.map((r, i) => `${offset + i + 1}. ${renderResult(r)}`), ...response.warnings.map((w) => `warning: ${w}`), footer(cursor, note, qctx.freshness)].filter(Boolean).join('\n')
+      const top = results[0]
+      return {
+        structured,
+        text,
+        remember: {
+          summary: top ? `${results.length} results; top ${top.path}:${top.startLine} ${top.qualifiedName || top.kind}` : 'no results',
+          insights: top ? [`search ${JSON.stringify(args.query)} → ${top.qualifiedName || top.kind} at ${top.path}:${top.startLine}`] : [],
+          symbols: parseQuery(args.query).identifiers,
+          files: [...new Set(results.slice(0, 3).map((r) => r.path))],
+        },
+      }
+    },
+  })
+
+  registerVltTool(server, env, 'find_definition', {
+    title: 'Find definition',
+    description: 'Where a symbol is defined (exact, best first). Unknown names get suggestions.',
+    input: { symbol: symbolInput, limit: z.number().int().min(1).max(100).optional().describe('Default 20.'), cursor: cursorInput },
+    output: {
+      symbol: z.string(),
+      resolved: z.string().optional(),
+      definitions: z.array(definitionSchema),
+      total: z.number(),
+      ...pageOutput,
+      freshness: freshnessSchema,
+    },
+    annotations: READ_ONLY,
+    run: async (args, conversation) => {
+      const qctx = await env.index.get()
+      const key = argsKey(args)
+      const offset = args.cursor ? decodeCursor(args.cursor, 'find_definition', key).offset : 0
+      const limit = args.limit ?? 20
+      const { symbol, resolved } = conversation.resolveSymbol(args.symbol)
+      const result = findDefinitions(qctx, symbol, { limit: offset + limit })
+      if (result.total === 0) throw new UsageError(`No definition of ${symbol}${suggest(result.suggestions)}`)
+      const window = result.definitions.slice(offset)
+      const fitted = fitItems(window, renderDefinition, FRAME_TOKENS, env.maxTokens)
+      const definitions = window.slice(0, fitted)
+      const shown = offset + fitted
+      const cursor = shown < result.total ? encodeCursor({ tool: 'find_definition', offset: shown, tree: qctx.freshness.treeHash, args: key }) : undefined
+      const note = cursor ? cutNote(definitions.length, result.total, cursor) : undefined
+      const structured = { symbol, ...(resolved ? { resolved } : {}), definitions, total: result.total, ...(cursor ? { cursor } : {}), ...(note ? { note } : {}), freshness: freshnessOf(qctx.freshness) }
+      const best = definitions[0]!
+      return {
+        structured,
+        text: [`${result.total} definition(s) of ${symbol}${resolved ? ` (${resolved})` : ''}`, ...definitions.map(renderDefinition), footer(cursor, note, qctx.freshness)].filter(Boolean).join('\n'),
+        remember: {
+          summary: `${result.total} definition(s); best ${best.path}:${best.line}`,
+          insights: [`${best.qualifiedName} is a ${best.kind} at ${best.path}:${best.line}`],
+          symbols: [symbol],
+          files: [...new Set(definitions.slice(0, 3).map((d) => d.path))],
+        },
+      }
+    },
+  })
+
+  registerVltTool(server, env, 'find_references', {
+    title: 'Find references',
+    description: 'Uses of a symbol (calls, reads, types, imports), resolved through imports and scopes; paged.',
+    input: { symbol: symbolInput, limit: z.number().int().min(1).max(500).optional().describe('Per page (default 50).'), cursor: cursorInput },
+    output: {
+      symbol: z.string(),
+      resolved: z.string().optional(),
+      definitions: z.array(definitionSchema),
+      references: z.array(referenceSchema),
+      ambiguous: z.array(referenceSchema).optional().describe('Uses that may be of a same-named symbol.'),
+      mentions: z.number().describe('Occurrences of the name before resolution (upper bound).'),
+      ...pageOutput,
+      freshness: freshnessSchema,
+    },
+    annotations: READ_ONLY,
+    run: async (args, conversation) => {
+      const qctx = await env.index.get()
+      const key = argsKey(args)
+      const page = args.cursor ? decodeCursor(args.cursor, 'find_references', key) : undefined
+      const skip = page?.offset ?? 0
+      const { symbol, resolved } = conversation.resolveSymbol(args.symbol)
+      const result = findReferences(qctx, symbol, { limit: args.limit ?? 50, cursor: page?.core })
+      if (result.definitions.length === 0 && result.references.length === 0 && result.mentions === 0) {
+        throw new UsageError(`No definition of or reference to ${symbol}${suggest(result.suggestions)}`)
+      }
+      const window = result.references.slice(skip)
+      const fitted = window.length === 0 ? 0 : fitItems(window, renderReference, FRAME_TOKENS, env.maxTokens)
+      const references = window.slice(0, fitted)
+      // Ambiguous uses belong to the core page: shown once, on its first part, in what room is left.
+      let ambiguous: Reference[] | undefined
+      if (skip === 0 && result.ambiguous && fitted === window.length) {
+        const room = env.maxTokens - references.reduce((sum, r) => sum + renderReference(r).length / 4, FRAME_TOKENS)
+        ambiguous = result.ambiguous.slice(0, room > 100 ? fitItems(result.ambiguous, renderReference, 0, room) : 0)
+      }
+      const cut = fitted < window.length
+      const next = cut ? { offset: skip + fitted, core: page?.core } : result.cursor ? { offset: 0, core: result.cursor } : undefined
+      const cursor = next ? encodeCursor({ tool: 'find_references', ...next, tree: qctx.freshness.treeHash, args: key }) : undefined
+      const ambiguousCut = result.ambiguous && ambiguous && ambiguous.length < result.ambiguous.length
+      const note = cut && cursor
+        ? cutNote(references.length, `${window.length} on this page`, cursor)
+        : ambiguousCut ? `Output capped: ${ambiguous!.length} of ${result.ambiguous!.length} ambiguous uses shown.` : undefined
+      const structured = {
+        symbol,
+        ...(resolved ? { resolved } : {}),
+        definitions: result.definitions,
+        references,
+        ...(ambiguous && ambiguous.length > 0 ? { ambiguous } : {}),
+        mentions: result.mentions,
+        ...(cursor ? { cursor } : {}),
+        ...(note ? { note } : {}),
+        freshness: freshnessOf(qctx.freshness),
+      }
+      const files = [...new Set(references.map((r) => r.path))]
+      const text = [
+        `${references.length} reference(s) to ${symbol}${resolved ? ` (${resolved})` : ''}${result.definitions[0] ? ` defined at ${result.definitions[0].path}:${result.definitions[0].line}` : ' (not defined in this repository)'}`,
+        ...references.map(renderReference),
+        ...(ambiguous && ambiguous.length > 0 ? ['Ambiguous (may be a same-named symbol):', ...ambiguous.map(renderReference)] : []),
+        footer(cursor, note, qctx.freshness),
+      ].filter(Boolean).join('\n')
+      return {
+        structured,
+        text,
+        remember: {
+          summary: `${references.length} reference(s) in ${files.length} file(s)${cursor ? ', more on next page' : ''}`,
+          insights: references.length > 0 ? [`${symbol} is used in ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more file(s)` : ''}`] : [],
+          symbols: [symbol],
+          files: files.slice(0, 3),
+        },
+      }
+    },
+  })
+
+  registerVltTool(server, env, 'get_repo_map', {
+    title: 'Repository map',
+    description: 'Most important files, classes and functions with signatures (PageRank), fitted to a token budget.',
+    input: {
+      scope: z.string().max(500).optional().describe('Directory or path prefix inside the repo.'),
+      tokens: z.number().int().min(64).max(100_000).optional().describe(`Budget (default ${DEFAULT_MAP_TOKENS}).`),
+    },
+    output: {
+      scope: z.string().nullable(),
+      tokens: z.number(),
+      files: z.number(),
+      symbolsIncluded: z.number(),
+      symbolsTotal: z.number(),
+      map: z.string(),
+      note: z.string().optional(),
+      freshness: freshnessSchema,
+    },
+    annotations: READ_ONLY,
+    run: async (args) => {
+      const qctx = await env.index.get()
+      const scope = args.scope === undefined ? undefined : resolveInRepo(env.index.root, args.scope, 'scope') || undefined
+      const wanted = args.tokens ?? DEFAULT_MAP_TOKENS
+      const budget = Math.min(wanted, env.maxTokens - FRAME_TOKENS)
+      const map = buildRepoMap(qctx, { scope, tokens: budget, warn: env.warn })
+      const note = budget < wanted ? `Output capped: the map was fitted to ${budget} tokens, not ${wanted}.` : undefined
+      const structured = { scope: map.scope, tokens: map.tokens, files: map.files, symbolsIncluded: map.symbolsIncluded, symbolsTotal: map.symbolsTotal, map: map.map, ...(note ? { note } : {}), freshness: freshnessOf(qctx.freshness) }
+      return {
+        structured,
+        text: [map.map, `(${map.symbolsIncluded} of ${map.symbolsTotal} symbols in ${map.files} file(s), ${map.tokens} tokens)`, footer(undefined, note, qctx.freshness)].filter(Boolean).join('\n'),
+        remember: { summary: `map of ${map.scope ?? 'the repository'}: ${map.files} files, ${map.symbolsIncluded}/${map.symbolsTotal} symbols`, insights: [], symbols: [], files: map.scope ? [map.scope] : [] },
+      }
+    },
+  })
+}
+
+/** Results in the conversation's files move up (a bounded boost, so relevance still leads). */
+function boost(results: SearchResult[], files: readonly string[]): SearchResult[] {
+  if (files.length === 0) return results
+  const wanted = new Set(files)
+  return results
+    .map((result, rank) => ({ result, rank, score: wanted.has(result.path) ? result.score * BOOST : result.score }))
+    .sort((a, b) => b.score - a.score || a.rank - b.rank)
+    .map(({ result }) => result)
+}
+
+function renderResult(r: SearchResult): string {
+  const what = r.qualifiedName === '' ? r.kind : `${r.qualifiedName} (${r.kind})`
+  return `${r.path}:${r.startLine}-${r.endLine}  ${what}  ${r.score.toFixed(3)}\n${r.snippet.split('\n').map((line) => `    ${line}`).join('\n')}`
+}
+
+function renderDefinition(d: Definition): string {
+  return `${d.path}:${d.line}-${d.endLine}  ${d.kind} ${d.qualifiedName}  ${d.signature}`
+}
+
+function renderReference(r: Reference): string {
+  return `${r.path}:${r.line}:${r.column + 1}  ${r.context}${r.enclosing ? `  (in ${r.enclosing})` : ''}`
+}
+
+function suggest(suggestions: string[] | undefined): string {
+  return suggestions && suggestions.length > 0 ? ` — did you mean ${suggestions.join(', ')}?` : ' (no close name is defined)'
+}
+
+function footer(cursor: string | undefined, note: string | undefined, freshness: { treeHash: string; stale: boolean }): string {
+  const parts = [`[tree ${freshness.treeHash.slice(0, 12)}${freshness.stale ? ', STALE: the index could not be updated' : ''}]`]
+  if (note) parts.unshift(note)
+  else if (cursor) parts.unshift(`More: cursor "${cursor}"`)
+  return parts.join('\n')
+}

@@ -1,0 +1,62 @@
+/**
+ * Folding older exchanges of a conversation context into its summary. The symbols, files and key
+ * insights of folded exchanges are kept apart in the context (see conversation.ts), so neither
+ * compressor can lose the facts later calls rely on; the summary is for reading.
+ */
+import { DATA_BLOCK_RULE, dataBlock, LlmUnavailableError, type LlmClient } from '../llm/index.js'
+import { countTokens } from '../repomap/index.js'
+import type { Exchange } from './conversation.js'
+
+export interface Compressor {
+  readonly kind: 'extractive' | 'llm'
+  /** The new summary: `previous` (may be '') extended with `older`, within `maxTokens`. */
+  compress(previous: string, older: readonly Exchange[], maxTokens: number): Promise<string>
+}
+
+/** One line per exchange — what was asked and what was learnt — oldest lines dropped beyond the cap. */
+export class ExtractiveCompressor implements Compressor {
+  readonly kind = 'extractive' as const
+
+  async compress(previous: string, older: readonly Exchange[], maxTokens: number): Promise<string> {
+    const lines = previous === '' ? [] : previous.split('\n')
+    for (const exchange of older) lines.push(exchangeLine(exchange))
+    while (lines.length > 1 && countTokens(lines.join('\n')) > maxTokens) lines.shift()
+    const text = lines.join('\n')
+    return countTokens(text) > maxTokens ? text.slice(0, maxTokens * 4) : text
+  }
+}
+
+export function exchangeLine(exchange: Exchange): string {
+  const input = Object.entries(exchange.input).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')
+  const learnt = exchange.insights.length > 0 ? exchange.insights.join('; ') : exchange.summary
+  return `- ${exchange.tool}(${input}) → ${learnt}`
+}
+
+const SYSTEM = `You compress the log of an AI coding agent's tool calls on one repository into a short running summary it will read later.
+Keep every symbol name, file path, decision and finding; drop repetition and raw listings. Plain text lines, no preamble. ${DATA_BLOCK_RULE}`
+
+/** The configured LLM writes the summary; when it cannot be reached, the extractive one does. */
+export class LlmCompressor implements Compressor {
+  readonly kind = 'llm' as const
+  private readonly fallback = new ExtractiveCompressor()
+
+  constructor(
+    private readonly client: LlmClient,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  async compress(previous: string, older: readonly Exchange[], maxTokens: number): Promise<string> {
+    const log = older.map(exchangeLine).join('\n')
+    const request = `${previous === '' ? '' : `Current summary:\n${dataBlock('summary', {}, previous)}\n`}Fold these exchanges into it, in at most ${maxTokens * 3} words:\n${dataBlock('exchanges', {}, log)}`
+    try {
+      const result = await this.client.complete({ messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: request }], maxTokens, temperature: 0.2 })
+      const text = result.text.trim()
+      if (text !== '' && countTokens(text) <= maxTokens) return text
+      this.warn('warning: the LLM summary of the MCP conversation was empty or over budget; using the extractive one')
+    } catch (error) {
+      if (!(error instanceof LlmUnavailableError)) throw error
+      this.warn(`warning: ${error.message}; compressing the MCP conversation extractively`)
+    }
+    return this.fallback.compress(previous, older, maxTokens)
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * thread_push and thread_read: the development threads under `.vlt/threads/`, shared with the
+ * CLI. An agent pushing to a thread that does not exist yet creates it (asking it to call a
+ * second tool first would only cost a round trip).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import { UsageError } from '../errors.js'
+import { appendEntry, createThread, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
+import { argsKey, cutNote, decodeCursor, encodeCursor, fitItems } from './output-budget.js'
+import { cursorInput, freshnessOf, freshnessSchema, pageOutput, registerVltTool, type ToolEnv } from './tool-kit.js'
+
+const FRAME_TOKENS = 200
+const threadInput = z.string().min(1).max(64).describe('Thread name: lowercase letters, digits, dashes.')
+const entrySchema = z.object({ id: z.string(), timestamp: z.string(), author: z.string(), type: z.enum(ENTRY_TYPES), text: z.string() })
+
+export function registerThreadTools(server: McpServer, env: ToolEnv): void {
+  registerVltTool(server, env, 'thread_push', {
+    title: 'Push to thread',
+    description: 'Append a note to a development thread in .vlt/threads/ (created if missing).',
+    input: {
+      thread: threadInput,
+      text: z.string().min(1).max(20_000).describe('Markdown.'),
+      type: z.enum(ENTRY_TYPES).optional().describe('Default thought.'),
+    },
+    output: { thread: z.string(), created: z.boolean(), ...entrySchema.shape, freshness: freshnessSchema },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async (args) => {
+      const vltDir = env.index.repo.vltDir
+      const author = authorFor(env.clientId())
+      const entry = { text: args.text, type: args.type ?? 'thought', author }
+      let created = false
+      let added: Entry
+      try {
+        added = await appendEntry(vltDir, args.thread, entry)
+      } catch (error) {
+        if (!(error instanceof UsageError) || !error.message.startsWith(`no thread named ${args.thread}`)) throw error
+        await createThread(vltDir, { name: args.thread }).catch((raced: unknown) => {
+          // Another agent created it meanwhile: fine, append to theirs.
+          if (!(raced instanceof UsageError) || !raced.message.includes('already exists')) throw raced
+        })
+        created = true
+        added = await appendEntry(vltDir, args.thread, entry)
+      }
+      const freshness = freshnessOf((await env.index.get()).freshness)
+      const firstLine = added.text.split('\n', 1)[0]!.slice(0, 160)
+      return {
+        structured: { thread: args.thread, created, ...added, freshness },
+        text: `Added ${added.type} ${added.id} to ${args.thread}${created ? ' (new thread)' : ''} as ${added.author}.`,
+        remember: {
+          summary: `pushed ${added.type} to ${args.thread}`,
+          insights: added.type === 'thought' ? [] : [`${added.type} in ${args.thread}: ${firstLine}`],
+          symbols: [],
+          files: [],
+        },
+      }
+    },
+  })
+
+  registerVltTool(server, env, 'thread_read', {
+    title: 'Read thread',
+    description: 'Entries of a development thread, oldest first; paged.',
+    input: { thread: threadInput, cursor: cursorInput },
+    output: {
+      name: z.string(),
+      title: z.string(),
+      created: z.string(),
+      description: z.string(),
+      entries: z.array(entrySchema),
+      total: z.number(),
+      warnings: z.array(z.string()).optional(),
+      ...pageOutput,
+      freshness: freshnessSchema,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async (args) => {
+      const key = argsKey(args)
+      const offset = args.cursor ? decodeCursor(args.cursor, 'thread_read', key).offset : 0
+      const thread = await readThread(env.index.repo.vltDir, args.thread)
+      const freshness = freshnessOf((await env.index.get()).freshness)
+      const rest = thread.entries.slice(offset)
+      const fitted = rest.length === 0 ? 0 : fitItems(rest, renderEntry, FRAME_TOKENS, env.maxTokens)
+      const entries = rest.slice(0, fitted)
+      const shown = offset + fitted
+      const cursor = shown < thread.entries.length ? encodeCursor({ tool: 'thread_read', offset: shown, tree: freshness.treeHash, args: key }) : undefined
+      const note = cursor ? cutNote(entries.length, thread.entries.length - offset, cursor) : undefined
+      const structured = {
+        name: thread.name,
+        title: thread.title,
+        created: thread.created,
+        description: thread.description,
+        entries,
+        total: thread.entries.length,
+        ...(thread.problems.length > 0 ? { warnings: thread.problems } : {}),
+        ...(cursor ? { cursor } : {}),
+        ...(note ? { note } : {}),
+        freshness,
+      }
+      const text = [
+        `# ${thread.title} (${thread.name}, ${thread.entries.length} entries)`,
+        ...(thread.description ? [thread.description] : []),
+        ...entries.map(renderEntry),
+        ...thread.problems.map((p) => `warning: ${p}`),
+        ...(note ? [note] : []),
+      ].join('\n\n')
+      const decisions = entries.filter((e) => e.type === 'decision').map((e) => `decision in ${thread.name}: ${e.text.split('\n', 1)[0]!.slice(0, 160)}`)
+      return { structured, text, remember: { summary: `read ${entries.length} of ${thread.entries.length} entries of ${thread.name}`, insights: decisions.slice(-3), symbols: [], files: [] } }
+    },
+  })
+}
+
+function renderEntry(entry: Entry): string {
+  return `## ${entry.type} · ${entry.author} · ${entry.timestamp} [${entry.id}]\n${entry.text}`
+}
+
+/** Entries are signed by the agent: `claude` for Claude clients, else the client id. */
+function authorFor(client: string): string {
+  if (/claude/i.test(client)) return 'claude'
+  const known = (KNOWN_AUTHORS as readonly string[]).find((author) => author === client.toLowerCase())
+  return known ?? (client.replace(/[\r\n·<>]/g, ' ').trim().slice(0, 100) || 'user')
+}

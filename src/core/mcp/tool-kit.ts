@@ -1,0 +1,85 @@
+/**
+ * What every vlt MCP tool shares: schemas for freshness and paging, and the wrapper that turns a
+ * tool's answer into `structuredContent` plus text, records the exchange in the conversation
+ * context, and turns any failure into a tool result with `isError` (never a dead server).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { VltError } from '../errors.js'
+import type { Freshness } from '../query/context.js'
+import { countTokens } from '../repomap/index.js'
+import type { Conversation, NewExchange } from './conversation.js'
+import type { WarmIndex } from './warm-index.js'
+
+export const freshnessSchema = z
+  .object({ treeHash: z.string().describe('Indexed tree (HEAD after the just-in-time sync).'), stale: z.boolean().describe('True when the index could not be brought up to date.') })
+  .describe('Which index answered.')
+
+export const cursorInput = z.string().optional().describe('From a previous page of the same call.')
+export const pageOutput = {
+  cursor: z.string().optional().describe('Pass back, with the same arguments, for the next page.'),
+  note: z.string().optional().describe('Set when the output was cut to the size cap.'),
+}
+
+export function freshnessOf(freshness: Freshness): z.infer<typeof freshnessSchema> {
+  return { treeHash: freshness.treeHash, stale: freshness.stale }
+}
+
+export interface ToolEnv {
+  index: WarmIndex
+  /** Cap of one answer, in tokens (characters / 4). */
+  maxTokens: number
+  conversation(): Promise<Conversation>
+  /** The client (agent) id the conversation context belongs to. */
+  clientId(): string
+  warn(message: string): void
+}
+
+/** What a tool computed: the structured result, its text rendering, and what to remember of it. */
+export interface ToolAnswer<T> {
+  structured: T
+  text: string
+  remember: Omit<NewExchange, 'tool' | 'input' | 'tokens' | 'isError'>
+}
+
+export interface ToolSpec<In extends z.ZodRawShape, Out extends z.ZodRawShape> {
+  title: string
+  description: string
+  input: In
+  output: Out
+  annotations: ToolAnnotations
+  run(args: z.objectOutputType<In, z.ZodTypeAny>, conversation: Conversation): Promise<ToolAnswer<z.objectOutputType<Out, z.ZodTypeAny>>>
+}
+
+export function registerVltTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(server: McpServer, env: ToolEnv, name: string, spec: ToolSpec<In, Out>): void {
+  const handler = async (args: z.objectOutputType<In, z.ZodTypeAny>): Promise<CallToolResult> => {
+    let conversation: Conversation | undefined
+    try {
+      conversation = await env.conversation()
+      const answer = await spec.run(args, conversation)
+      const tokens = Math.max(countTokens(answer.text), countTokens(JSON.stringify(answer.structured)))
+      conversation.record({ tool: name, input: args, tokens, ...answer.remember })
+      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured as Record<string, unknown> }
+    } catch (error) {
+      const message = errorMessage(error, env)
+      conversation?.record({ tool: name, input: args, tokens: countTokens(message), summary: `error: ${message}`, insights: [], symbols: [], files: [], isError: true })
+      return { content: [{ type: 'text', text: message }], isError: true }
+    }
+  }
+  server.registerTool(
+    name,
+    { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: { title: spec.title, ...spec.annotations } },
+    handler as never,
+  )
+}
+
+function errorMessage(error: unknown, env: ToolEnv): string {
+  if (error instanceof VltError) return error.message
+  // A bug, not the caller's fault: the stack goes to the log, the caller gets the gist.
+  env.warn(`error: ${(error as Error)?.stack ?? String(error)}`)
+  return `internal error: ${(error as Error)?.message ?? String(error)}`
+}
+
+/** Read-only tools over the local index: no side effects, same answer for the same tree. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }

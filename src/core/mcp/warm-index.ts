@@ -1,0 +1,161 @@
+/**
+ * One query context kept in memory for the server's lifetime, brought up to date just in time:
+ * before a tool call, a cheap check (HEAD's tree, `git status`, and the stat of each dirty file)
+ * tells whether anything changed since the context was opened; only then is the index synced and
+ * the context re-opened. A file watcher on the working tree makes that check free when nothing
+ * moved (a status costs ~40 ms on 10k files, more than a warm query); without one (too many
+ * directories, a git dir outside the working tree) the check runs at most once per interval.
+ */
+import { watch, type FSWatcher } from 'node:fs'
+import { lstat } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { join, relative, sep } from 'node:path'
+import { GitError, openRepo, type Repo } from '../git/index.js'
+import { runInRepo } from '../git/repo.js'
+import { openQueryContext, type QueryContext } from '../query/context.js'
+
+export const CHECK_INTERVAL_ENV = 'VLT_MCP_CHECK_MS'
+const DEFAULT_CHECK_INTERVAL_MS = 1000
+/** Even with a watcher, look again after this long: watchers can miss events (directories created in a burst). */
+const WATCHED_RECHECK_MS = 30_000
+
+export interface WarmIndexOptions {
+  warn: (message: string) => void
+  env?: NodeJS.ProcessEnv
+}
+
+export class WarmIndex {
+  private current: { qctx: QueryContext; signature: string } | undefined
+  private refreshing: Promise<QueryContext> | undefined
+  private dirty = true
+  private lastCheck = 0
+  private watcher: FSWatcher | undefined
+  private readonly interval: number
+
+  private constructor(
+    readonly cwd: string,
+    readonly repo: Repo,
+    private readonly options: WarmIndexOptions,
+  ) {
+    const env = options.env ?? process.env
+    const configured = Number(env[CHECK_INTERVAL_ENV])
+    this.interval = env[CHECK_INTERVAL_ENV] !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_CHECK_INTERVAL_MS
+  }
+
+  static async open(cwd: string, options: WarmIndexOptions): Promise<WarmIndex> {
+    const warm = new WarmIndex(cwd, await openRepo(cwd), options)
+    warm.startWatching()
+    return warm
+  }
+
+  /** The repository's working tree (its git dir for a bare repository). */
+  get root(): string {
+    return this.repo.root ?? this.repo.gitDir
+  }
+
+  /** The up-to-date context; when a refresh fails, the previous one marked stale. */
+  async get(): Promise<QueryContext> {
+    if (this.refreshing) return this.refreshing
+    if (this.current && !this.needsCheck()) return this.current.qctx
+    this.refreshing = this.refresh().finally(() => (this.refreshing = undefined))
+    return this.refreshing
+  }
+
+  close(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+  }
+
+  private needsCheck(): boolean {
+    const age = Date.now() - this.lastCheck
+    return this.watcher ? this.dirty || age >= WATCHED_RECHECK_MS : age >= this.interval
+  }
+
+  private async refresh(): Promise<QueryContext> {
+    this.dirty = false
+    this.lastCheck = Date.now()
+    const signature = await workSignature(this.repo)
+    if (this.current && this.current.signature === signature && !this.current.qctx.freshness.stale) return this.current.qctx
+    try {
+      const qctx = await openQueryContext(this.cwd, { warn: this.options.warn })
+      this.current = { qctx, signature }
+      return qctx
+    } catch (error) {
+      if (!this.current) throw error
+      this.options.warn(`warning: could not bring the index up to date (${(error as Error).message}); answering from tree ${this.current.qctx.freshness.treeHash.slice(0, 12)}`)
+      // Retried at the next call.
+      this.dirty = true
+      return { ...this.current.qctx, freshness: { ...this.current.qctx.freshness, stale: true } }
+    }
+  }
+
+  private startWatching(): void {
+    const root = this.repo.root
+    if (root === null || !isInside(root, this.repo.gitDir) || !isInside(root, this.repo.commonDir)) return
+    const vlt = relative(root, this.repo.vltDir) + sep
+    const objects = relative(root, join(this.repo.commonDir, 'objects')) + sep
+    const logs = relative(root, join(this.repo.commonDir, 'logs')) + sep
+    try {
+      this.watcher = watch(root, { recursive: true, persistent: false }, (_event, filename) => {
+        if (filename === null) {
+          this.dirty = true
+          return
+        }
+        const name = filename.toString()
+        if (name.startsWith(vlt) || name.startsWith(objects) || name.startsWith(logs) || name.endsWith('.lock')) return
+        this.dirty = true
+      })
+      this.watcher.on('error', (error) => {
+        this.options.warn(`warning: stopped watching the working tree (${error.message}); checking for changes every ${this.interval} ms instead`)
+        this.close()
+      })
+    } catch (error) {
+      this.options.warn(`warning: cannot watch the working tree (${(error as Error).message}); checking for changes every ${this.interval} ms instead`)
+      this.watcher = undefined
+    }
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)
+}
+
+/**
+ * What the index depends on, cheaply: HEAD's tree, the status lines, and size and mtime of every
+ * file the status names (a second edit to an already modified file changes no status line).
+ */
+async function workSignature(repo: Repo): Promise<string> {
+  const hash = createHash('sha1')
+  const tree = runInRepo(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{tree}']).catch((error: unknown) => {
+    if (error instanceof GitError) return Buffer.from('no-commit')
+    throw error
+  })
+  const status = repo.root === null ? Promise.resolve(Buffer.alloc(0)) : runInRepo(repo, statusArgs(repo))
+  const [treeOut, statusOut] = await Promise.all([tree, status])
+  hash.update(treeOut).update('\0').update(statusOut)
+  const paths = statusPaths(statusOut.toString('utf8'))
+  const stats = await Promise.all(paths.map((path) => lstat(join(repo.root!, path)).catch(() => undefined)))
+  stats.forEach((info, i) => hash.update(`\0${paths[i]}\0${info ? `${info.size}:${info.mtimeMs}:${info.ino}` : '-'}`))
+  return hash.digest('hex')
+}
+
+function statusArgs(repo: Repo): string[] {
+  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
+  const vlt = relative(repo.root!, repo.vltDir)
+  if (!vlt.startsWith('..')) args.push('--', `:(exclude,literal)${vlt}`)
+  return args
+}
+
+/** Paths of `git status --porcelain=v2 -z` records: ordinary (8 fields before the path), unmerged (10), untracked. */
+function statusPaths(text: string): string[] {
+  const paths: string[] = []
+  for (const record of text.split('\0')) {
+    const fields = record[0] === '1' ? 8 : record[0] === 'u' ? 10 : record[0] === '?' ? 1 : -1
+    if (fields < 0) continue
+    let start = 0
+    for (let i = 0; i < fields && start >= 0; i++) start = record.indexOf(' ', start) + 1
+    if (start > 0) paths.push(record.slice(start))
+  }
+  return paths
+}

@@ -1,0 +1,206 @@
+import { strict as assert } from 'node:assert'
+import { readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import type { GitFixture } from '../helpers/git-fixture.js'
+import { connect, shopRepo, textOf, type McpSession } from './mcp-helpers.js'
+
+describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  let mcp: McpSession
+
+  before(async () => {
+    repo = shopRepo()
+    mcp = await connect(repo.dir, { VLT_MCP_CLIENT_ID: 'e2e' })
+  })
+  after(async () => {
+    await mcp?.close()
+    repo?.cleanup()
+  })
+
+  it('lists its tools with schemas and honest annotations', async () => {
+    const { tools } = await mcp.client.listTools()
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_definition', 'find_references', 'get_repo_map', 'search_code', 'search_history', 'search_notes', 'thread_push', 'thread_read'])
+    for (const tool of tools) {
+      assert.ok(tool.outputSchema, `${tool.name} has an output schema`)
+      assert.ok((tool.outputSchema.properties as Record<string, unknown>).freshness, `${tool.name} reports freshness`)
+      assert.ok(tool.description!.length < 120, `${tool.name}'s description is short`)
+      assert.equal(tool.annotations?.readOnlyHint, tool.name !== 'thread_push', tool.name)
+    }
+  })
+
+  it('find_definition answers exactly, with freshness', async () => {
+    const result = await mcp.call('find_definition', { symbol: 'UserService' })
+    assert.equal(result.isError, undefined)
+    assert.deepEqual(result.structuredContent.definitions, [
+      { name: 'UserService', qualifiedName: 'UserService', kind: 'class', path: 'src/user_service.py', line: 4, endLine: 12, signature: 'class UserService' },
+    ])
+    assert.deepEqual(result.structuredContent.freshness, { treeHash: repo.git('rev-parse', 'HEAD^{tree}'), stale: false })
+    assert.match(textOf(result), /src\/user_service\.py:4-12 {2}class UserService/)
+  })
+
+  it('search_code resolves "it" to the symbol just discussed and leans towards its file', async () => {
+    const result = await mcp.call('search_code', { query: 'how does it reach the database?' })
+    assert.equal(result.structuredContent.query, 'how does it reach the database? UserService')
+    assert.equal(result.structuredContent.resolved, 'it → UserService')
+    assert.equal(result.structuredContent.results[0].path, 'src/user_service.py')
+  })
+
+  it('find_references lists the call sites, and "it" works there too', async () => {
+    const result = await mcp.call('find_references', { symbol: 'authenticate_user' })
+    assert.deepEqual(result.structuredContent.references, [
+      { path: 'src/user_service.py', line: 12, column: 15, context: 'return authenticate_user(user, password)', enclosing: 'UserService.login' },
+    ])
+    const again = await mcp.call('find_references', { symbol: 'it' })
+    assert.equal(again.structuredContent.symbol, 'authenticate_user')
+    assert.equal(again.structuredContent.resolved, 'it → authenticate_user')
+  })
+
+  it('get_repo_map fits the budget and honours a scope', async () => {
+    const result = await mcp.call('get_repo_map', { scope: 'src/metrics', tokens: 300 })
+    const map = result.structuredContent
+    assert.equal(map.scope, 'src/metrics')
+    assert.ok(map.tokens <= 300 && map.tokens > 200, `tokens ${map.tokens}`)
+    assert.ok(map.map.split('\n').every((line: string) => !line.endsWith('.py:') || line.startsWith('src/metrics/')))
+  })
+
+  it('thread_push creates the thread and thread_read returns the entry', async () => {
+    const pushed = await mcp.call('thread_push', { thread: 'auth-notes', text: 'Sessions stay server-side.', type: 'decision' })
+    assert.equal(pushed.structuredContent.created, true)
+    assert.equal(pushed.structuredContent.author, 'e2e')
+    const read = await mcp.call('thread_read', { thread: 'auth-notes' })
+    assert.deepEqual(read.structuredContent.entries.map((e: any) => [e.type, e.text]), [['decision', 'Sessions stay server-side.']])
+    assert.equal(read.structuredContent.total, 1)
+  })
+
+  it('search_notes and search_history answer (empty history is not an error)', async () => {
+    repo.write({ 'docs/sessions.md': '# Sessions\n\nSessions are stored server-side in Redis.\n' })
+    const notes = await mcp.call('search_notes', { query: 'redis sessions' })
+    assert.equal(notes.isError, undefined, textOf(notes))
+    assert.equal(notes.structuredContent.results[0].path, 'docs/sessions.md')
+    const history = await mcp.call('search_history', { query: 'sessions' })
+    assert.equal(history.isError, undefined, textOf(history))
+    assert.deepEqual(history.structuredContent.results, [])
+  })
+
+  it('reports errors as tool results with useful messages', async () => {
+    const unknown = await mcp.call('find_definition', { symbol: 'UserServce' })
+    assert.equal(unknown.isError, true)
+    assert.equal(textOf(unknown), 'No definition of UserServce — did you mean UserService?')
+    const badArgs = await mcp.call('search_code', { query: '', limit: -1 })
+    assert.equal(badArgs.isError, true)
+    assert.match(textOf(badArgs), /Input validation error/)
+    const noTool = await mcp.call('drop_database', {})
+    assert.equal(noTool.isError, true)
+    assert.match(textOf(noTool), /Tool drop_database not found/)
+    const badCursor = await mcp.call('find_references', { symbol: 'helper', cursor: 'bogus' })
+    assert.equal(badCursor.isError, true)
+    assert.match(textOf(badCursor), /not a cursor from a previous page/)
+    const badThread = await mcp.call('thread_read', { thread: '../../etc/passwd' })
+    assert.equal(badThread.isError, true)
+    assert.match(textOf(badThread), /invalid thread name/)
+  })
+
+  it('refuses paths that leave the repository: .., absolute outside, symlinks out', async () => {
+    symlinkSync('/tmp', join(repo.dir, 'escape'))
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['search_code', { query: 'helper', path: '../**' }, /leaves the repository|outside the repository/],
+      ['search_code', { query: 'helper', path: 'src/../../x/*.py' }, /outside the repository/],
+      ['search_code', { query: 'helper', path: '/etc/**' }, /outside the repository/],
+      ['search_code', { query: 'helper', path: 'escape/**' }, /through a symbolic link/],
+      ['get_repo_map', { scope: '../' }, /outside the repository/],
+      ['get_repo_map', { scope: 'escape' }, /through a symbolic link/],
+    ]
+    for (const [tool, args, message] of cases) {
+      const result = await mcp.call(tool, args)
+      assert.equal(result.isError, true, `${tool} ${JSON.stringify(args)}`)
+      assert.match(textOf(result), message)
+    }
+    const inside = await mcp.call('search_code', { query: 'helper', path: join(repo.dir, 'src/callers_0.py') })
+    assert.equal(inside.isError, undefined, textOf(inside))
+    assert.ok(inside.structuredContent.results.every((r: any) => r.path === 'src/callers_0.py'))
+  })
+
+  it('picks up a new commit and an uncommitted file without a restart', async () => {
+    repo.write({ 'src/billing.py': 'class Invoice:\n    pass\n' })
+    repo.commit('billing')
+    const committed = await mcp.call('find_definition', { symbol: 'Invoice' })
+    assert.equal(committed.isError, undefined, textOf(committed))
+    assert.equal(committed.structuredContent.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
+    repo.write({ 'src/draft.py': 'class DraftReceipt:\n    pass\n' })
+    const draft = await mcp.call('find_definition', { symbol: 'DraftReceipt' })
+    assert.equal(draft.structuredContent.definitions[0].path, 'src/draft.py')
+  })
+
+  it('keeps the conversation context on disk, per client', () => {
+    const dir = join(repo.dir, '.vlt', 'mcp', 'contexts')
+    const [file] = readdirSync(dir)
+    assert.match(file!, /^e2e-[0-9a-f]{8}\.json$/)
+    const state = JSON.parse(readFileSync(join(dir, file!), 'utf8'))
+    assert.equal(state.client, 'e2e')
+    assert.equal(state.budget, 16000)
+    assert.ok(state.exchanges.some((e: any) => e.tool === 'find_definition' && e.input.symbol === 'UserService'))
+    assert.ok(state.insights.includes('UserService is a class at src/user_service.py:4'))
+  })
+})
+
+describe('git vlt mcp paging', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  let mcp: McpSession
+  before(async () => {
+    repo = shopRepo()
+    mcp = await connect(repo.dir, { VLT_MCP_MAX_TOKENS: '500', VLT_MCP_CLIENT_ID: 'pager' })
+  })
+  after(async () => {
+    await mcp?.close()
+    repo?.cleanup()
+  })
+
+  it('find_references pages to the cap with a cursor until every call site is seen once', async () => {
+    const seen: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const result = await mcp.call('find_references', { symbol: 'helper', limit: 500, ...(cursor ? { cursor } : {}) })
+      assert.equal(result.isError, undefined, textOf(result))
+      const page = result.structuredContent
+      assert.ok(textOf(result).length / 4 <= 500, `page ${pages} is ${textOf(result).length / 4} tokens`)
+      if (page.cursor) assert.match(page.note, /^Output capped: showing \d+ of \d+ on this page; call again with cursor/)
+      seen.push(...page.references.map((r: any) => `${r.path}:${r.line}`))
+      cursor = page.cursor
+      pages++
+    } while (cursor && pages < 50)
+    // 60 calls and the 3 imports.
+    assert.equal(seen.length, 63)
+    assert.equal(new Set(seen).size, 63)
+    assert.ok(pages > 2, `${pages} pages`)
+  })
+
+  it('search_code pages without repeating results; a cursor is bound to its arguments', async () => {
+    const query = 'compute weighted metric threshold'
+    const keys: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page = await mcp.call('search_code', { query, limit: 4, ...(cursor ? { cursor } : {}) })
+      keys.push(...page.structuredContent.results.map((r: any) => `${r.path}:${r.startLine}`))
+      cursor = page.structuredContent.cursor
+      pages++
+    } while (cursor && pages < 6)
+    assert.equal(pages, 6)
+    assert.ok(keys.length >= 6, `${keys.length} results`)
+    assert.equal(new Set(keys).size, keys.length)
+    const first = await mcp.call('search_code', { query, limit: 4 })
+    cursor = first.structuredContent.cursor
+    const misuse = await mcp.call('search_code', { query: 'something else', limit: 3, cursor })
+    assert.equal(misuse.isError, true)
+    assert.match(textOf(misuse), /made for other arguments/)
+  })
+
+  it('get_repo_map is fitted under the cap and says so', async () => {
+    const result = await mcp.call('get_repo_map', { tokens: 5000 })
+    assert.equal(result.structuredContent.note, 'Output capped: the map was fitted to 300 tokens, not 5000.')
+    assert.ok(result.structuredContent.tokens <= 300)
+  })
+})
