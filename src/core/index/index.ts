@@ -72,8 +72,12 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
 
 /** Brings the index up to date with HEAD and the working tree, touching only what changed. */
 export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncResult> {
+  return syncIndexIn(await openIndexContext(cwd), opts)
+}
+
+/** syncIndex for a caller that has opened the context already (a query syncs, then reads through the same context). */
+export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promise<SyncResult> {
   const started = Date.now()
-  const ctx = await openIndexContext(cwd)
   return withLock(ctx.paths.root, async () => {
     // Batches queued before this point describe commits up to HEAD at the latest: the sync covers them.
     const queue = await readQueue(ctx.paths.root)

@@ -1,7 +1,7 @@
 import { CorruptFileError, VltError } from '../errors.js'
 import { blobRecordPath, loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
-import { openIndexContext, syncIndex, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
+import { openIndexContext, syncIndexIn, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
 import type { FileArtifact, LanguageId } from '../parse/types.js'
@@ -49,8 +49,8 @@ export interface OpenQueryOptions extends BuildOptions {
  * over them, so that an answer is never stale about a file the user just changed.
  */
 export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
-  if (!opts.noSync) await syncIndex(cwd, opts)
   const index = await openIndexContext(cwd)
+  if (!opts.noSync) await syncIndexIn(index, opts)
   const tree = await loadIndexedTree(index, index.repo.head.tree, opts)
   if (!tree) throw new VltError(`the index of tree ${index.repo.head.tree.slice(0, 12)} is missing — run \`git vlt coderag sync\``)
   const overlay = (await readOverlay(index)) ?? { headTree: tree.manifest.treeHash, files: [] }
