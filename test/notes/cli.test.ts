@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert'
-import { vlt, vltJson } from '../helpers/cli.js'
+import { vlt, vltJson, vltJsonAsync } from '../helpers/cli.js'
+import { startFakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 describe('notes commands', function () {
@@ -15,14 +16,35 @@ describe('notes commands', function () {
   })
   after(() => repo.cleanup())
 
-  it('search --json prints {query, results, freshness}', () => {
+  it('search --json prints {query, results, freshness, warnings}', () => {
     const out = vltJson(repo.dir, ['notes', 'search', 'restart indexer', '--tag', 'ops'])
-    assert.deepEqual(Object.keys(out).sort(), ['freshness', 'query', 'results'])
+    assert.deepEqual(Object.keys(out).sort(), ['freshness', 'query', 'results', 'warnings'])
+    assert.deepEqual(out.warnings, [])
     assert.deepEqual(out.results.map(({ score: _score, ...hit }: { score: number }) => hit), [
-      { path: 'docs/runbook.md', heading: 'Runbook > Restart', startLine: 6, endLine: 8, snippet: 'Restart the indexer with a sync.', tags: ['ops'] },
+      { path: 'docs/runbook.md', methods: ['bm25'], heading: 'Runbook > Restart', startLine: 6, endLine: 8, snippet: 'Restart the indexer with a sync.', tags: ['ops'] },
     ])
     assert.equal(out.freshness.notes, 2)
     assert.equal(out.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
+  })
+
+  it('search adds the configured vector path, and warns once when the server fails', async () => {
+    const server = await startFakeEmbeddingsServer({ dimensions: 16 })
+    repo.write({ 'vlt.toml': `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n` })
+    try {
+      const section = 'Runbook > Restart\n\n## Restart\n\nRestart the indexer with a sync.'
+      const hybrid = await vltJsonAsync(repo.dir, ['notes', 'search', section])
+      assert.deepEqual(hybrid.warnings, [])
+      assert.deepEqual([hybrid.results[0].path, hybrid.results[0].startLine, hybrid.results[0].methods, hybrid.results[0].score], ['docs/runbook.md', 6, ['bm25', 'vector'], 1])
+
+      server.script = () => ({ kind: 'hang' })
+      const fallback = await vltJsonAsync(repo.dir, ['notes', 'search', 'restart indexer'])
+      assert.equal(fallback.warnings.length, 1)
+      assert.match(fallback.warnings[0], /^embeddings unavailable \(timeout\): /)
+      assert.deepEqual(fallback.results.map((hit: { path: string; methods: string[] }) => [hit.path, hit.methods]), [['docs/runbook.md', ['bm25']]])
+    } finally {
+      repo.git('clean', '-fq', 'vlt.toml')
+      await server.close()
+    }
   })
 
   it('read --json prints the note with links and backlinks', () => {

@@ -145,7 +145,7 @@ describe('notes index on a git repository', function () {
         start_line: 6,
         end_line: 8,
         tags: ['adr', 'storage'],
-        bm25_score: top!.metadata.bm25_score,
+        methods: ['bm25'],
       },
     })
     assert.ok(results[1]!.score > 0 && results[1]!.score < 1)

@@ -6,6 +6,8 @@ export interface NotesSearchOutput {
   query: string
   results: Array<Omit<NoteHit, 'content' | 'title'>>
   freshness: NotesFreshness
+  /** Why a path could not run (e.g. embeddings unavailable: keyword search only); also printed on stderr in text mode. */
+  warnings: string[]
 }
 
 export default class NotesSearch extends VltCommand {
@@ -37,7 +39,7 @@ export default class NotesSearch extends VltCommand {
       const tags = hit.tags.length > 0 ? `  #${hit.tags.join(' #')}` : ''
       this.log(`${hit.path}:${hit.startLine}-${hit.endLine}  ${hit.score.toFixed(2)}  ${hit.heading}${tags}\n${indent(hit.snippet)}`)
     }
-    return { query: found.query, results, freshness: found.freshness }
+    return { query: found.query, results, freshness: found.freshness, warnings: found.warnings }
   }
 }
 

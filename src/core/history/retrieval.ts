@@ -3,30 +3,21 @@
  * exchanges through BM25; the files the oracle already linked to the question through the code
  * graph (a symbol's defining file, say) find the sessions that edited or read them.
  */
+import { estimateTokens, type RetrievalResult } from '../sources/retrieval.js'
 import { readTranscriptExchanges, type ExchangeEntry, type HistoryIndex } from './store.js'
 import { openHistory, searchIndex, sessionsInvolving, type HistoryFilters, type ReadOptions } from './search.js'
 import type { Exchange } from './types.js'
 
-export interface RetrievalResult {
-  content: string
-  sourceType: 'history'
-  /** The exchange id: `<sessionId>:<agentId or main>:<line>`. */
-  sourcePath: string
-  /** `bm25`: the words matched; `graph`: reached through a file the question is linked to. */
-  retrievalMethod: 'bm25' | 'graph'
-  /** 0..1: BM25 scores divided by the best one; graph hits by how directly they involved the file. */
-  score: number
-  tokenCount: number
-  metadata: {
-    sessionId: string
-    exchangeId: string
-    agentId: string | null
-    isSidechain: boolean
-    title: string
-    timestamp: string
-    branch: string
-    files: string[]
-  }
+/** What the oracle learns about an exchange besides its text; sourcePath is the exchange id `<sessionId>:<agentId or main>:<line>`. */
+export type HistoryMetadata = {
+  sessionId: string
+  exchangeId: string
+  agentId: string | null
+  isSidechain: boolean
+  title: string
+  timestamp: string
+  branch: string
+  files: string[]
 }
 
 export interface HistoryRetrievalOptions extends HistoryFilters, ReadOptions {
@@ -40,10 +31,14 @@ const CONTENT_CHARS = 4000
 const TOUCHED_SCORE = 0.6
 const DISCUSSED_SCORE = 0.3
 
-export async function searchHistory(repoCwd: string, query: string, options: HistoryRetrievalOptions = {}): Promise<RetrievalResult[]> {
+/**
+ * Exchanges for `query`, best first: `bm25` when the words matched (score: BM25 divided by the best
+ * one), `graph` when reached through a linked file (score by how directly the exchange involved it).
+ */
+export async function searchHistory(repoCwd: string, query: string, options: HistoryRetrievalOptions = {}): Promise<Array<RetrievalResult<HistoryMetadata>>> {
   const { repo, index } = await openHistory(repoCwd, options)
   const limit = options.limit ?? 10
-  const scored = new Map<string, { entry: ExchangeEntry; score: number; method: RetrievalResult['retrievalMethod'] }>()
+  const scored = new Map<string, { entry: ExchangeEntry; score: number; method: 'bm25' | 'graph' }>()
   const byId = new Map(index.exchanges.map((entry) => [entry.id, entry]))
   const hits = searchIndex(index, query, { ...options, limit })
   const best = hits[0]?.score ?? 1
@@ -53,18 +48,18 @@ export async function searchHistory(repoCwd: string, query: string, options: His
   }
   const ranked = [...scored.values()].sort((a, b) => b.score - a.score || b.entry.time - a.entry.time).slice(0, limit)
   const records = new Map<string, Promise<Exchange[] | undefined>>()
-  return Promise.all(ranked.map(async ({ entry, score, method }) => {
+  return Promise.all(ranked.map(async ({ entry, score, method }): Promise<RetrievalResult<HistoryMetadata>> => {
     let record = records.get(entry.transcript)
     if (!record) records.set(entry.transcript, (record = readTranscriptExchanges(repo.vltDir, entry.transcript)))
     const exchange = (await record)?.find((candidate) => candidate.id === entry.id)
     const content = exchangeText(entry, exchange)
     return {
       content,
-      sourceType: 'history' as const,
+      sourceType: 'history',
       sourcePath: entry.id,
       retrievalMethod: method,
       score: Math.round(score * 1000) / 1000,
-      tokenCount: Math.ceil(content.length / 4),
+      tokenCount: estimateTokens(content),
       metadata: {
         sessionId: entry.sessionId,
         exchangeId: entry.id,

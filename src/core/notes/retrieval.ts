@@ -3,26 +3,12 @@
  * RetrievalResult): one result per matching section.
  */
 import { stat } from 'node:fs/promises'
+import { estimateTokens, type RetrievalResult } from '../sources/retrieval.js'
 import { openNotes } from './build.js'
-import { searchIndex, type NoteSearchOptions } from './search.js'
-
-/** The code index's estimate (about four characters per token for prose and code alike). */
-const CHARS_PER_TOKEN = 4
-
-export interface RetrievalResult {
-  sourceType: 'vault' | 'code' | 'thread' | 'definition' | 'reference' | 'history'
-  /** For notes: `path:startLine`. */
-  sourcePath: string
-  retrievalMethod: 'vector' | 'bm25' | 'graph' | 'ctags' | 'scip'
-  /** 0..1: the BM25 score divided by the best score of the same query, so the top note scores 1. */
-  score: number
-  content: string
-  tokenCount: number
-  metadata: Record<string, unknown>
-}
+import { searchIndex, type NoteSearchMethod, type NoteSearchOptions } from './search.js'
 
 /** Vault metadata per the seed: note_path, title, snippet, updated; plus where the section is. */
-export interface VaultMetadata {
+export type VaultMetadata = {
   note_path: string
   title: string
   snippet: string
@@ -32,14 +18,17 @@ export interface VaultMetadata {
   start_line: number
   end_line: number
   tags: string[]
-  bm25_score: number
+  /** The paths that found the section. */
+  methods: NoteSearchMethod[]
 }
 
-export async function searchNotes(cwd: string, query: string, options: NoteSearchOptions = {}): Promise<RetrievalResult[]> {
+/** Sections matching `query`, best first; problems worked around (embeddings unavailable …) go to `options.warn`. */
+export async function searchNotes(cwd: string, query: string, options: NoteSearchOptions = {}): Promise<Array<RetrievalResult<VaultMetadata>>> {
   const notes = await openNotes(cwd, options)
-  const hits = await searchIndex(notes, query, options)
+  const { hits, warnings } = await searchIndex(notes, query, options)
+  for (const warning of warnings) options.warn?.(warning)
   const top = hits[0]?.score ?? 1
-  return Promise.all(hits.map(async (hit): Promise<RetrievalResult> => {
+  return Promise.all(hits.map(async (hit): Promise<RetrievalResult<VaultMetadata>> => {
     const note = notes.note(hit.path)!
     const frontMatter = (await notes.artifact(hit.path)).frontMatter
     const declared = frontMatter.updated ?? frontMatter.modified ?? frontMatter.date
@@ -54,16 +43,16 @@ export async function searchNotes(cwd: string, query: string, options: NoteSearc
       start_line: hit.startLine,
       end_line: hit.endLine,
       tags: hit.tags,
-      bm25_score: hit.score,
+      methods: hit.methods,
     }
     return {
       sourceType: 'vault',
       sourcePath: `${hit.path}:${hit.startLine}`,
-      retrievalMethod: 'bm25',
+      retrievalMethod: hit.methods.length > 1 ? 'hybrid' : hit.methods[0]!,
       score: hit.score / top,
       content: hit.content,
-      tokenCount: Math.ceil(hit.content.length / CHARS_PER_TOKEN),
-      metadata: { ...metadata },
+      tokenCount: estimateTokens(hit.content),
+      metadata,
     }
   }))
 }

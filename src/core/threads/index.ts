@@ -2,6 +2,7 @@
 export { defaultAuthor } from './author.js'
 export { ENTRY_TYPES, KNOWN_AUTHORS, validateEntryType, validateThreadName, type Entry, type EntryType } from './format.js'
 export { searchThreads, type ThreadHit, type ThreadSearchOptions } from './search.js'
+export { searchThreadsForOracle, type ThreadMetadata } from './retrieval.js'
 export {
   appendEntry,
   createThread,
