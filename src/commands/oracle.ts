@@ -1,0 +1,94 @@
+import { Args, Flags } from '@oclif/core'
+import { terminalProgress } from '../core/cli/progress.js'
+import { VltCommand } from '../core/cli/vlt-command.js'
+import { UsageError } from '../core/errors.js'
+import { askOracle, DEFAULT_MAX_TOKENS, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../core/oracle/index.js'
+
+export default class Oracle extends VltCommand {
+  static override summary = 'Answer a question about the repository from its code, notes, threads, agent history and git, citing the evidence.'
+  static override description = `Classifies the question (definition, references, history, conceptual), runs the applicable
+retrieval paths in parallel — the exact definition and reference indexes for a symbol the question
+names, code search, notes, threads, agent conversations, git history — keeps only evidence that is
+about the question, merges duplicates, reranks, and fits it with a repo-map slice into the token
+budget. Cited code ranges get their blame; history questions get the commits that touched the
+symbol or lines, with their messages.
+
+With [llm] configured in vlt.toml the answer is written by the model and streamed; otherwise it
+is the evidence itself, grouped and cited. When nothing relevant is found, it says so.
+Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.`
+
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> "where is openQueryContext defined"', description: 'A definition question: the exact file:line first.' },
+    { command: '<%= config.bin %> <%= command.id %> "why was the lock timeout changed" --source code,git', description: 'A history question over code and commits only.' },
+    {
+      command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
+      description: 'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings}.',
+    },
+  ]
+
+  static override args = {
+    question: Args.string({ description: 'The question, in plain words.', required: true }),
+  }
+
+  static override flags = {
+    source: Flags.string({ description: `Sources to consult, comma-separated (${ORACLE_SOURCES.join(',')}).`, default: ORACLE_SOURCES.join(',') }),
+    explain: Flags.boolean({ description: "Print each retrieval path's raw results, the fusion and rerank decisions, and the context budget use." }),
+    'max-tokens': Flags.integer({ description: 'Token budget of the evidence given to the answer.', default: DEFAULT_MAX_TOKENS, min: 256 }),
+    model: Flags.string({ description: 'The LLM model (overrides llm.model in vlt.toml).' }),
+    'no-log': Flags.boolean({ description: 'Do not append the question and answer to the oracle-session thread.' }),
+    author: Flags.string({ char: 'a', description: 'Author of the session entry (default: git config user.name).' }),
+  }
+
+  async run(): Promise<OracleResponse> {
+    const { args, flags } = await this.parse(Oracle)
+    const json = this.jsonEnabled()
+    let streamed = false
+    const response = await askOracle(this.workDir(flags), args.question, {
+      sources: parseSources(flags.source),
+      explain: flags.explain,
+      maxTokens: flags['max-tokens'],
+      model: flags.model,
+      noLog: flags['no-log'],
+      author: flags.author,
+      progress: json ? undefined : terminalProgress(),
+      warn: (message) => this.note(message),
+      onText: json
+        ? undefined
+        : (delta) => {
+            streamed = true
+            process.stdout.write(delta)
+          },
+    })
+    if (!json) {
+      if (streamed && response.model !== 'extractive') process.stdout.write('\n')
+      else this.log(response.answer)
+      if (flags.explain) this.log(`\n${formatExplain(response)}`)
+    }
+    return response
+  }
+}
+
+function parseSources(value: string): OracleSourceName[] {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = names.filter((name) => !(ORACLE_SOURCES as readonly string[]).includes(name))
+  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--source takes ${ORACLE_SOURCES.join(', ')} (comma-separated), not ${JSON.stringify(value)}`)
+  return names as OracleSourceName[]
+}
+
+function formatExplain(response: OracleResponse): string {
+  const traces = response.traces!
+  const lines = [`## Explain`, `classification: ${traces.classification.queryType}; symbol: ${traces.classification.symbol ?? '-'}; searched: ${JSON.stringify(traces.classification.searchText)}`]
+  for (const path of traces.paths) {
+    lines.push(`\n### path ${path.path}: ${path.results.length} result(s)${path.note ? ` — ${path.note}` : ''}`)
+    for (const result of path.results) lines.push(`  ${result.score.toFixed(3)}  relevance ${result.relevance?.toFixed(2) ?? '-'}  ${result.sourcePath}`)
+  }
+  if (traces.codeSearch) {
+    lines.push('\n### code search fusion (top 10)')
+    for (const fused of traces.codeSearch.fusion.slice(0, 10)) lines.push(`  ${fused.score.toFixed(4)}  ${fused.path}#${fused.chunkIndex}  ranks ${JSON.stringify(fused.ranks)}`)
+  }
+  lines.push('\n### fusion and rerank decisions')
+  for (const decision of traces.decisions) lines.push(`  ${decision.decision.padEnd(11)} ${decision.score.toFixed(3)}  ${decision.sourcePath}${decision.by ? ` (merged into ${decision.by})` : ''}`)
+  const b = traces.budget
+  lines.push(`\n### context budget\n  ${b.used}/${b.maxTokens} tokens: repo map ${b.repoMap}, evidence ${b.sources}; ${b.dropped} piece(s) dropped for budget`)
+  return lines.join('\n')
+}

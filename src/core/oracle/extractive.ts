@@ -1,0 +1,112 @@
+/**
+ * The answer without a language model: the evidence itself, grouped by what it is (definitions,
+ * uses, related code, tests, notes, threads, conversations, commits), best first, each under its
+ * copyable citation — preceded by one plain sentence saying what was found, and nothing more.
+ */
+import type { BlameLine } from './git-context.js'
+import type { OracleSource, QueryType } from './types.js'
+
+const SNIPPET_LINES = 12
+const SNIPPET_CHARS = 160
+
+interface Group {
+  title: string
+  match: (source: OracleSource) => boolean
+}
+
+const GROUPS: Group[] = [
+  { title: 'Definitions', match: (s) => s.sourceType === 'code' && s.metadata.role === 'definition' },
+  { title: 'Uses', match: (s) => s.sourceType === 'code' && s.metadata.role === 'reference' },
+  { title: 'Code', match: (s) => s.sourceType === 'code' && s.metadata.role === 'search' },
+  { title: 'Tests exercising it', match: (s) => s.sourceType === 'code' && s.metadata.role === 'test' },
+  { title: 'Commits', match: (s) => s.sourceType === 'git' },
+  { title: 'Notes', match: (s) => s.sourceType === 'vault' },
+  { title: 'Threads', match: (s) => s.sourceType === 'threads' },
+  { title: 'Agent conversations', match: (s) => s.sourceType === 'history' },
+]
+
+const NOUNS: Record<string, [string, string]> = {
+  code: ['code location', 'code locations'],
+  git: ['commit', 'commits'],
+  vault: ['note section', 'note sections'],
+  threads: ['thread entry', 'thread entries'],
+  history: ['agent conversation', 'agent conversations'],
+}
+
+export function noEvidenceAnswer(question: string, consulted: readonly string[]): string {
+  return `No relevant evidence found for ${JSON.stringify(question)} in ${consulted.join(', ') || 'any source'}. Nothing is cited, because nothing in these sources matches the question well enough to answer it.`
+}
+
+export function extractiveAnswer(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[]): string {
+  const parts = [summaryLine(queryType, symbol, sources)]
+  for (const group of GROUPS) {
+    const members = sources.filter(group.match)
+    if (members.length === 0) continue
+    parts.push(`## ${group.title}\n\n${members.map(renderSource).join('\n\n')}`)
+  }
+  return parts.join('\n\n')
+}
+
+function summaryLine(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[]): string {
+  const counts = new Map<string, number>()
+  for (const source of sources) counts.set(source.sourceType, (counts.get(source.sourceType) ?? 0) + 1)
+  const found = [...counts].map(([type, n]) => `${n} ${NOUNS[type]![n === 1 ? 0 : 1]}`).join(', ')
+  const first = sources[0]!
+  const defs = sources.filter((s) => s.metadata.role === 'definition')
+  const uses = sources.filter((s) => s.metadata.role === 'reference')
+  let lead: string
+  if (queryType === 'definition' && symbol && defs.length > 0) lead = `\`${symbol}\` is defined at \`${citation(defs[0]!)}\`${defs.length > 1 ? ` (and ${defs.length - 1} more candidate${defs.length > 2 ? 's' : ''})` : ''}.`
+  else if (queryType === 'references' && symbol && uses.length > 0) lead = `\`${symbol}\` is used in ${new Set(uses.map((s) => s.metadata.path)).size} file(s); the uses are listed below.`
+  else if (queryType === 'history' && sources.some((s) => s.sourceType === 'git')) lead = `The most relevant commit is ${shortHash(sources.find((s) => s.sourceType === 'git')!.sourcePath)} (${sources.find((s) => s.sourceType === 'git')!.metadata.subject as string}).`
+  else lead = `The strongest match is \`${citation(first)}\`.`
+  return `${lead} Found ${found}, best first. This is the retrieved evidence itself (no language model is configured): read it to confirm the answer.`
+}
+
+function renderSource(source: OracleSource): string {
+  const head = `- \`${citation(source)}\`${describe(source)}`
+  const body = source.sourceType === 'git' ? commitSummary(source) : snippet(source)
+  const blame = Array.isArray(source.metadata.blame) ? blameLine(source.metadata.blame as BlameLine[]) : ''
+  return [head, body, blame].filter(Boolean).join('\n')
+}
+
+export function citation(source: OracleSource): string {
+  return source.sourceType === 'git' ? shortHash(source.sourcePath) : source.sourcePath
+}
+
+function describe(source: OracleSource): string {
+  const meta = source.metadata
+  if (source.sourceType === 'code') {
+    const what = typeof meta.qualifiedName === 'string' && meta.qualifiedName !== '' ? ` — ${meta.qualifiedName}${meta.kind ? ` (${String(meta.kind)})` : ''}` : ''
+    const exercises = meta.role === 'test' ? ` — exercises ${String(meta.exercises)}` : ''
+    return what + exercises
+  }
+  if (source.sourceType === 'vault') return ` — ${String(meta.title)}${meta.heading && meta.heading !== meta.title ? ` › ${String(meta.heading)}` : ''}`
+  if (source.sourceType === 'threads') return ` — ${String(meta.type)} by ${String(meta.author)}, ${String(meta.timestamp).slice(0, 10)}`
+  if (source.sourceType === 'history') return ` — session "${String(meta.title)}", ${String(meta.timestamp).slice(0, 10)}`
+  return ''
+}
+
+function snippet(source: OracleSource): string {
+  const lines = source.content.split('\n')
+  const shown = lines.slice(0, SNIPPET_LINES).map((line) => (line.length > SNIPPET_CHARS ? `${line.slice(0, SNIPPET_CHARS - 1)}…` : line))
+  if (lines.length > SNIPPET_LINES) shown.push(`… (${lines.length - SNIPPET_LINES} more lines)`)
+  const fence = source.content.includes('```') ? '~~~~' : '```'
+  const language = source.sourceType === 'code' && typeof source.metadata.language === 'string' ? source.metadata.language : ''
+  return `  ${fence}${language}\n${shown.map((line) => `  ${line}`).join('\n')}\n  ${fence}`
+}
+
+function commitSummary(source: OracleSource): string {
+  const meta = source.metadata
+  const body = source.content.split('\n\n').slice(1).join('\n\n').split('\n').slice(0, SNIPPET_LINES)
+  return `  ${String(meta.author)}, ${String(meta.date)}\n${body.map((line) => `  > ${line}`).join('\n')}`
+}
+
+function blameLine(blame: BlameLine[]): string {
+  if (blame.length === 0) return ''
+  const shown = blame.slice(0, 3).map((b) => `${shortHash(b.commit)} ${b.author} ${b.date} "${b.subject}"`)
+  return `  last changed by: ${shown.join('; ')}`
+}
+
+export function shortHash(hash: string): string {
+  return hash.slice(0, 12)
+}

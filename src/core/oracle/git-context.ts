@@ -1,0 +1,112 @@
+/**
+ * Git context through simple-git: who last changed the cited lines (blame), and for history
+ * questions the commits that touched the symbol (pickaxe), the cited lines (`log -L`) or whose
+ * messages hold the question's words (`--grep`), with their messages.
+ */
+import { simpleGit, type SimpleGit } from 'simple-git'
+import { makeSource, type Candidate } from './candidate.js'
+import { coverage } from './relevance.js'
+
+export interface BlameLine {
+  commit: string
+  author: string
+  date: string
+  subject: string
+  /** Lines of the range this commit last changed. */
+  lines: number
+}
+
+export interface Commit {
+  hash: string
+  author: string
+  date: string
+  subject: string
+  body: string
+  files: string[]
+}
+
+/** Git output that stops for this long is abandoned (a pickaxe over a huge history). */
+const BLOCK_TIMEOUT_MS = 5000
+const MAX_COMMITS = 10
+const NOT_COMMITTED = /^0+$/
+
+export function openGit(root: string): SimpleGit {
+  return simpleGit({ baseDir: root, timeout: { block: BLOCK_TIMEOUT_MS } })
+}
+
+/** The commits that last changed lines start..end of `path`, most lines first. */
+export async function blameRange(git: SimpleGit, path: string, start: number, end: number): Promise<BlameLine[]> {
+  const output = await git.raw(['blame', '--porcelain', '-L', `${start},${end}`, '--', path])
+  const commits = new Map<string, BlameLine>()
+  let current: BlameLine | undefined
+  for (const line of output.split('\n')) {
+    const header = /^([0-9a-f]{40,64}) \d+ \d+/.exec(line)
+    if (header) {
+      const hash = header[1]!
+      current = commits.get(hash)
+      if (!current) commits.set(hash, (current = { commit: hash, author: '', date: '', subject: '', lines: 0 }))
+      current.lines++
+    } else if (current && line.startsWith('author ')) current.author = line.slice(7)
+    else if (current && line.startsWith('author-time ')) current.date = new Date(Number(line.slice(12)) * 1000).toISOString().slice(0, 10)
+    else if (current && line.startsWith('summary ')) current.subject = line.slice(8)
+  }
+  return [...commits.values()].filter((c) => !NOT_COMMITTED.test(c.commit)).sort((a, b) => b.lines - a.lines)
+}
+
+const FORMAT = '--format=%x1e%H%x1f%an%x1f%aI%x1f%s%x1f%b%x1f'
+
+function parseLog(output: string): Commit[] {
+  const commits: Commit[] = []
+  for (const record of output.split('\x1e').slice(1)) {
+    const [hash, author, date, subject, body, rest] = record.split('\x1f')
+    if (!hash || !/^[0-9a-f]{40,64}$/.test(hash)) continue
+    const files = (rest ?? '').split('\n').map((f) => f.trim()).filter((f) => f !== '' && !/^(diff|@@|[-+ ]|index )/.test(f))
+    commits.push({ hash, author: author ?? '', date: (date ?? '').slice(0, 10), subject: subject ?? '', body: (body ?? '').trim(), files })
+  }
+  return commits
+}
+
+/**
+ * Commits whose diff adds or removes a line mentioning `symbol` (git log -G), newest first: unlike
+ * -S, this finds a change to the symbol's value, which leaves its count of occurrences unchanged.
+ */
+export async function pickaxe(git: SimpleGit, symbol: string): Promise<Commit[]> {
+  const pattern = symbol.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return parseLog(await git.raw(['log', '--no-merges', `-G${pattern}`, '--name-only', FORMAT, `-n${MAX_COMMITS}`]))
+}
+
+/** Commits that changed lines start..end of `path`, following them back through history. */
+export async function lineHistory(git: SimpleGit, path: string, start: number, end: number): Promise<Commit[]> {
+  const commits = parseLog(await git.raw(['log', '-L', `${start},${end}:${path}`, '--no-patch', FORMAT, `-n${MAX_COMMITS}`]))
+  for (const commit of commits) if (commit.files.length === 0) commit.files = [path]
+  return commits
+}
+
+/** Commits whose message mentions any of the words. */
+export async function messageSearch(git: SimpleGit, words: readonly string[]): Promise<Commit[]> {
+  if (words.length === 0) return []
+  return parseLog(await git.raw(['log', '--no-merges', '-i', ...words.map((w) => `--grep=${w}`), '--name-only', FORMAT, '-n50']))
+}
+
+export function commitText(commit: Commit): string {
+  const files = commit.files.length > 0 ? `\nFiles: ${commit.files.slice(0, 20).join(', ')}${commit.files.length > 20 ? ', …' : ''}` : ''
+  return `commit ${commit.hash}\nAuthor: ${commit.author}\nDate: ${commit.date}\n\n${commit.subject}${commit.body ? `\n\n${commit.body}` : ''}${files}`
+}
+
+/** A commit as evidence; relevance is exact for commits found through the symbol or the cited lines. */
+export function commitCandidate(commit: Commit, method: 'pickaxe' | 'lines' | 'message', score: number, terms: readonly string[]): Candidate {
+  const content = commitText(commit)
+  return {
+    source: makeSource('git', commit.hash, 'log', score, content, {
+      commit: commit.hash,
+      author: commit.author,
+      date: commit.date,
+      subject: commit.subject,
+      files: commit.files,
+      found: method,
+    }),
+    path: `git:${method}`,
+    relevance: method === 'message' ? coverage(terms, `${commit.subject}\n${commit.body}`) : 1,
+    exact: method !== 'message',
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * The oracle (issue 4): a question in, an honest cited answer out. Classify the question, run the
+ * applicable retrieval paths in parallel (exact definition and reference indexes, code search,
+ * notes, threads, agent conversations, git history), drop what is not about the question, merge
+ * duplicates, rerank, fit the evidence and a repo-map slice to the token budget, add blame, then
+ * answer — with the configured LLM (streamed), or extractively from the evidence itself.
+ */
+import { performance } from 'node:perf_hooks'
+import type { SimpleGit } from 'simple-git'
+import { loadConfig } from '../config/index.js'
+import { UsageError, VltError } from '../errors.js'
+import { openRepo, type Repo } from '../git/index.js'
+import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
+import { openQueryContext, type QueryContext } from '../query/context.js'
+import { isTestPath } from '../query/search/index.js'
+import { buildRepoMap } from '../repomap/index.js'
+import { defaultAuthor } from '../threads/index.js'
+import type { Candidate } from './candidate.js'
+import { round } from './candidate.js'
+import { classifyQuestion, type Classification } from './classify.js'
+import { definitionPath, referencesPath, searchPath } from './code-paths.js'
+import { extractiveAnswer, noEvidenceAnswer } from './extractive.js'
+import { FileLines } from './file-lines.js'
+import { blameRange, commitCandidate, lineHistory, messageSearch, openGit, pickaxe } from './git-context.js'
+import { historyPath, threadsPath, vaultPath } from './knowledge-paths.js'
+import { llmAnswer } from './llm-answer.js'
+import { isBehaviourQuestion, rankCandidates, type Ranked } from './rank.js'
+import { questionTerms } from './relevance.js'
+import { logSession } from './session-log.js'
+import { testCandidates } from './test-files.js'
+import { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces } from './types.js'
+
+export { classifyQuestion, type Classification } from './classify.js'
+export { sessionThreadName } from './session-log.js'
+export { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type QueryType, type OracleTraces } from './types.js'
+
+export const DEFAULT_MAX_TOKENS = 16_000
+/** Share of the budget the repo-map slice may take, and its ceiling. */
+const MAP_SHARE = 0.1
+const MAP_MAX_TOKENS = 1024
+/** No single piece of evidence may take more than this share of the budget. */
+const SOURCE_SHARE = 0.25
+/** Code ranges blamed, and (for history questions) followed through `git log -L`. */
+const BLAMED = 6
+const LINE_HISTORIES = 2
+
+export async function askOracle(cwd: string, question: string, options: OracleOptions = {}): Promise<OracleResponse> {
+  const started = performance.now()
+  if (question.trim() === '') throw new UsageError('the question is empty')
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
+  if (!Number.isInteger(maxTokens) || maxTokens < 256) throw new UsageError(`--max-tokens must be an integer ≥ 256, not ${maxTokens}`)
+  const wanted = new Set<OracleSourceName>(options.sources ?? ORACLE_SOURCES)
+  const warnings: string[] = []
+  const warn = (message: string): void => {
+    warnings.push(message)
+    options.warn?.(message)
+  }
+  const repo = await openRepo(cwd)
+  const cls = classifyQuestion(question)
+  const terms = questionTerms(cls.searchText)
+  const behaviour = isBehaviourQuestion(question)
+  const traces: OracleTraces = {
+    classification: { queryType: cls.queryType, symbol: cls.symbol, searchText: cls.searchText },
+    paths: [],
+    decisions: [],
+    budget: { maxTokens, used: 0, repoMap: 0, sources: 0, dropped: 0 },
+  }
+  const files = new FileLines(repo.root)
+  const git = wanted.has('git') && repo.root !== null && repo.head.commit !== null ? openGit(repo.root) : null
+  if (wanted.has('git') && !git) warn('git: skipped (no commits or no working tree)')
+
+  const run = async (name: string, task: () => Promise<Candidate[] | null>): Promise<Candidate[]> => {
+    try {
+      const found = await task()
+      if (found === null) {
+        warn(`${name}: skipped (not initialised)`)
+        traces.paths.push({ path: name, results: [], note: 'not initialised' })
+        return []
+      }
+      traces.paths.push({ path: name, results: found.map((c) => ({ sourcePath: c.source.sourcePath, score: c.source.score, relevance: round(c.relevance) })) })
+      return found
+    } catch (error) {
+      if (!(error instanceof Error)) throw error
+      if (error instanceof UsageError && name.startsWith('code')) throw error
+      warn(`${name}: skipped (${error.message.split('\n')[0]})`)
+      traces.paths.push({ path: name, results: [], note: error.message })
+      return []
+    }
+  }
+
+  let qctx: QueryContext | null = null
+  const code = wanted.has('code')
+    ? openQueryContext(cwd, { warn, progress: options.progress }).then((opened) => (qctx = opened))
+    : Promise.resolve(null)
+  code.catch(() => {})
+  const codePaths = async (): Promise<Candidate[]> => {
+    const opened = await code
+    if (!opened) return []
+    const symbol = cls.symbol
+    const paths: Array<Promise<Candidate[]>> = []
+    if (symbol) paths.push(run('code:definition', async () => definitionPath(opened, symbol, files)))
+    if (symbol && cls.queryType === 'references') paths.push(run('code:references', async () => referencesPath(opened, symbol, files)))
+    paths.push(run('code:search', async () => {
+      const found = await searchPath(opened, cls, terms, options.explain === true)
+      for (const warning of found.warnings) warn(`code: ${warning}`)
+      if (found.explain) traces.codeSearch = found.explain
+      return found.candidates
+    }))
+    return (await Promise.all(paths)).flat()
+  }
+  const historyQuestion = cls.queryType === 'history'
+  const gathered = await Promise.all([
+    wanted.has('code') ? codePaths() : [],
+    wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
+    wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms)) : [],
+    wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
+    git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms)) : [],
+    git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms)) : [],
+  ])
+  let candidates = gathered.flat()
+
+  // Evidence that depends on what the first paths found: the history of the cited lines, and the
+  // tests exercising the cited code.
+  let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
+  if (git && historyQuestion) {
+    const ranges = topCodeRanges(ranked, LINE_HISTORIES)
+    candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms)))
+  }
+  if (qctx) candidates = candidates.concat(await run('code:tests', async () => testCandidates(qctx!, ranked)))
+  ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, traces.decisions)
+  ranked = dropTestsAlone(ranked, question, traces)
+
+  const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
+  if (git) await addBlame(git, sources, warn)
+
+  const answer = await synthesize(repo, question, cls, sources, repoMapSlice, [...wanted], options, warn)
+  const response: OracleResponse = {
+    answer: answer.text,
+    queryType: cls.queryType,
+    sources,
+    repoMapSlice,
+    model: answer.model,
+    tokensUsed: answer.tokensUsed,
+    costCents: answer.costCents,
+    durationMs: 0,
+    warnings,
+  }
+  if (options.explain) response.traces = traces
+  if (!options.noLog) {
+    try {
+      await logSession(repo.vltDir, question, response, options.author ?? (await defaultAuthor(repo)))
+    } catch (error) {
+      if (!(error instanceof VltError)) throw error
+      warn(`session log: ${error.message}`)
+    }
+  }
+  response.durationMs = Math.round(performance.now() - started)
+  return response
+}
+
+async function pickaxeCandidates(git: SimpleGit, symbol: string, terms: readonly string[]): Promise<Candidate[]> {
+  const commits = await pickaxe(git, symbol)
+  return commits.map((commit, i) => commitCandidate(commit, 'pickaxe', 1 - i / (commits.length + 1), terms))
+}
+
+/** Commits whose messages mention the question's words, best covered first. */
+async function messageCandidates(git: SimpleGit, cls: Classification, terms: readonly string[]): Promise<Candidate[]> {
+  const words = cls.searchText.split(/[^\w$]+/).filter((word) => word.length >= 3 && questionTerms(word).length > 0)
+  const commits = await messageSearch(git, [...new Set([...words, ...cls.identifiers])])
+  return commits.map((commit, i) => commitCandidate(commit, 'message', 1 - i / (commits.length + 1), terms))
+}
+
+async function lineCandidates(git: SimpleGit, ranges: Array<{ path: string; start: number; end: number }>, terms: readonly string[]): Promise<Candidate[]> {
+  const histories = await Promise.all(ranges.map((range) => lineHistory(git, range.path, range.start, range.end)))
+  return histories.flatMap((commits) => commits.map((commit, i) => commitCandidate(commit, 'lines', 0.9 - i / (commits.length + 1), terms)))
+}
+
+/**
+ * Tests illustrate code; when they are the only evidence and the question is not about tests,
+ * they matched test data (fixture strings, sample questions), not an answer.
+ */
+function dropTestsAlone(ranked: Ranked[], question: string, traces: OracleTraces): Ranked[] {
+  const isTest = ({ candidate }: Ranked): boolean => candidate.range !== undefined && candidate.source.sourceType === 'code' && isTestPath(candidate.range.path)
+  if (ranked.length === 0 || !ranked.every(isTest) || /\b(?:tests?|spec|specs|tested|testing)\b/i.test(question)) return ranked
+  for (const { candidate, score } of ranked) traces.decisions.push({ sourcePath: candidate.source.sourcePath, score: round(score), decision: 'irrelevant' })
+  return []
+}
+
+function topCodeRanges(ranked: readonly Ranked[], count: number): Array<{ path: string; start: number; end: number }> {
+  return ranked
+    .filter(({ candidate }) => candidate.source.sourceType === 'code' && candidate.range && !isTestPath(candidate.range.path))
+    .slice(0, count)
+    .map(({ candidate }) => candidate.range!)
+}
+
+/**
+ * The context under the budget: a repo-map slice focused on the cited files, then the evidence
+ * best first, each piece cut to a share of the budget so one huge file cannot crowd out the rest.
+ */
+function assemble(ranked: readonly Ranked[], qctx: QueryContext | null, maxTokens: number, traces: OracleTraces): { sources: OracleSource[]; repoMapSlice: string } {
+  let repoMapSlice = ''
+  const focus = [...new Set(ranked.filter(({ candidate }) => candidate.source.sourceType === 'code').map(({ candidate }) => candidate.range!.path))].slice(0, 5)
+  if (qctx && focus.length > 0) {
+    const map = buildRepoMap(qctx, { tokens: Math.min(MAP_MAX_TOKENS, Math.floor(maxTokens * MAP_SHARE)), focus })
+    repoMapSlice = map.map
+    traces.budget.repoMap = map.tokens
+  }
+  let left = maxTokens - traces.budget.repoMap
+  const cap = Math.floor(maxTokens * SOURCE_SHARE)
+  const sources: OracleSource[] = []
+  for (const { candidate, score } of ranked) {
+    let source: OracleSource = { ...candidate.source, score: round(score) }
+    if (source.tokenCount > cap) source = truncate(source, cap)
+    if (source.tokenCount > left) {
+      traces.decisions.push({ sourcePath: source.sourcePath, score: source.score, decision: 'over-budget' })
+      traces.budget.dropped++
+      continue
+    }
+    left -= source.tokenCount
+    traces.budget.sources += source.tokenCount
+    traces.decisions.push({ sourcePath: source.sourcePath, score: source.score, decision: 'kept' })
+    sources.push(source)
+  }
+  traces.budget.used = traces.budget.repoMap + traces.budget.sources
+  return { sources, repoMapSlice }
+}
+
+function truncate(source: OracleSource, tokens: number): OracleSource {
+  const chars = tokens * 4
+  const content = source.content.slice(0, source.content.lastIndexOf('\n', chars) > 0 ? source.content.lastIndexOf('\n', chars) : chars)
+  return { ...source, content, tokenCount: Math.ceil(content.length / 4), metadata: { ...source.metadata, truncated: true } }
+}
+
+/** Who last changed each cited code range (the first few; blame costs a git process each). */
+async function addBlame(git: SimpleGit, sources: OracleSource[], warn: (message: string) => void): Promise<void> {
+  const code = sources.filter((s) => s.sourceType === 'code' && typeof s.metadata.path === 'string').slice(0, BLAMED)
+  await Promise.all(code.map(async (source) => {
+    const { path, startLine, endLine } = source.metadata as { path: string; startLine: number; endLine: number }
+    try {
+      source.metadata.blame = await blameRange(git, path, startLine, endLine)
+    } catch (error) {
+      // A file not yet committed has no blame; anything else is worth saying.
+      if (!/no such path|fatal: file .* has only|no such ref/i.test(String((error as Error).message))) warn(`git blame ${path}: ${(error as Error).message.split('\n')[0]}`)
+      source.metadata.blame = []
+    }
+  }))
+}
+
+interface Answer {
+  text: string
+  model: string
+  tokensUsed: number
+  costCents: number
+}
+
+async function synthesize(
+  repo: Repo,
+  question: string,
+  cls: Classification,
+  sources: OracleSource[],
+  repoMapSlice: string,
+  consulted: string[],
+  options: OracleOptions,
+  warn: (message: string) => void,
+): Promise<Answer> {
+  const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources), model: 'extractive', tokensUsed: 0, costCents: 0 })
+  // Nothing to cite: no model is asked, so nothing can be made up.
+  if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted), model: 'extractive', tokensUsed: 0, costCents: 0 }
+  const config = await loadConfig(repo.root ?? repo.gitDir)
+  let client
+  try {
+    client = createLlmClient(config.llm, { model: options.model, env: options.env })
+  } catch (error) {
+    if (!(error instanceof VltError)) throw error
+    warn(`warning: ${error.message}; answering extractively`)
+    return extractive()
+  }
+  if (!client) return extractive()
+  try {
+    const result = await llmAnswer(client, question, cls.queryType, sources, repoMapSlice, options.onText)
+    return { text: result.text, model: client.model, tokensUsed: result.usage.inputTokens + result.usage.outputTokens, costCents: result.costCents ?? 0 }
+  } catch (error) {
+    if (!(error instanceof LlmUnavailableError)) throw error
+    warn(`warning: ${error.message}; answering extractively`)
+    return extractive()
+  }
+}

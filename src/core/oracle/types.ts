@@ -1,0 +1,78 @@
+/**
+ * The oracle's contracts (seed 000): what a question asks (OracleOptions), each piece of evidence
+ * (OracleSource, the shared RetrievalResult with the exact-index and git methods added) and the
+ * answer (OracleResponse, the `--json` shape).
+ */
+import type { Progress } from '../cli/progress.js'
+import type { SearchExplain } from '../query/search/index.js'
+import type { RetrievalMethod, RetrievalResult, SourceType } from '../sources/retrieval.js'
+
+export const ORACLE_SOURCES = ['code', 'vault', 'threads', 'history', 'git'] as const satisfies readonly SourceType[]
+export type OracleSourceName = (typeof ORACLE_SOURCES)[number]
+
+export type QueryType = 'definition' | 'references' | 'history' | 'conceptual'
+
+/**
+ * How a piece of evidence was found: the sources' own methods, plus `symbol` (the definition
+ * index), `references` (the resolved reference index), `blame` and `log` (git).
+ */
+export type OracleRetrievalMethod = RetrievalMethod | 'symbol' | 'references' | 'log'
+
+export interface OracleSource extends Omit<RetrievalResult, 'retrievalMethod'> {
+  retrievalMethod: OracleRetrievalMethod
+}
+
+export interface OracleOptions {
+  /** Sources to consult (default: all). */
+  sources?: readonly OracleSourceName[]
+  /** Token budget of the assembled context (default 16,000). */
+  maxTokens?: number
+  /** Replaces llm.model. */
+  model?: string
+  /** Keep retrieval traces in the response. */
+  explain?: boolean
+  /** Do not append the question and answer to the day's session thread. */
+  noLog?: boolean
+  /** Author of the session entry (default: the git user). */
+  author?: string
+  /** Receives the LLM's answer as it streams (a terminal); the full answer is returned either way. */
+  onText?: (delta: string) => void
+  /** Index warnings and progress while the code index is built or synced. */
+  warn?: (message: string) => void
+  progress?: Progress
+  /** Where the LLM's API key is looked up (default process.env). */
+  env?: NodeJS.ProcessEnv
+}
+
+/** One retrieval path's raw output, before fusion. */
+export interface PathTrace {
+  path: string
+  results: Array<{ sourcePath: string; score: number; relevance?: number }>
+  /** Why the path was skipped or failed. */
+  note?: string
+}
+
+export interface OracleTraces {
+  classification: { queryType: QueryType; symbol: string | null; searchText: string }
+  paths: PathTrace[]
+  /** Each candidate's fate: kept (with its final score), merged into another, or below the relevance floor. */
+  decisions: Array<{ sourcePath: string; score: number; decision: 'kept' | 'duplicate' | 'irrelevant' | 'over-budget'; by?: string }>
+  budget: { maxTokens: number; used: number; repoMap: number; sources: number; dropped: number }
+  /** Code search's own per-path hits, fusion and rerank decisions. */
+  codeSearch?: SearchExplain
+}
+
+export interface OracleResponse {
+  answer: string
+  queryType: QueryType
+  sources: OracleSource[]
+  repoMapSlice: string
+  /** The model that wrote the answer; `extractive` when none did. */
+  model: string
+  tokensUsed: number
+  costCents: number
+  durationMs: number
+  warnings: string[]
+  /** Only with `explain`. */
+  traces?: OracleTraces
+}

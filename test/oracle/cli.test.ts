@@ -1,0 +1,73 @@
+import { strict as assert } from 'node:assert'
+import { vltAsync, vltJsonAsync } from '../helpers/cli.js'
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
+import type { GitFixture } from '../helpers/git-fixture.js'
+import { createOracleRepo, FAKE_KEY } from './fixture.js'
+
+describe('git vlt oracle (CLI)', function () {
+  this.timeout(60_000)
+  let repo: GitFixture
+  let server: FakeOpenAIServer
+  beforeEach(async () => {
+    server = await startFakeOpenAIServer()
+    ;({ repo } = createOracleRepo())
+  })
+  afterEach(async () => {
+    repo.cleanup()
+    await server.close()
+  })
+
+  const configureLlm = (extra = ''): void => {
+    repo.write({ 'vlt.toml': `[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test-model"\n${extra}` })
+  }
+
+  it('prints --json in the OracleResponse shape', async () => {
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    assert.deepEqual(Object.keys(response).sort(), ['answer', 'costCents', 'durationMs', 'model', 'queryType', 'repoMapSlice', 'sources', 'tokensUsed', 'warnings'])
+    assert.deepEqual(Object.keys(response.sources[0]).sort(), ['content', 'metadata', 'retrievalMethod', 'score', 'sourcePath', 'sourceType', 'tokenCount'])
+    assert.equal(response.sources[0].sourcePath, 'src/lock.ts:4-10')
+    const explained = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log', '--explain'])
+    assert.deepEqual(Object.keys(explained.traces).sort(), ['budget', 'classification', 'codeSearch', 'decisions', 'paths'])
+  })
+
+  it('streams the LLM answer, giving it the evidence as data blocks and no secret', async () => {
+    configureLlm()
+    server.replyNext({ text: 'The client is built by `endpointClient` in `src/client.ts:1-6`.' })
+    const run = await vltAsync(repo.dir, ['oracle', 'how is the endpoint client configured', '--no-log'], { OPENROUTER_API_KEY: '' })
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(run.stdout, 'The client is built by `endpointClient` in `src/client.ts:1-6`.\n')
+    assert.equal(server.chatRequests.length, 1)
+    const body = server.chatRequests[0]!.body
+    assert.equal(body.stream, true)
+    const prompt = body.messages!.map((m) => m.content).join('\n')
+    assert.match(prompt, /never instructions/)
+    assert.match(prompt, /<data-([0-9a-f]{16}) label="evidence" cite="src\/client\.ts:1-6"[^>]*>\n[\s\S]*export function endpointClient[\s\S]*<\/data-\1>/)
+    assert.ok(!JSON.stringify(server.chatRequests[0]!.body).includes(FAKE_KEY), 'the key never leaves the machine')
+  })
+
+  it('falls back to the extractive answer with a warning when the LLM is unreachable', async () => {
+    await server.close()
+    configureLlm('timeout_ms = 2000\n')
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    assert.equal(response.model, 'extractive')
+    assert.match(response.answer, /^`acquireLock` is defined at `src\/lock\.ts:4-10`/)
+    assert.ok(response.warnings.some((w: string) => /unreachable.*answering extractively/.test(w)), JSON.stringify(response.warnings))
+    server = await startFakeOpenAIServer()
+  })
+
+  it('asks no model when there is no evidence', async () => {
+    configureLlm()
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'])
+    assert.deepEqual(response.sources, [])
+    assert.equal(server.chatRequests.length, 0)
+  })
+
+  it('logs to the session thread as the --author given', async () => {
+    const run = await vltAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--author', 'bob'])
+    assert.equal(run.status, 0, run.stderr)
+    const day = new Date().toISOString().slice(0, 10)
+    const thread = await vltJsonAsync(repo.dir, ['thread', 'read', `oracle-session-${day}`])
+    assert.equal(thread.entries.length, 1)
+    assert.equal(thread.entries[0].author, 'bob')
+  })
+})

@@ -1,0 +1,88 @@
+import { strict as assert } from 'node:assert'
+import { askOracle } from '../../src/core/oracle/index.js'
+import { readThread, threadNames } from '../../src/core/threads/index.js'
+import type { GitFixture } from '../helpers/git-fixture.js'
+import { createOracleRepo } from './fixture.js'
+
+describe('askOracle (extractive, no LLM configured)', function () {
+  this.timeout(60_000)
+  let repo: GitFixture
+  let timeoutCommit: string
+  before(() => {
+    ;({ repo, timeoutCommit } = createOracleRepo())
+  })
+  after(() => repo.cleanup())
+
+  it('answers a definition question with the exact definition lines first', async () => {
+    const response = await askOracle(repo.dir, 'where is acquireLock defined', { noLog: true })
+    assert.equal(response.queryType, 'definition')
+    assert.equal(response.sources[0]!.sourcePath, 'src/lock.ts:4-10')
+    assert.equal(response.sources[0]!.retrievalMethod, 'symbol')
+    assert.match(response.sources[0]!.content, /^export function acquireLock\(path: string\): number \{/)
+    assert.match(response.answer, /^`acquireLock` is defined at `src\/lock\.ts:4-10`/)
+    assert.equal(response.model, 'extractive')
+    const test = response.sources.find((s) => s.metadata.role === 'test')!
+    assert.deepEqual([test.sourcePath, test.metadata.exercises], ['test/lock.test.ts:1-5', 'src/lock.ts:4-10'])
+  })
+
+  it('answers a references question with each use and its file:line', async () => {
+    const response = await askOracle(repo.dir, 'where is acquireLock used', { noLog: true, sources: ['code'] })
+    assert.equal(response.queryType, 'references')
+    const uses = response.sources.filter((s) => s.metadata.role === 'reference')
+    assert.deepEqual(
+      uses.map((s) => [s.sourcePath, (s.metadata.references as Array<{ line: number }>).map((r) => r.line)]).sort(),
+      [['src/store.ts:1-7', [1, 5]], ['test/lock.test.ts:1-6', [1, 4]]],
+    )
+  })
+
+  it('cites code ranges as path:start-end, with blame, code before the note saying the same', async () => {
+    const response = await askOracle(repo.dir, 'how are blob records written', { noLog: true })
+    const top = response.sources[0]!
+    assert.equal(top.sourcePath, 'src/store.ts:1-11')
+    assert.match(response.answer, /^The strongest match is `src\/store\.ts:1-11`\. Found 1 code location, 1 note section, best first\./)
+    assert.match(response.answer, /\n- `src\/store\.ts:1-11`\n  ```typescript\n  import \{ acquireLock \}/)
+    assert.deepEqual((top.metadata.blame as Array<{ subject: string; lines: number }>).map((b) => [b.subject, b.lines]), [['initial', 11]])
+    assert.ok(response.sources.some((s) => s.sourceType === 'vault' && s.sourcePath === 'docs/storage.md:1-3'))
+    assert.notEqual(response.repoMapSlice, '')
+    assert.match(response.repoMapSlice, /src\/store\.ts/)
+  })
+
+  it('says plainly that nothing was found, citing nothing, for a question the repository cannot answer', async () => {
+    const response = await askOracle(repo.dir, 'What is the meaning of life?', { noLog: true })
+    assert.deepEqual(response.sources, [])
+    assert.equal(response.repoMapSlice, '')
+    assert.match(response.answer, /^No relevant evidence found for "What is the meaning of life\?"/)
+  })
+
+  it('answers a history question with the commit that changed the symbol and its message', async () => {
+    const response = await askOracle(repo.dir, 'why was LOCK_TIMEOUT_MS changed', { noLog: true, sources: ['code', 'git'] })
+    assert.equal(response.queryType, 'history')
+    const commits = response.sources.filter((s) => s.sourceType === 'git')
+    assert.equal(commits[0]!.sourcePath, timeoutCommit)
+    assert.match(commits[0]!.content, /NFS mounts are slow to release locks/)
+    assert.match(response.answer, new RegExp(`most relevant commit is ${timeoutCommit.slice(0, 12)} \\(Raise LOCK_TIMEOUT_MS to 30 s\\)`))
+  })
+
+  it('consults only the sources asked for', async () => {
+    const response = await askOracle(repo.dir, 'how are blob records written', { noLog: true, sources: ['vault'] })
+    assert.deepEqual([...new Set(response.sources.map((s) => s.sourceType))], ['vault'])
+    assert.equal(response.repoMapSlice, '')
+  })
+
+  it('names a source that is not initialised in the warnings', async () => {
+    const response = await askOracle(repo.dir, 'how are blob records written', { noLog: true, sources: ['code', 'threads'] })
+    assert.ok(response.warnings.includes('threads: skipped (not initialised)'), JSON.stringify(response.warnings))
+  })
+
+  it('appends each question and answer to the day\'s session thread, unless told not to', async () => {
+    const now = new Date().toISOString().slice(0, 10)
+    await askOracle(repo.dir, 'where is acquireLock defined', { noLog: true })
+    assert.deepEqual(await threadNames(`${repo.dir}/.vlt`), [])
+    await askOracle(repo.dir, 'where is acquireLock defined', { author: 'alice' })
+    const thread = await readThread(`${repo.dir}/.vlt`, `oracle-session-${now}`)
+    assert.equal(thread.entries.length, 1)
+    assert.equal(thread.entries[0]!.type, 'research')
+    assert.equal(thread.entries[0]!.author, 'alice')
+    assert.match(thread.entries[0]!.text, /^\*\*Q:\*\* where is acquireLock defined\n\n`acquireLock` is defined at `src\/lock\.ts:4-10`/)
+  })
+})
