@@ -20,12 +20,13 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
 
   it('lists its tools with schemas and honest annotations', async () => {
     const { tools } = await mcp.client.listTools()
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_definition', 'find_references', 'get_repo_map', 'search_code', 'search_history', 'search_notes', 'thread_push', 'thread_read'])
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['ask_oracle', 'find_definition', 'find_references', 'get_repo_map', 'search_code', 'search_history', 'search_notes', 'thread_push', 'thread_read'])
     for (const tool of tools) {
       assert.ok(tool.outputSchema, `${tool.name} has an output schema`)
       assert.ok((tool.outputSchema.properties as Record<string, unknown>).freshness, `${tool.name} reports freshness`)
       assert.ok(tool.description!.length < 120, `${tool.name}'s description is short`)
-      assert.equal(tool.annotations?.readOnlyHint, tool.name !== 'thread_push', tool.name)
+      // Both write a thread: thread_push its entry, ask_oracle the day's session log.
+      assert.equal(tool.annotations?.readOnlyHint, tool.name !== 'thread_push' && tool.name !== 'ask_oracle', tool.name)
     }
   })
 
@@ -54,6 +55,19 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     const again = await mcp.call('find_references', { symbol: 'it' })
     assert.equal(again.structuredContent.symbol, 'authenticate_user')
     assert.equal(again.structuredContent.resolved, 'it → authenticate_user')
+  })
+
+  it('ask_oracle answers with citations and resolves "it" from the conversation', async () => {
+    await mcp.call('find_definition', { symbol: 'UserService' })
+    const result = await mcp.call('ask_oracle', { question: 'where is it defined?' })
+    assert.equal(result.isError, undefined, textOf(result))
+    const answer = result.structuredContent
+    assert.match(answer.question, /^where is it defined\? UserService/)
+    assert.equal(answer.queryType, 'definition')
+    assert.equal(answer.sources[0].sourcePath, 'src/user_service.py:4-12')
+    assert.match(answer.answer, /src\/user_service\.py:4-12/)
+    assert.equal(answer.model, 'extractive')
+    assert.deepEqual(answer.freshness, { treeHash: repo.git('rev-parse', 'HEAD^{tree}'), stale: false })
   })
 
   it('get_repo_map fits the budget and honours a scope', async () => {

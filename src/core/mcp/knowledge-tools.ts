@@ -13,7 +13,7 @@ import { cursorInput, freshnessOf, freshnessSchema, pageOutput, READ_ONLY, regis
 const FRAME_TOKENS = 200
 const SNIPPET_CHARS = 600
 
-const noteSchema = z.object({ path: z.string(), heading: z.string(), startLine: z.number(), endLine: z.number(), score: z.number(), snippet: z.string(), tags: z.array(z.string()), title: z.string() })
+const noteSchema = z.object({ path: z.string(), heading: z.string(), startLine: z.number(), endLine: z.number(), score: z.number(), methods: z.array(z.string()), snippet: z.string(), tags: z.array(z.string()), title: z.string() })
 const historySchema = z.object({
   sessionId: z.string(),
   exchangeId: z.string(),

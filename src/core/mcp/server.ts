@@ -12,6 +12,7 @@ import { ExtractiveCompressor, LlmCompressor, type Compressor } from './compress
 import { contextBudget, contextTtlDays, Conversation, removeExpiredContexts } from './conversation.js'
 import { maxOutputTokens } from './output-budget.js'
 import { registerKnowledgeTools } from './knowledge-tools.js'
+import { registerOracleTool } from './oracle-tool.js'
 import { registerThreadTools } from './thread-tools.js'
 import type { ToolEnv } from './tool-kit.js'
 import { WarmIndex } from './warm-index.js'
@@ -67,6 +68,7 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
   registerCodeTools(server, toolEnv)
   registerKnowledgeTools(server, toolEnv)
   registerThreadTools(server, toolEnv)
+  registerOracleTool(server, toolEnv)
   server.server.onerror = (error) => log(`mcp: ${error.message}`)
 
   // Warm the index before the first call needs it.
