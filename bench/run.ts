@@ -18,6 +18,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   notes: { describe: 'notes index build (cold, one edit, revert) and search latency on node_modules markdown', load: () => import('./notes-bench.js') },
   repomap: { describe: 'repo map over Linux 10k (whole tree, drivers/ 5k files, focus): in process and cold CLI', load: () => import('./repomap-bench.js') },
   mcp: { describe: 'MCP warm tool-call latency and 10 concurrent clients on Linux 10k', load: () => import('./mcp-bench.js') },
+  commit: { describe: 'one-file commit → hooks → background sync → index holds the new tree (Django, Linux 10k)', load: () => import('./commit-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },
 }

@@ -58,12 +58,17 @@ GIT_VLT_EOF
   else
     exit 0
   fi
-  # One indexer at a time: its state file starts with {"pid":N; a live N means it will see this batch.
+  # One indexer at a time: its state file starts with {"pid":N; an unfinished run of a live N will see
+  # this batch (it looks at the queue again after recording that it finished).
   if [ -f $q/indexer-state.json ]; then
     IFS= read -r state <$q/indexer-state.json
-    pid=${state#\{\"pid\":}
-    pid=${pid%%[!0-9]*}
-    [ -n "$pid" ] && kill -0 "$pid" && exit 0
+    case $state in
+    *'"finishedAt":null'*)
+      pid=${state#\{\"pid\":}
+      pid=${pid%%[!0-9]*}
+      [ -n "$pid" ] && kill -0 "$pid" && exit 0
+      ;;
+    esac
   fi
   [ -d .vlt/logs ] || mkdir .vlt/logs || exit 0
   unset GIT_INDEX_FILE GIT_PREFIX

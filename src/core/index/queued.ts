@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { loadConfig } from '../config/index.js'
 import { openRepo } from '../git/index.js'
-import { markIndexerFinished, markIndexerStarted, queueSummary, readQueue } from '../queue/index.js'
+import { markIndexerFinished, markIndexerStarted, queueSummary, readQueue, type DeltaPolicy, type Queue } from '../queue/index.js'
 import type { BuildOptions } from './build.js'
 import { syncIndex, type SyncResult } from './index.js'
 
@@ -32,12 +32,26 @@ export async function runQueuedSync(cwd: string, opts: QueuedSyncOptions): Promi
   const wait = opts.wait ?? ((ms: number) => sleep(ms))
   const repo = await openRepo(cwd)
   const policy = (await loadConfig(repo.root ?? repo.gitDir)).coderag.delta
-  await markIndexerStarted(repo.vltDir)
   const result: QueuedSyncResult = { syncs: 0, drained: 0, last: null }
+  // A hook that ran while this indexer was finishing saw it unfinished and started none: after
+  // recording the end, look at the queue once more and go on if a batch arrived meanwhile.
+  do {
+    await markIndexerStarted(repo.vltDir)
+    await drain(cwd, repo.vltDir, policy, result, now, wait, opts)
+    await markIndexerFinished(repo.vltDir, undefined)
+  } while (!isEmpty(await readQueue(repo.vltDir)))
+  return result
+}
+
+function isEmpty(queue: Queue): boolean {
+  return queue.batches.length === 0 && queue.unreadable.length === 0
+}
+
+async function drain(cwd: string, vltDir: string, policy: DeltaPolicy, result: QueuedSyncResult, now: () => number, wait: (ms: number) => Promise<void>, opts: BuildOptions): Promise<void> {
   try {
     for (;;) {
-      const queue = await readQueue(repo.vltDir)
-      if (queue.batches.length === 0 && queue.unreadable.length === 0) break
+      const queue = await readQueue(vltDir)
+      if (isEmpty(queue)) break
       const summary = queueSummary(queue, policy, now())
       if (!summary.due && summary.dueAt !== null) {
         await wait(Math.max(0, Math.min(POLL_MS, Date.parse(summary.dueAt) - now())))
@@ -48,9 +62,7 @@ export async function runQueuedSync(cwd: string, opts: QueuedSyncOptions): Promi
       result.drained += result.last.queueDrained
     }
   } catch (error) {
-    await markIndexerFinished(repo.vltDir, error)
+    await markIndexerFinished(vltDir, error)
     throw error
   }
-  await markIndexerFinished(repo.vltDir, undefined)
-  return result
 }
