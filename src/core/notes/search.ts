@@ -9,6 +9,7 @@
 import { loadConfig } from '../config/index.js'
 import { createEmbeddingProvider, type EmbeddingProvider } from '../embed/index.js'
 import { VltError } from '../errors.js'
+import { bestWindow } from '../search/window.js'
 import { analyzeQuery } from '../search/index.js'
 import { openNotes, type NotesFreshness, type NotesIndex, type NotesOptions } from './build.js'
 import type { NoteArtifact } from './store.js'
@@ -174,19 +175,5 @@ async function noteHits(notes: NotesIndex, query: string, hits: readonly Ranked[
 /** The window of up to SNIPPET_LINES non-heading lines sharing the most terms with the query; the first lines when none does. */
 function snippet(lines: string[], terms: ReadonlySet<string>): string {
   const weights = lines.map((line) => analyzeQuery(line).filter((term) => terms.has(term)).length)
-  let best = lines.findIndex((line) => line.trim() !== '' && !line.startsWith('#'))
-  if (best < 0) best = 0
-  let bestWeight = 0
-  for (let start = 0; start < lines.length; start++) {
-    if (lines[start]!.trim() === '' || lines[start]!.startsWith('#')) continue
-    let weight = 0
-    for (let i = start; i < Math.min(lines.length, start + SNIPPET_LINES); i++) weight += weights[i]!
-    if (weight > bestWeight) {
-      best = start
-      bestWeight = weight
-    }
-  }
-  const window = lines.slice(best, best + SNIPPET_LINES)
-  while (window.length > 0 && window[window.length - 1]!.trim() === '') window.pop()
-  return window.map((line) => (line.length > SNIPPET_LINE_CHARS ? `${line.slice(0, SNIPPET_LINE_CHARS - 1)}…` : line.trimEnd())).join('\n')
+  return bestWindow(lines, weights, SNIPPET_LINES, SNIPPET_LINE_CHARS, (line) => line.trim() !== '' && !line.startsWith('#'))
 }

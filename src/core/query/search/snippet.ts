@@ -1,4 +1,5 @@
 import { analyzeQuery } from '../../search/index.js'
+import { bestWindow } from '../../search/window.js'
 import type { Chunk } from '../../parse/types.js'
 
 export const SNIPPET_LINES = 5
@@ -20,18 +21,5 @@ export function snippetOf(chunk: Chunk, terms: readonly string[], identifiers: r
     for (const name of names) if (line.includes(name)) weight += 3
     return weight
   })
-  let best = 0
-  let bestWeight = -1
-  for (let start = 0; start < lines.length; start++) {
-    if (lines[start]!.trim() === '') continue
-    let weight = 0
-    for (let i = start; i < Math.min(lines.length, start + SNIPPET_LINES); i++) weight += weights[i]!
-    if (weight > bestWeight) {
-      best = start
-      bestWeight = weight
-    }
-  }
-  const window = lines.slice(best, best + SNIPPET_LINES)
-  while (window.length > 0 && window[window.length - 1]!.trim() === '') window.pop()
-  return window.map((line) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line.trimEnd())).join('\n')
+  return bestWindow(lines, weights, SNIPPET_LINES, MAX_LINE_CHARS + 1, (line) => line.trim() !== '')
 }
