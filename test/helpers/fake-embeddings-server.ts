@@ -158,7 +158,7 @@ export async function startFakeEmbeddingsServer(opts: FakeEmbeddingsServerOption
   return server
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
     req.on('data', (part: Buffer) => parts.push(part))
@@ -167,7 +167,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   })
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
   res.end(JSON.stringify(body))

@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fakeEmbedding, fakeTokenCount } from './fake-embeddings-server.js'
+import { fakeEmbedding, fakeTokenCount, readBody, sendJson } from './fake-embeddings-server.js'
 
 export { fakeEmbedding, fakeTokenCount }
 
@@ -269,17 +269,4 @@ function untilClosed(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => res.on('close', resolve))
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    req.on('data', (part: Buffer) => parts.push(part))
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
-    req.on('error', reject)
-  })
-}
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return
-  res.writeHead(status, { 'content-type': 'application/json', ...headers })
-  res.end(JSON.stringify(body))
-}
