@@ -17,6 +17,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   history: { describe: 'agent history: ingest speed for 100k transcript lines, search latency', load: () => import('./history-bench.js') },
   notes: { describe: 'notes index build (cold, one edit, revert) and search latency on node_modules markdown', load: () => import('./notes-bench.js') },
   repomap: { describe: 'repo map over Linux 10k (whole tree, drivers/ 5k files, focus): in process and cold CLI', load: () => import('./repomap-bench.js') },
+  oracle: { describe: "oracle latency on a 1k-file Django slice (cold CLI, warm in-process) and citation share on this repository's commits", load: () => import('./oracle-bench.js') },
   mcp: { describe: 'MCP warm tool-call latency and 10 concurrent clients on Linux 10k', load: () => import('./mcp-bench.js') },
   commit: { describe: 'one-file commit → hooks → background sync → index holds the new tree (Django, Linux 10k)', load: () => import('./commit-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
