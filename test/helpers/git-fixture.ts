@@ -65,7 +65,8 @@ export function createGitRepo(options: FixtureOptions = {}): GitFixture {
       return git('rev-parse', 'HEAD')
     },
     cleanup() {
-      rmSync(dir, { recursive: true, force: true })
+      // A process that wrote into the repository (a background indexer, a server) may still be finishing.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     },
   }
   if (options.files) {

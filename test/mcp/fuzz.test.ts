@@ -79,7 +79,10 @@ describe('git vlt mcp under malformed input', function () {
       // Every line on stdout parsed as JSON above; each is a JSON-RPC 2.0 message.
       for (const line of stdout.trim().split('\n')) assert.equal(JSON.parse(line).jsonrpc, '2.0')
     } finally {
+      // Wait for the server to be gone before the repository is removed under it.
+      const gone = new Promise((resolve) => child.once('close', resolve))
       child.kill()
+      await gone
     }
   })
 })
