@@ -175,13 +175,17 @@ async function lineCandidates(git: SimpleGit, ranges: Array<{ path: string; star
   return histories.flatMap((commits) => commits.map((commit, i) => commitCandidate(commit, 'lines', 0.9 - i / (commits.length + 1), terms)))
 }
 
+/** Benchmarks and fixtures hold sample inputs (questions, queries) the way tests do. */
+const SAMPLE_DATA_PATH = /(^|\/)(bench|benchmarks?|fixtures?)\//
+
 /**
- * Tests illustrate code; when they are the only evidence and the question is not about tests,
- * they matched test data (fixture strings, sample questions), not an answer.
+ * Tests, benchmarks and fixtures illustrate code; when they are the only evidence and the question
+ * is not about them, they matched sample data (fixture strings, benchmark questions), not an answer.
  */
 function dropTestsAlone(ranked: Ranked[], question: string, traces: OracleTraces): Ranked[] {
-  const isTest = ({ candidate }: Ranked): boolean => candidate.range !== undefined && candidate.source.sourceType === 'code' && isTestPath(candidate.range.path)
-  if (ranked.length === 0 || !ranked.every(isTest) || /\b(?:tests?|spec|specs|tested|testing)\b/i.test(question)) return ranked
+  const isTest = ({ candidate }: Ranked): boolean =>
+    candidate.range !== undefined && candidate.source.sourceType === 'code' && (isTestPath(candidate.range.path) || SAMPLE_DATA_PATH.test(candidate.range.path))
+  if (ranked.length === 0 || !ranked.every(isTest) || /\b(?:tests?|spec|specs|tested|testing|bench(?:mark)?s?|fixtures?)\b/i.test(question)) return ranked
   for (const { candidate, score } of ranked) traces.decisions.push({ sourcePath: candidate.source.sourcePath, score: round(score), decision: 'irrelevant' })
   return []
 }
