@@ -55,6 +55,27 @@ describe('git vlt oracle (CLI)', function () {
     server = await startFakeOpenAIServer()
   })
 
+  it('accounts the tokens and cost the LLM reports', async () => {
+    configureLlm()
+    server.replyNext({ text: 'Defined in `src/lock.ts:4-10`.', usage: { prompt_tokens: 1200, completion_tokens: 30 }, cost: 0.0042 })
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    assert.equal(response.model, 'test-model')
+    assert.equal(response.answer, 'Defined in `src/lock.ts:4-10`.')
+    assert.equal(response.tokensUsed, 1230)
+    assert.equal(response.costCents, 0.42)
+  })
+
+  it('falls back to the extractive answer when the LLM times out', async () => {
+    configureLlm('timeout_ms = 1000\n')
+    server.failNext({ kind: 'hang' })
+    const started = Date.now()
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    assert.ok(Date.now() - started < 15_000)
+    assert.equal(response.model, 'extractive')
+    assert.match(response.answer, /src\/lock\.ts:4-10/)
+    assert.ok(response.warnings.some((w: string) => /tim(ed|e) ?out/i.test(w)), JSON.stringify(response.warnings))
+  })
+
   it('asks no model when there is no evidence', async () => {
     configureLlm()
     const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'])
