@@ -36,13 +36,15 @@ export default class ThreadRead extends VltCommand {
   }
 
   /** The configured LLM writes the summary; when it cannot be reached, the extractive one does, with a warning. */
-  private async summary(repo: Repo, thread: Thread): Promise<ThreadSummary> {
+  private async summary(repo: Repo, thread: Thread, warnings: string[]): Promise<ThreadSummary> {
     const config = await loadConfig(repo.root ?? repo.gitDir)
     try {
       return await summarizeThread(repo.vltDir, thread, chooseSummarizer(createLlmClient(config.llm)))
     } catch (error) {
       if (!(error instanceof LlmUnavailableError)) throw error
-      this.note(`warning: ${error.message}; using the extractive summary`)
+      const warning = `${error.message}; using the extractive summary`
+      warnings.push(warning)
+      this.note(`warning: ${warning}`)
       return summarizeThread(repo.vltDir, thread, new ExtractiveSummarizer())
     }
   }
@@ -52,7 +54,8 @@ export default class ThreadRead extends VltCommand {
     const repo = await openRepo(this.workDir(flags))
     const thread = await readThread(repo.vltDir, args.name)
     for (const problem of thread.problems) this.note(`warning: ${problem}`)
-    const summary = flags.summary ? await this.summary(repo, thread) : undefined
+    const warnings = [...thread.problems]
+    const summary = flags.summary ? await this.summary(repo, thread, warnings) : undefined
     const out: string[] = [`# ${thread.title}  (${thread.name}, created ${thread.created})`]
     if (thread.description) out.push('', thread.description)
     if (summary) out.push('', `## Summary (${summary.generatedBy})`, '', summary.text || '(no entries yet)')
@@ -66,7 +69,7 @@ export default class ThreadRead extends VltCommand {
       description: thread.description,
       entries: thread.entries,
       ...(summary ? { summary } : {}),
-      ...(thread.problems.length > 0 ? { warnings: thread.problems } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
     }
   }
 }
