@@ -63,10 +63,29 @@ export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Pro
     aggregates: tree.aggregates,
     freshness: { treeHash: tree.manifest.treeHash, stale: overlay.headTree !== tree.manifest.treeHash, overlayFiles: applied },
     files,
-    artifact: (path) => {
-      const source = files.get(path)
-      return source ? readArtifact(index, source, opts.warn) : null
-    },
+    artifact: artifactCache((source) => readArtifact(index, source, opts.warn), files),
+  }
+}
+
+/**
+ * Decoded artifacts by path, the most recently used kept: a warm context (the MCP server) answers
+ * many queries about the same files, and decoding a record costs more than the query around it.
+ */
+const ARTIFACT_CACHE_SIZE = 4096
+
+function artifactCache(read: (source: FileSource) => FileArtifact | null, files: Map<string, FileSource>): (path: string) => FileArtifact | null {
+  const cache = new Map<string, FileArtifact | null>()
+  return (path) => {
+    const source = files.get(path)
+    if (!source) return null
+    const key = `${path}\0${source.blob}`
+    let artifact = cache.get(key)
+    if (artifact === undefined) {
+      artifact = read(source)
+      if (cache.size >= ARTIFACT_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+    } else cache.delete(key)
+    cache.set(key, artifact)
+    return artifact
   }
 }
 
