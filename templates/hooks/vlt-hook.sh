@@ -51,6 +51,8 @@ GIT_VLT_EOF
   } >$q/.$id.tmp && mv -f $q/.$id.tmp $q/$id.delta || { rm -f $q/.$id.tmp; exit 0; }
 
   node=@NODE@ cli=@CLI@
+  # Installed without a launcher, the hooks only queue (`git vlt coderag sync` applies the queue).
+  [ -n "$cli" ] || exit 0
   if [ -x "$node" ] && [ -f "$cli" ]; then
     set -- "$node" "$cli"
   elif command -v git-vlt; then

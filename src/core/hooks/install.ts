@@ -62,7 +62,7 @@ export interface HooksReport<T> extends HooksDir {
 }
 
 export interface InstallOptions {
-  /** The CLI hooks start in the background; null: only `git-vlt` on PATH. Default: this installation. */
+  /** The CLI hooks start in the background (default: this installation); null: hooks only queue, and `coderag sync` applies the queue. */
   launcher?: Launcher | null
 }
 

@@ -24,7 +24,7 @@ export const CHAINED_SUFFIX = '.vlt-chained'
 export interface BlockOptions {
   hook: HookName
   kind: BlockKind
-  /** The CLI the hook starts; null (or paths gone since) make it fall back to `git-vlt` on PATH. */
+  /** The CLI the hook starts (paths gone since: `git-vlt` on PATH instead); null: the hook only queues. */
   launcher: Launcher | null
   /** Call `<hook>.vlt-chained` after the block (installed files that replaced a hook). */
   chain: boolean
