@@ -28,3 +28,16 @@ export class CorruptFileError extends VltError {
     this.name = 'CorruptFileError'
   }
 }
+
+/**
+ * What `read` returns, or what `onCorrupt` makes of a CorruptFileError (report it, fall back to
+ * "absent" so the caller rebuilds). Any other error propagates.
+ */
+export async function unlessCorrupt<T, F>(read: () => Promise<T>, onCorrupt: (error: CorruptFileError) => F): Promise<T | F> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    return onCorrupt(error)
+  }
+}

@@ -6,7 +6,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { backoffMs, connectionCause, retryAfterMs, serverMessage, type RetryPolicy } from '../endpoint/index.js'
+import { backoffMs, connectionCause, retryAfterMs, statusFailure, type RetryPolicy } from '../endpoint/index.js'
 import { EmbeddingUnavailableError } from './errors.js'
 import type { EmbeddingConfig, EmbeddingProvider, EmbeddingUsage } from './provider.js'
 
@@ -150,12 +150,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
       return fatal('unreachable', `${where} is unreachable (${connectionCause(error)})`)
     }
     if (error instanceof APIError && error.status !== undefined) {
-      const status = error.status
-      const detail = `HTTP ${status}: ${serverMessage(error)}`
-      if (status === 401 || status === 403) return fatal('auth', `${where} rejected the API key from ${this.config.apiKeyEnv} (${detail})`)
-      if (status === 429) return { retryable: true, error: new EmbeddingUnavailableError('rate-limit', `${where} is rate limiting${after} (${detail})`) }
-      if (status >= 500 || status === 408) return { retryable: true, error: new EmbeddingUnavailableError('server', `${where} failed${after} (${detail})`) }
-      return fatal('bad-response', `${where} refused the request (${detail})`)
+      const failure = statusFailure(error.status, error, where, after, this.config.apiKeyEnv, 'the request')
+      return { retryable: failure.retryable, error: new EmbeddingUnavailableError(failure.kind, failure.message) }
     }
     if (error instanceof EmbeddingUnavailableError) return { retryable: false, error }
     // The SDK lets JSON syntax errors and other body problems through as plain errors.

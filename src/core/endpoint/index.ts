@@ -20,6 +20,25 @@ export function serverMessage(error: APIError): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line
 }
 
+/** How an HTTP error status is reported, and whether waiting may fix it. */
+export interface StatusFailure {
+  retryable: boolean
+  kind: 'auth' | 'rate-limit' | 'server' | 'bad-response'
+  message: string
+}
+
+/**
+ * An HTTP error from the endpoint `where` (e.g. `LLM endpoint https://…`): 401/403 blame the key
+ * in `apiKeyEnv`, 429 and 5xx/408 may pass, any other status is `refused` (what the server refused).
+ */
+export function statusFailure(status: number, error: APIError, where: string, after: string, apiKeyEnv: string, refused: string): StatusFailure {
+  const detail = `HTTP ${status}: ${serverMessage(error)}`
+  if (status === 401 || status === 403) return { retryable: false, kind: 'auth', message: `${where} rejected the API key from ${apiKeyEnv} (${detail})` }
+  if (status === 429) return { retryable: true, kind: 'rate-limit', message: `${where} is rate limiting${after} (${detail})` }
+  if (status >= 500 || status === 408) return { retryable: true, kind: 'server', message: `${where} failed${after} (${detail})` }
+  return { retryable: false, kind: 'bad-response', message: `${where} refused ${refused} (${detail})` }
+}
+
 /** The system error code (ECONNREFUSED, ENOTFOUND…) buried in fetch's error chain, if any. */
 export function causeCode(error: unknown): string | undefined {
   for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {

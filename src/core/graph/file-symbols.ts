@@ -14,7 +14,6 @@ export const SYMBOL_KINDS: readonly SymbolKind[] = [
 
 /** Reference kinds as stored: an imported name is a plain reference to what it names. */
 export const REFERENCE_KINDS = ['call', 'reference', 'type', 'inherit'] as const
-export type StoredReferenceKind = (typeof REFERENCE_KINDS)[number]
 const REFERENCE_CODES: Record<ReferenceKind, number> = { call: 0, reference: 1, type: 2, inherit: 3, import: 1 }
 const KIND_CODES = new Map(SYMBOL_KINDS.map((kind, code) => [kind, code]))
 

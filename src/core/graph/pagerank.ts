@@ -26,7 +26,7 @@ export interface PagerankOptions {
 
 export const PAGERANK_DAMPING = 0.85
 export const PAGERANK_TOLERANCE = 1e-6
-export const PAGERANK_MAX_ITERATIONS = 100
+const PAGERANK_MAX_ITERATIONS = 100
 
 /**
  * Ranks summing to 1 (0 nodes → empty). Deterministic: same edges in the same order, same bits.

@@ -89,7 +89,7 @@ export function dirname(path: string): string {
 }
 
 /** `a/./b/../c` → `a/c`; null when it climbs above the root. */
-export function normalizePath(path: string): string | null {
+function normalizePath(path: string): string | null {
   const out: string[] = []
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue

@@ -4,23 +4,16 @@
  * path change can affect and reports what changed, for the code graph to update its edges.
  */
 import { CorruptFileError } from '../errors.js'
-import type { LanguageId, SymbolKind } from '../parse/types.js'
+import type { LanguageId, SymbolDef } from '../parse/types.js'
 import { DefIndex } from './def-index.js'
 import { FileSymbols, fileSymbolsOf, SYMBOL_KINDS, type FileContent, type SymbolColumns } from './file-symbols.js'
 import { resolveImport, type ImportTarget } from './imports.js'
 import { PathIndex, pathKeys } from './paths.js'
 import { STRING_SEPARATOR, StringTable } from './strings.js'
 
-export interface SymbolInfo {
+/** A definition as extracted, plus the file that holds it. */
+export interface SymbolInfo extends SymbolDef {
   path: string
-  name: string
-  qualifiedName: string
-  kind: SymbolKind
-  line: number
-  endLine: number
-  column: number
-  signature: string
-  scope: string
 }
 
 export interface FileImport {
@@ -371,7 +364,8 @@ export class SymbolTable {
     return changed
   }
 
-  private info(file: FileSymbols, d: number): SymbolInfo {
+  /** Definition `d` (0-based within the file) of one of this table's files. */
+  info(file: FileSymbols, d: number): SymbolInfo {
     const c = file.cols
     const i = file.def0 + d
     return {

@@ -5,7 +5,7 @@
  */
 import { estimateTokens, type RetrievalResult } from '../sources/retrieval.js'
 import { readTranscriptExchanges, type ExchangeEntry, type HistoryIndex } from './store.js'
-import { openHistory, searchIndex, sessionsInvolving, type HistoryFilters, type ReadOptions } from './search.js'
+import { openHistory, round, searchIndex, sessionsInvolving, type HistoryFilters, type ReadOptions } from './search.js'
 import type { Exchange } from './types.js'
 
 /** What the oracle learns about an exchange besides its text; sourcePath is the exchange id `<sessionId>:<agentId or main>:<line>`. */
@@ -58,7 +58,7 @@ export async function searchHistory(repoCwd: string, query: string, options: His
       sourceType: 'history',
       sourcePath: entry.id,
       retrievalMethod: method,
-      score: Math.round(score * 1000) / 1000,
+      score: round(score),
       tokenCount: estimateTokens(content),
       metadata: {
         sessionId: entry.sessionId,

@@ -201,6 +201,7 @@ function targetPaths(roots: readonly string[], cwd: string, path: string): strin
   return candidates
 }
 
-function round(score: number): number {
+/** Scores as history reports them: three decimals. */
+export function round(score: number): number {
   return Math.round(score * 1000) / 1000
 }

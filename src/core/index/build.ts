@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs'
 import { silentProgress, type Progress } from '../cli/progress.js'
-import { CorruptFileError } from '../errors.js'
+import { CorruptFileError, unlessCorrupt } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
@@ -8,7 +7,7 @@ import { decodeRecord, readRecord, readRecordSync, writeRecord } from '../store/
 import type { TreeAggregates } from './aggregates.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
 import type { IndexContext } from './context.js'
-import { countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { countIndexed, countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { WorkerPool } from './pool.js'
 
 /**
@@ -148,13 +147,13 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
   // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
   await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
 
-  const indexed = files.filter((file) => !file.skipped)
+  const { files: indexed, chunks, symbols } = countIndexed(files)
   return {
     treeHash,
     builtFrom: manifest.builtFrom,
-    files: indexed.length,
-    chunks: indexed.reduce((sum, file) => sum + file.chunks, 0),
-    symbols: indexed.reduce((sum, file) => sum + file.symbols, 0),
+    files: indexed,
+    chunks,
+    symbols,
     edges,
     skipped: countSkipped(files),
     extracted,
@@ -264,7 +263,6 @@ async function blobRunner(count: number): Promise<BlobRunner> {
 /** A missing record is a cache miss; a corrupt one is reported, then re-extracted. */
 function readCachedSummary(ctx: IndexContext, blob: string, language: LanguageId, warn: (message: string) => void): BlobSummary | undefined {
   const path = blobRecordPath(ctx, blob, language)
-  if (!existsSync(path)) return undefined
   try {
     const record = readRecordSync<BlobRecord>(path, BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
     return record && summarize(record)
@@ -277,10 +275,13 @@ function readCachedSummary(ctx: IndexContext, blob: string, language: LanguageId
 
 /** A tree's manifest when its build finished; null when absent or corrupt (reported, then rebuilt). */
 export async function loadManifest(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeManifest | null> {
-  try {
-    return (await readRecord<TreeManifest>(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION)) ?? null
-  } catch (error) {
-    if (!(error instanceof CorruptFileError)) throw error
+  const manifest = await unlessCorrupt(() => readRecord<TreeManifest>(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION), rebuildingTree(treeHash, warn))
+  return manifest ?? null
+}
+
+/** Reports a corrupt file of a tree's index, which the caller then rebuilds. */
+function rebuildingTree(treeHash: string, warn: (message: string) => void): (error: CorruptFileError) => null {
+  return (error) => {
     warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)
     return null
   }
@@ -300,13 +301,8 @@ async function anchorOf(ctx: IndexContext, manifest: TreeManifest, warn: (messag
 
 /** A tree's stored aggregates; null (reported) when missing or corrupt. */
 async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeAggregates | null> {
-  try {
-    return await (await aggregatesModule()).loadAggregates(ctx.paths.treeDir(treeHash))
-  } catch (error) {
-    if (!(error instanceof CorruptFileError)) throw error
-    warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)
-    return null
-  }
+  const { loadAggregates } = await aggregatesModule()
+  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash)), rebuildingTree(treeHash, warn))
 }
 
 /**

@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
-import { CorruptFileError } from '../errors.js'
+import { unlessCorrupt } from '../errors.js'
 import { readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
-import { countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { readState, writeState, type IndexState } from './state.js'
 
@@ -145,9 +145,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   const state = await readState(ctx.paths, warn)
   const manifest = state.treeHash ? await loadManifest(ctx, state.treeHash, warn) : null
   const overlay: Overlay | undefined = manifest ? await readOverlay(ctx) : undefined
-  const files = manifest?.files.filter((file) => !file.skipped) ?? []
-  const languages: Record<string, number> = {}
-  for (const file of files) languages[file.language] = (languages[file.language] ?? 0) + 1
+  const { files, chunks, symbols, languages } = countIndexed(manifest?.files ?? [])
   const dir = state.treeHash ? ctx.paths.treeDir(state.treeHash) : ''
   const indexer = await readIndexerState(ctx.paths.root)
   const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== ctx.repo.head.tree : false
@@ -156,9 +154,9 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     treeHash: manifest ? state.treeHash : null,
     headTreeHash: ctx.repo.head.tree,
     stale: manifest === null || state.treeHash !== ctx.repo.head.tree || (overlay?.headTree ?? null) !== ctx.repo.head.tree,
-    files: files.length,
-    chunks: files.reduce((sum, file) => sum + file.chunks, 0),
-    symbols: files.reduce((sum, file) => sum + file.symbols, 0),
+    files,
+    chunks,
+    symbols,
     edges: manifest ? manifest.edges ?? (await deltaEdges(ctx, manifest.treeHash, warn)) : 0,
     languages,
     bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
@@ -197,12 +195,9 @@ const REPOMAP_STATS_VERSION = 1
 /** Tokens of the tree's default repo map (committed files only), computed once per tree and cached beside its aggregates. */
 async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number | null> {
   const path = ctx.paths.treeRecord(tree, 'repomap')
-  try {
-    const cached = await readRecord<{ tokens: number }>(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION)
-    if (cached) return cached.tokens
-  } catch (error) {
-    if (!(error instanceof CorruptFileError)) throw error
-  }
+  // A corrupt cache is simply recomputed and rewritten.
+  const cached = await unlessCorrupt(() => readRecord<{ tokens: number }>(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION), () => undefined)
+  if (cached) return cached.tokens
   const indexed = await loadIndexedTree(ctx, tree, { warn })
   if (!indexed) return null
   const { defaultRepoMapTokens } = await import('../repomap/index.js')
@@ -225,13 +220,13 @@ async function loadReusable(ctx: IndexContext, tree: string, warn: (message: str
 
 /** HEAD's tree is already indexed: nothing to build, report its numbers. */
 function describeTree(manifest: TreeManifest, edges: number): BuildResult {
-  const files = manifest.files.filter((file) => !file.skipped)
+  const { files, chunks, symbols } = countIndexed(manifest.files)
   return {
     treeHash: manifest.treeHash,
     builtFrom: manifest.builtFrom,
-    files: files.length,
-    chunks: files.reduce((sum, file) => sum + file.chunks, 0),
-    symbols: files.reduce((sum, file) => sum + file.symbols, 0),
+    files,
+    chunks,
+    symbols,
     edges,
     skipped: countSkipped(manifest.files),
     extracted: [],

@@ -57,3 +57,16 @@ export function countSkipped(files: Iterable<ManifestFile>): SkippedCounts {
   }
   return counts
 }
+
+/** Totals of a tree's indexed files (skipped ones excluded): what init, sync and status report. */
+export function countIndexed(files: Iterable<ManifestFile>): { files: number; chunks: number; symbols: number; languages: Record<string, number> } {
+  const totals = { files: 0, chunks: 0, symbols: 0, languages: {} as Record<string, number> }
+  for (const file of files) {
+    if (file.skipped) continue
+    totals.files++
+    totals.chunks += file.chunks
+    totals.symbols += file.symbols
+    totals.languages[file.language] = (totals.languages[file.language] ?? 0) + 1
+  }
+  return totals
+}

@@ -1,7 +1,7 @@
 import { readWorkingFile, workingTreeChanges } from '../git/index.js'
 import type { LanguageId } from '../parse/types.js'
 import { readRecord, writeRecord } from '../store/index.js'
-import { CorruptFileError } from '../errors.js'
+import { unlessCorrupt } from '../errors.js'
 import { summarizeBlobs, type BlobItem, type BuildOptions } from './build.js'
 import type { IndexContext } from './context.js'
 import type { ContentSkip } from './blob-task.js'
@@ -31,13 +31,9 @@ export interface Overlay {
 const KIND = 'overlay'
 const VERSION = 1
 
+/** The overlay record; a corrupt one counts as absent (the next sync rewrites it). */
 export async function readOverlay(ctx: IndexContext): Promise<Overlay | undefined> {
-  try {
-    return await readRecord<Overlay>(ctx.paths.overlay, KIND, VERSION)
-  } catch (error) {
-    if (error instanceof CorruptFileError) return undefined
-    throw error
-  }
+  return unlessCorrupt(() => readRecord<Overlay>(ctx.paths.overlay, KIND, VERSION), () => undefined)
 }
 
 /** Recomputes the overlay from `git status`; extracts only content hashes never seen before. */

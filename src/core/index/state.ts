@@ -1,6 +1,6 @@
 import type { VltPaths } from '../store/index.js'
 import { readRecord, writeRecord } from '../store/index.js'
-import { CorruptFileError } from '../errors.js'
+import { unlessCorrupt } from '../errors.js'
 
 /** What was indexed last, so that `sync` knows where to start and `status` what to report. */
 export interface IndexState {
@@ -19,13 +19,14 @@ export const emptyState = (): IndexState => ({ treeHash: null, commit: null, las
 
 /** A corrupt state file is reported and treated as absent: the next build rewrites it. */
 export async function readState(paths: VltPaths, warn: (message: string) => void): Promise<IndexState> {
-  try {
-    return (await readRecord<IndexState>(paths.state, KIND, VERSION)) ?? emptyState()
-  } catch (error) {
-    if (!(error instanceof CorruptFileError)) throw error
-    warn(`warning: ${error.message}; rebuilding the index state`)
-    return emptyState()
-  }
+  const state = await unlessCorrupt(
+    () => readRecord<IndexState>(paths.state, KIND, VERSION),
+    (error) => {
+      warn(`warning: ${error.message}; rebuilding the index state`)
+      return undefined
+    },
+  )
+  return state ?? emptyState()
 }
 
 export async function writeState(paths: VltPaths, state: IndexState): Promise<void> {

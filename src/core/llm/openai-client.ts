@@ -10,7 +10,7 @@ import type { VltConfig } from '../config/types.js'
 import { redactSecrets } from '../files/index.js'
 import { Deadline } from './deadline.js'
 import { LlmUnavailableError, type LlmFailureKind } from './errors.js'
-import { backoffMs, causeCode, connectionCause, DEFAULT_RETRY, retryAfterMs, serverMessage, type RetryPolicy } from '../endpoint/index.js'
+import { backoffMs, causeCode, connectionCause, DEFAULT_RETRY, retryAfterMs, serverMessage, statusFailure, type RetryPolicy } from '../endpoint/index.js'
 import type { LlmClient, LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmUsage } from './types.js'
 
 type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>
@@ -180,11 +180,8 @@ export class OpenAILlmClient implements LlmClient {
       const status = error.status
       // An error event inside a stream has no status: the server gave up mid-answer.
       if (status === undefined) return retryable('server', `${where} failed mid-answer${after} (${serverMessage(error)})`)
-      const detail = `HTTP ${status}: ${serverMessage(error)}`
-      if (status === 401 || status === 403) return fatal('auth', `${where} rejected the API key from ${this.config.apiKeyEnv} (${detail})`)
-      if (status === 429) return retryable('rate-limit', `${where} is rate limiting${after} (${detail})`)
-      if (status >= 500 || status === 408) return retryable('server', `${where} failed${after} (${detail})`)
-      return fatal('bad-response', `${where} refused the request for model ${this.model} (${detail})`)
+      const failure = statusFailure(status, error, where, after, this.config.apiKeyEnv, `the request for model ${this.model}`)
+      return { retryable: failure.retryable, error: new LlmUnavailableError(failure.kind, failure.message) }
     }
     if (error instanceof SyntaxError) return fatal('bad-response', `${where} sent an unreadable response (${error.message})`)
     // The body reader fails with the socket's error when the server drops the connection mid-answer.

@@ -10,9 +10,9 @@ import { findDefinitions, type Definition } from '../query/def.js'
 import { findReferences, type Reference } from '../query/refs.js'
 import { parseQuery, searchCode, SEARCH_LANGUAGES, type SearchResult } from '../query/search/index.js'
 import { buildRepoMap, DEFAULT_MAP_TOKENS } from '../repomap/index.js'
-import { argsKey, cutNote, decodeCursor, encodeCursor, fitItems } from './output-budget.js'
+import { cutNote, encodeCursor, fitItems } from './output-budget.js'
 import { resolveInRepo } from './repo-paths.js'
-import { cursorInput, freshnessOf, freshnessSchema, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { cursorInput, freshnessOf, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, topFiles, type ToolEnv } from './tool-kit.js'
 
 /** Tokens kept for the answer's frame (headers, freshness, note) when fitting items. */
 const FRAME_TOKENS = 200
@@ -59,9 +59,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     annotations: READ_ONLY,
     run: async (args, conversation) => {
       const qctx = await env.index.get()
-      const key = argsKey(args)
-      const page = args.cursor ? decodeCursor(args.cursor, 'search_code', key) : undefined
-      const offset = page?.offset ?? 0
+      const { key, page, offset } = pageOf('search_code', args)
       const limit = args.limit ?? 10
       const expanded = conversation.expandQuery(args.query)
       // The files a page leans towards travel in its cursor, so that later pages rank alike.
@@ -80,8 +78,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
         ...(expanded.resolved ? { resolved: expanded.resolved } : {}),
         results,
         warnings: response.warnings,
-        ...(cursor ? { cursor } : {}),
-        ...(note ? { note } : {}),
+        ...pageFields(cursor, note),
         freshness: freshnessOf(qctx.freshness),
       }
       const header = `${results.length === 0 ? 'No results' : `${results.length} result(s)`} for ${JSON.stringify(expanded.query)}${expanded.resolved ? ` (${expanded.resolved})` : ''}`
@@ -94,7 +91,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
           summary: top ? `${results.length} results; top ${top.path}:${top.startLine} ${top.qualifiedName || top.kind}` : 'no results',
           insights: top ? [`search ${JSON.stringify(args.query)} → ${top.qualifiedName || top.kind} at ${top.path}:${top.startLine}`] : [],
           symbols: parseQuery(args.query).identifiers,
-          files: [...new Set(results.slice(0, 3).map((r) => r.path))],
+          files: topFiles(results),
         },
       }
     },
@@ -115,8 +112,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     annotations: READ_ONLY,
     run: async (args, conversation) => {
       const qctx = await env.index.get()
-      const key = argsKey(args)
-      const offset = args.cursor ? decodeCursor(args.cursor, 'find_definition', key).offset : 0
+      const { key, offset } = pageOf('find_definition', args)
       const limit = args.limit ?? 20
       const { symbol, resolved } = conversation.resolveSymbol(args.symbol)
       const result = findDefinitions(qctx, symbol, { limit: offset + limit })
@@ -127,7 +123,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       const shown = offset + fitted
       const cursor = shown < result.total ? encodeCursor({ tool: 'find_definition', offset: shown, tree: qctx.freshness.treeHash, args: key }) : undefined
       const note = cursor ? cutNote(definitions.length, result.total, cursor) : undefined
-      const structured = { symbol, ...(resolved ? { resolved } : {}), definitions, total: result.total, ...(cursor ? { cursor } : {}), ...(note ? { note } : {}), freshness: freshnessOf(qctx.freshness) }
+      const structured = { symbol, ...(resolved ? { resolved } : {}), definitions, total: result.total, ...pageFields(cursor, note), freshness: freshnessOf(qctx.freshness) }
       const best = definitions[0]!
       return {
         structured,
@@ -136,7 +132,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
           summary: `${result.total} definition(s); best ${best.path}:${best.line}`,
           insights: [`${best.qualifiedName} is a ${best.kind} at ${best.path}:${best.line}`],
           symbols: [symbol],
-          files: [...new Set(definitions.slice(0, 3).map((d) => d.path))],
+          files: topFiles(definitions),
         },
       }
     },
@@ -159,9 +155,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     annotations: READ_ONLY,
     run: async (args, conversation) => {
       const qctx = await env.index.get()
-      const key = argsKey(args)
-      const page = args.cursor ? decodeCursor(args.cursor, 'find_references', key) : undefined
-      const skip = page?.offset ?? 0
+      const { key, page, offset: skip } = pageOf('find_references', args)
       const { symbol, resolved } = conversation.resolveSymbol(args.symbol)
       const result = findReferences(qctx, symbol, { limit: args.limit ?? 50, cursor: page?.core })
       if (result.definitions.length === 0 && result.references.length === 0 && result.mentions === 0) {
@@ -190,8 +184,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
         references,
         ...(ambiguous && ambiguous.length > 0 ? { ambiguous } : {}),
         mentions: result.mentions,
-        ...(cursor ? { cursor } : {}),
-        ...(note ? { note } : {}),
+        ...pageFields(cursor, note),
         freshness: freshnessOf(qctx.freshness),
       }
       const files = [...new Set(references.map((r) => r.path))]

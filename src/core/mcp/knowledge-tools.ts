@@ -7,8 +7,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { queryHistory, type HistoryHit } from '../history/index.js'
 import { findNotes, type NoteHit } from '../notes/index.js'
-import { argsKey, cutNote, decodeCursor, encodeCursor, fitItems } from './output-budget.js'
-import { cursorInput, freshnessOf, freshnessSchema, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { cutNote, encodeCursor, fitItems } from './output-budget.js'
+import { currentFreshness, cursorInput, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, topFiles, type ToolEnv } from './tool-kit.js'
 
 const FRAME_TOKENS = 200
 const SNIPPET_CHARS = 600
@@ -39,12 +39,11 @@ export function registerKnowledgeTools(server: McpServer, env: ToolEnv): void {
     output: { query: z.string(), results: z.array(noteSchema), ...pageOutput, freshness: freshnessSchema },
     annotations: READ_ONLY,
     run: async (args) => {
-      const key = argsKey(args)
-      const offset = args.cursor ? decodeCursor(args.cursor, 'search_notes', key).offset : 0
+      const { key, offset } = pageOf('search_notes', args)
       const limit = args.limit ?? 10
       const found = await findNotes(env.index.root, args.query, { limit: offset + limit + 1, tag: args.tag, warn: env.warn })
       const window: Array<Omit<NoteHit, 'content'>> = found.results.slice(offset, offset + limit).map(({ content: _content, ...hit }) => ({ ...hit, snippet: hit.snippet.slice(0, SNIPPET_CHARS) }))
-      const freshness = freshnessOf((await env.index.get()).freshness)
+      const freshness = await currentFreshness(env)
       const page = paged('search_notes', key, offset, window, found.results.length > offset + limit, renderNote, env, freshness.treeHash)
       return {
         structured: { query: args.query, results: page.items, ...page.extra, freshness },
@@ -53,7 +52,7 @@ export function registerKnowledgeTools(server: McpServer, env: ToolEnv): void {
           summary: `${page.items.length} note section(s)`,
           insights: page.items[0] ? [`notes on ${JSON.stringify(args.query)}: ${page.items[0].title} (${page.items[0].path})`] : [],
           symbols: [],
-          files: [...new Set(page.items.slice(0, 3).map((n) => n.path))],
+          files: topFiles(page.items),
         },
       }
     },
@@ -71,12 +70,11 @@ export function registerKnowledgeTools(server: McpServer, env: ToolEnv): void {
     output: { query: z.string(), results: z.array(historySchema), ...pageOutput, freshness: freshnessSchema },
     annotations: READ_ONLY,
     run: async (args) => {
-      const key = argsKey(args)
-      const offset = args.cursor ? decodeCursor(args.cursor, 'search_history', key).offset : 0
+      const { key, offset } = pageOf('search_history', args)
       const limit = args.limit ?? 10
       const found = await queryHistory(env.index.root, args.query, { limit: offset + limit + 1, after: args.after, warn: env.warn })
       const window = found.results.slice(offset, offset + limit).map(trimHit)
-      const freshness = freshnessOf((await env.index.get()).freshness)
+      const freshness = await currentFreshness(env)
       const page = paged('search_history', key, offset, window, found.results.length > offset + limit, renderHistory, env, freshness.treeHash)
       return {
         structured: { query: args.query, results: page.items, ...page.extra, freshness },
@@ -110,7 +108,7 @@ function paged<T>(tool: string, key: string, offset: number, window: T[], moreAf
   const note = cut && cursor ? cutNote(fitted, `${window.length} on this page`, cursor) : undefined
   return {
     items: window.slice(0, fitted),
-    extra: { ...(cursor ? { cursor } : {}), ...(note ? { note } : {}) },
+    extra: pageFields(cursor, note),
     footer: note ?? (cursor ? `More: cursor "${cursor}"` : ''),
   }
 }

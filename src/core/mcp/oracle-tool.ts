@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
 import { fitItems } from './output-budget.js'
-import { freshnessOf, freshnessSchema, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { APPENDS, currentFreshness, freshnessSchema, registerVltTool, type ToolEnv } from './tool-kit.js'
 
 const sourceSchema = z.object({ sourceType: z.string(), sourcePath: z.string(), retrievalMethod: z.string(), score: z.number(), content: z.string(), tokenCount: z.number() })
 
@@ -32,13 +32,13 @@ export function registerOracleTool(server: McpServer, env: ToolEnv): void {
       freshness: freshnessSchema,
     },
     // The oracle writes the day's session thread: not read-only, but asking again does no harm.
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     run: async (args, conversation) => {
       const question = conversation.expandQuery(args.question).query
       const response = await askOracle(env.index.root, question, { sources: args.sources, warn: env.warn, author: env.clientId() })
       const sources = response.sources.map(({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }) => ({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }))
       const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4), env.maxTokens)
-      const freshness = freshnessOf((await env.index.get()).freshness)
+      const freshness = await currentFreshness(env)
       const cut = kept < sources.length ? [`(${sources.length - kept} more source(s) cut to fit the output cap; their citations are in the answer)`] : []
       return {
         structured: { question, answer: response.answer, queryType: response.queryType, sources: sources.slice(0, kept), model: response.model, warnings: [...response.warnings, ...cut], freshness },

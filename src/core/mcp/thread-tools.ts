@@ -7,8 +7,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { UsageError } from '../errors.js'
 import { appendEntry, createThread, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
-import { argsKey, cutNote, decodeCursor, encodeCursor, fitItems } from './output-budget.js'
-import { cursorInput, freshnessOf, freshnessSchema, pageOutput, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { cutNote, encodeCursor, fitItems } from './output-budget.js'
+import { APPENDS, currentFreshness, cursorInput, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
 
 const FRAME_TOKENS = 200
 const threadInput = z.string().min(1).max(64).describe('Thread name: lowercase letters, digits, dashes.')
@@ -24,7 +24,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       type: z.enum(ENTRY_TYPES).optional().describe('Default thought.'),
     },
     output: { thread: z.string(), created: z.boolean(), ...entrySchema.shape, freshness: freshnessSchema },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     run: async (args) => {
       const vltDir = env.index.repo.vltDir
       const author = authorFor(env.clientId())
@@ -42,7 +42,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
         created = true
         added = await appendEntry(vltDir, args.thread, entry)
       }
-      const freshness = freshnessOf((await env.index.get()).freshness)
+      const freshness = await currentFreshness(env)
       const firstLine = added.text.split('\n', 1)[0]!.slice(0, 160)
       return {
         structured: { thread: args.thread, created, ...added, freshness },
@@ -72,12 +72,11 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       ...pageOutput,
       freshness: freshnessSchema,
     },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     run: async (args) => {
-      const key = argsKey(args)
-      const offset = args.cursor ? decodeCursor(args.cursor, 'thread_read', key).offset : 0
+      const { key, offset } = pageOf('thread_read', args)
       const thread = await readThread(env.index.repo.vltDir, args.thread)
-      const freshness = freshnessOf((await env.index.get()).freshness)
+      const freshness = await currentFreshness(env)
       const rest = thread.entries.slice(offset)
       const fitted = rest.length === 0 ? 0 : fitItems(rest, renderEntry, FRAME_TOKENS, env.maxTokens)
       const entries = rest.slice(0, fitted)
@@ -92,8 +91,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
         entries,
         total: thread.entries.length,
         ...(thread.problems.length > 0 ? { warnings: thread.problems } : {}),
-        ...(cursor ? { cursor } : {}),
-        ...(note ? { note } : {}),
+        ...pageFields(cursor, note),
         freshness,
       }
       const text = [

@@ -10,6 +10,7 @@ import { VltError } from '../errors.js'
 import type { Freshness } from '../query/context.js'
 import { countTokens } from '../repomap/index.js'
 import type { Conversation, NewExchange } from './conversation.js'
+import { argsKey, decodeCursor, type PageCursor } from './output-budget.js'
 import type { WarmIndex } from './warm-index.js'
 
 export const freshnessSchema = z
@@ -24,6 +25,28 @@ export const pageOutput = {
 
 export function freshnessOf(freshness: Freshness): z.infer<typeof freshnessSchema> {
   return { treeHash: freshness.treeHash, stale: freshness.stale }
+}
+
+/** The freshness of the warm index as it is now (synced just in time). */
+export async function currentFreshness(env: ToolEnv): Promise<z.infer<typeof freshnessSchema>> {
+  return freshnessOf((await env.index.get()).freshness)
+}
+
+/** The call's arguments key and, when a cursor was passed, the page it continues (checked against both). */
+export function pageOf(tool: string, args: Record<string, unknown> & { cursor?: string }): { key: string; page: PageCursor | undefined; offset: number } {
+  const key = argsKey(args)
+  const page = args.cursor ? decodeCursor(args.cursor, tool, key) : undefined
+  return { key, page, offset: page?.offset ?? 0 }
+}
+
+/** The optional paging fields of a structured answer: set only when there is a next page or a cut. */
+export function pageFields(cursor: string | undefined, note: string | undefined): { cursor?: string; note?: string } {
+  return { ...(cursor ? { cursor } : {}), ...(note ? { note } : {}) }
+}
+
+/** The distinct paths of the first `count` items: the files an answer is remembered by. */
+export function topFiles(items: ReadonlyArray<{ path: string }>, count = 3): string[] {
+  return [...new Set(items.slice(0, count).map((item) => item.path))]
 }
 
 export interface ToolEnv {
@@ -83,3 +106,5 @@ function errorMessage(error: unknown, env: ToolEnv): string {
 
 /** Read-only tools over the local index: no side effects, same answer for the same tree. */
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+/** Tools that add to what is under `.vlt/` (a thread entry): nothing is lost, but a repeat adds again. */
+export const APPENDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }

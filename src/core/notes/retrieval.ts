@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises'
 import { estimateTokens, type RetrievalResult } from '../sources/retrieval.js'
 import { openNotes } from './build.js'
-import { searchIndex, type NoteSearchMethod, type NoteSearchOptions } from './search.js'
+import { searchIndex, type ArtifactReads, type NoteSearchMethod, type NoteSearchOptions } from './search.js'
 
 /** Vault metadata per the seed: note_path, title, snippet, updated; plus where the section is. */
 export type VaultMetadata = {
@@ -25,12 +25,13 @@ export type VaultMetadata = {
 /** Sections matching `query`, best first; problems worked around (embeddings unavailable …) go to `options.warn`. */
 export async function searchNotes(cwd: string, query: string, options: NoteSearchOptions = {}): Promise<Array<RetrievalResult<VaultMetadata>>> {
   const notes = await openNotes(cwd, options)
-  const { hits, warnings } = await searchIndex(notes, query, options)
+  const artifacts: ArtifactReads = new Map()
+  const { hits, warnings } = await searchIndex(notes, query, options, artifacts)
   for (const warning of warnings) options.warn?.(warning)
   const top = hits[0]?.score ?? 1
   return Promise.all(hits.map(async (hit): Promise<RetrievalResult<VaultMetadata>> => {
     const note = notes.note(hit.path)!
-    const frontMatter = (await notes.artifact(hit.path)).frontMatter
+    const frontMatter = (await artifacts.get(hit.path)!).frontMatter
     const declared = frontMatter.updated ?? frontMatter.modified ?? frontMatter.date
     let updated: string | null = typeof declared === 'string' || typeof declared === 'number' ? String(declared) : null
     if (updated === null && note.location.kind === 'file') updated = new Date((await stat(note.location.file).catch(() => undefined))?.mtimeMs ?? note.location.mtimeMs).toISOString()

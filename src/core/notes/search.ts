@@ -92,7 +92,10 @@ interface Ranked {
   methods: NoteSearchMethod[]
 }
 
-export async function searchIndex(notes: NotesIndex, query: string, options: NoteSearchOptions = {}): Promise<NoteSearch> {
+/** Artifacts read for the hits, by note path; a caller needing them afterwards passes its own map instead of reading them again. */
+export type ArtifactReads = Map<string, Promise<NoteArtifact>>
+
+export async function searchIndex(notes: NotesIndex, query: string, options: NoteSearchOptions = {}, artifacts: ArtifactReads = new Map()): Promise<NoteSearch> {
   const tag = options.tag?.replace(/^#/, '').toLowerCase()
   const filter = tag === undefined
     ? undefined
@@ -112,7 +115,7 @@ export async function searchIndex(notes: NotesIndex, query: string, options: Not
     if (vector.warning) warnings.push(vector.warning)
     hits = vector.warning ? bm25Ranking(notes, query, limit, filter) : fuse(bm25Ranking(notes, query, depth, filter), vector.hits).slice(0, limit)
   }
-  return { hits: await noteHits(notes, query, hits), warnings }
+  return { hits: await noteHits(notes, query, hits, artifacts), warnings }
 }
 
 /** The configured provider; a configuration it cannot use (no API key …) is a warning, not a failure. */
@@ -148,8 +151,7 @@ function fuse(bm25: readonly Ranked[], vector: ReadonlyArray<{ path: string; chu
   return [...fused.values()].sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.chunkIndex - b.chunkIndex))
 }
 
-async function noteHits(notes: NotesIndex, query: string, hits: readonly Ranked[]): Promise<NoteHit[]> {
-  const artifacts = new Map<string, Promise<NoteArtifact>>()
+async function noteHits(notes: NotesIndex, query: string, hits: readonly Ranked[], artifacts: ArtifactReads): Promise<NoteHit[]> {
   for (const hit of hits) if (!artifacts.has(hit.path)) artifacts.set(hit.path, notes.artifact(hit.path))
   const terms = new Set(analyzeQuery(query))
   return Promise.all(hits.map(async (hit): Promise<NoteHit> => {

@@ -8,7 +8,7 @@
  * replaced when the notes change; rebuilding it reads the artifacts and embeds only new sections.
  */
 import { join } from 'node:path'
-import { chunkHash, embedAll, EmbeddingUnavailableError, MAX_EMBEDDING_CHARS, providerKey, VectorCache, type EmbeddingProvider, type EmbedItem } from '../embed/index.js'
+import { chunkHash, embedAll, EmbeddingUnavailableError, MAX_EMBEDDING_CHARS, providerKey, unitVector, VectorCache, type EmbeddingProvider, type EmbedItem } from '../embed/index.js'
 import { CorruptFileError } from '../errors.js'
 import { readRecord, vltPaths, writeRecord } from '../store/index.js'
 import type { NotesIndex } from './build.js'
@@ -64,7 +64,7 @@ export async function noteVectorPath(
 ): Promise<NoteVectorResult> {
   try {
     const [[queryVector], matrix] = await Promise.all([provider.embed([query]), noteVectors(notes, provider)])
-    const q = normalized(queryVector!)
+    const q = unitVector(queryVector!)
     if (matrix.files.length > 0 && q.length !== matrix.dimensions) {
       return { hits: [], warning: `embeddings unavailable: the query vector has ${q.length} dimensions, the note vectors ${matrix.dimensions}; using keyword search only` }
     }
@@ -114,7 +114,7 @@ async function embedSections(notes: NotesIndex, provider: EmbeddingProvider): Pr
   const vectors = await embedAll(wanted, provider, new VectorCache(vltPaths(notes.repo.vltDir), provider.id))
   const dimensions = rows.length === 0 ? 0 : vectors.get(rows[0]!.hash)!.length
   const matrix = new Float32Array(rows.length * dimensions)
-  rows.forEach((row, r) => matrix.set(normalized(vectors.get(row.hash)!), r * dimensions))
+  rows.forEach((row, r) => matrix.set(unitVector(vectors.get(row.hash)!), r * dimensions))
   return {
     key: notes.freshness.key,
     providerId: provider.id,
@@ -139,10 +139,3 @@ function nearest(matrix: NoteVectors, query: Float32Array, limit: number, filter
   return scored.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.chunkIndex - b.chunkIndex)).slice(0, limit)
 }
 
-function normalized(vector: Float32Array): Float32Array {
-  let norm = 0
-  for (const v of vector) norm += v * v
-  norm = Math.sqrt(norm)
-  if (norm === 0 || Math.abs(norm - 1) < 1e-6) return vector
-  return vector.map((v) => v / norm)
-}

@@ -7,11 +7,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { SimpleGit } from 'simple-git'
-import { loadConfig } from '../config/index.js'
+import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
 import { openRepo, type Repo } from '../git/index.js'
+import { openIndexContext } from '../index/index.js'
 import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
-import { openQueryContext, type QueryContext } from '../query/context.js'
+import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
 import { defaultAuthor } from '../threads/index.js'
@@ -55,7 +56,9 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     warnings.push(message)
     options.warn?.(message)
   }
-  const repo = await openRepo(cwd)
+  // The code source's index context reads the repository; the other sources share that reading.
+  const index = wanted.has('code') ? await openIndexContext(cwd) : null
+  const repo = index?.repo ?? (await openRepo(cwd))
   const cls = classifyQuestion(question)
   const terms = questionTerms(cls.searchText)
   const behaviour = isBehaviourQuestion(question)
@@ -89,8 +92,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   }
 
   let qctx: QueryContext | null = null
-  const code = wanted.has('code')
-    ? openQueryContext(cwd, { warn, progress: options.progress }).then((opened) => (qctx = opened))
+  const code = index
+    ? openQueryContextIn(index, { warn, progress: options.progress }).then((opened) => (qctx = opened))
     : Promise.resolve(null)
   code.catch(() => {})
   const codePaths = async (): Promise<Candidate[]> => {
@@ -110,7 +113,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   }
   const historyQuestion = cls.queryType === 'history'
   const gathered = await Promise.all([
-    wanted.has('code') ? codePaths() : [],
+    index ? codePaths() : [],
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
     wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms)) : [],
     wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
@@ -133,7 +136,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
   if (git) await addBlame(git, sources, warn)
 
-  const answer = await synthesize(repo, question, cls, sources, repoMapSlice, [...wanted], options, warn)
+  const answer = await synthesize(repo, index?.config, question, cls, sources, repoMapSlice, [...wanted], options, warn)
   const response: OracleResponse = {
     answer: answer.text,
     queryType: cls.queryType,
@@ -259,6 +262,7 @@ interface Answer {
 
 async function synthesize(
   repo: Repo,
+  loadedConfig: VltConfig | undefined,
   question: string,
   cls: Classification,
   sources: OracleSource[],
@@ -270,7 +274,7 @@ async function synthesize(
   const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources), model: 'extractive', tokensUsed: 0, costCents: 0 })
   // Nothing to cite: no model is asked, so nothing can be made up.
   if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted), model: 'extractive', tokensUsed: 0, costCents: 0 }
-  const config = await loadConfig(repo.root ?? repo.gitDir)
+  const config = loadedConfig ?? (await loadConfig(repo.root ?? repo.gitDir))
   let client
   try {
     client = createLlmClient(config.llm, { model: options.model, env: options.env })

@@ -15,7 +15,7 @@ export async function vaultPath(cwd: string, searchText: string, terms: readonly
   return results.map((result) => {
     const meta = result.metadata as { note_path: string; start_line: number; end_line: number; heading: string; title: string }
     return {
-      source: makeSource('vault', `${meta.note_path}:${meta.start_line}-${meta.end_line}`, 'bm25', result.score, result.content, result.metadata),
+      source: makeSource('vault', `${meta.note_path}:${meta.start_line}-${meta.end_line}`, result.retrievalMethod, result.score, result.content, result.metadata),
       path: 'vault',
       relevance: coverage(terms, `${meta.note_path} ${meta.title} ${meta.heading}\n${result.content}`),
       exact: false,

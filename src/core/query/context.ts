@@ -49,7 +49,11 @@ export interface OpenQueryOptions extends BuildOptions {
  * over them, so that an answer is never stale about a file the user just changed.
  */
 export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
-  const index = await openIndexContext(cwd)
+  return openQueryContextIn(await openIndexContext(cwd), opts)
+}
+
+/** `openQueryContext` over an index context the caller has already opened (its repository read once). */
+export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOptions): Promise<QueryContext> {
   if (!opts.noSync) await syncIndexIn(index, opts)
   const tree = await loadIndexedTree(index, index.repo.head.tree, opts)
   if (!tree) throw new VltError(`the index of tree ${index.repo.head.tree.slice(0, 12)} is missing — run \`git vlt coderag sync\``)

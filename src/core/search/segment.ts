@@ -33,7 +33,7 @@ export function termCount(segment: Segment): number {
   return segment.termOffsets.length - 1
 }
 
-export function termSlotsOf(termText: string, termOffsets: Uint32Array): Int32Array {
+function termSlotsOf(termText: string, termOffsets: Uint32Array): Int32Array {
   const terms = termOffsets.length - 1
   let size = 16
   while (size < terms * 2) size *= 2

@@ -4,8 +4,8 @@
  * terms of AnalyzedChunks or a segment's packed term text — so lookups allocate no substring.
  */
 
-export const FNV_OFFSET = -2128831035
-export const FNV_PRIME = 16777619
+const FNV_OFFSET = -2128831035
+const FNV_PRIME = 16777619
 
 export function hashOf(text: string, start: number, end: number): number {
   let hash = FNV_OFFSET

@@ -28,9 +28,5 @@ export interface RetrievalResult<Metadata extends object = Record<string, unknow
   metadata: Metadata
 }
 
-/** The code index's estimate (about four characters per token for prose and code alike). */
-const CHARS_PER_TOKEN = 4
-
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN)
-}
+/** The repo map's estimate (about four characters per token for prose and code alike), so every budget counts alike. */
+export { countTokens as estimateTokens } from '../repomap/tokens.js'

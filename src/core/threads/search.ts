@@ -5,6 +5,7 @@
  */
 import type { Chunk } from '../parse/types.js'
 import { analyzeChunks, analyzeQuery, Bm25Index } from '../search/index.js'
+import { bestWindow } from '../search/window.js'
 import type { Entry, EntryType } from './format.js'
 import { readThread, threadNames, type Thread } from './store.js'
 
@@ -27,6 +28,27 @@ export interface ThreadSearchOptions {
 const SNIPPET_CHARS = 200
 
 export async function searchThreads(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<ThreadHit[]> {
+  const terms = new Set(analyzeQuery(query))
+  return (await rankEntries(vltDir, query, options)).map(({ thread, entry, score }) => ({
+    thread: thread.name,
+    entryId: entry.id,
+    score,
+    timestamp: entry.timestamp,
+    author: entry.author,
+    type: entry.type,
+    snippet: snippet(entry.text, terms),
+  }))
+}
+
+export interface RankedEntry {
+  thread: Thread
+  entry: Entry
+  /** BM25. */
+  score: number
+}
+
+/** The entries matching `query`, best first, with the threads they were read from. */
+export async function rankEntries(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<RankedEntry[]> {
   const threads = await Promise.all((await threadNames(vltDir)).map((name) => readThread(vltDir, name)))
   const index = new Bm25Index()
   const byName = new Map<string, Thread>()
@@ -36,18 +58,9 @@ export async function searchThreads(vltDir: string, query: string, options: Thre
     index.addFile(thread.name, analyzeChunks(thread.entries.map((entry) => entryChunk(thread, entry))))
   }
   const filter = options.type === undefined ? undefined : (path: string, chunk: number) => byName.get(path)!.entries[chunk].type === options.type
-  const terms = new Set(analyzeQuery(query))
   return index.search(query, { limit: options.limit ?? 10, filter }).map((hit) => {
-    const entry = byName.get(hit.path)!.entries[hit.chunkIndex]
-    return {
-      thread: hit.path,
-      entryId: entry.id,
-      score: hit.score,
-      timestamp: entry.timestamp,
-      author: entry.author,
-      type: entry.type,
-      snippet: snippet(entry.text, terms),
-    }
+    const thread = byName.get(hit.path)!
+    return { thread, entry: thread.entries[hit.chunkIndex]!, score: hit.score }
   })
 }
 
@@ -70,16 +83,9 @@ function entryChunk(thread: Thread, entry: Entry): Chunk {
   }
 }
 
-function snippet(text: string, terms: Set<string>): string {
-  let best = ''
-  let bestMatches = -1
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue
-    const matches = analyzeQuery(line).filter((term) => terms.has(term)).length
-    if (matches > bestMatches) {
-      best = line.trim()
-      bestMatches = matches
-    }
-  }
-  return best.length <= SNIPPET_CHARS ? best : `${best.slice(0, SNIPPET_CHARS - 1)}…`
+/** The entry's line sharing the most terms with the query (the first on ties), trimmed and shortened. */
+function snippet(text: string, terms: ReadonlySet<string>): string {
+  const lines = text.split('\n').map((line) => line.trim())
+  const weights = lines.map((line) => analyzeQuery(line).filter((term) => terms.has(term)).length)
+  return bestWindow(lines, weights, 1, SNIPPET_CHARS, (line) => line !== '')
 }

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import { silentProgress, type Progress } from '../../cli/progress.js'
-import { chunkHash, embedAll, embeddingText, EmbeddingUnavailableError, providerKey, VectorCache, type EmbeddingProvider, type EmbedItem } from '../../embed/index.js'
+import { chunkHash, embedAll, embeddingText, EmbeddingUnavailableError, providerKey, unitVector, VectorCache, type EmbeddingProvider, type EmbedItem } from '../../embed/index.js'
 import { CorruptFileError, VltError } from '../../errors.js'
 import { readRecord, writeRecord } from '../../store/index.js'
 import type { QueryContext } from '../context.js'
@@ -45,7 +45,7 @@ export async function vectorPath(
   try {
     const [[queryVector], tree] = await Promise.all([provider.embed([query]), treeVectors(qctx, provider, progress)])
     const overlay = await overlayVectors(qctx, provider, tree.dimensions)
-    const q = normalized(queryVector!)
+    const q = unitVector(queryVector!)
     if (q.length !== tree.dimensions && tree.fileOfRow.length > 0) {
       return { hits: [], warning: `embeddings unavailable: the query vector has ${q.length} dimensions, the chunk vectors ${tree.dimensions}; using keyword, symbol and graph search only` }
     }
@@ -140,7 +140,7 @@ async function embedFiles(qctx: QueryContext, provider: EmbeddingProvider, paths
   const vectors = await embedAll(dedupe(items), provider, new VectorCache(qctx.index.paths, provider.id), progress)
   const dimensions = rows.length === 0 ? 0 : vectors.get(rows[0]!.hash)!.length
   const matrix = new Float32Array(rows.length * dimensions)
-  rows.forEach((row, r) => matrix.set(normalized(vectors.get(row.hash)!), r * dimensions))
+  rows.forEach((row, r) => matrix.set(unitVector(vectors.get(row.hash)!), r * dimensions))
   return {
     providerId: provider.id,
     dimensions,
@@ -156,10 +156,3 @@ function dedupe(items: EmbedItem[]): EmbedItem[] {
   return items.filter((item) => !seen.has(item.hash) && seen.add(item.hash))
 }
 
-function normalized(vector: Float32Array): Float32Array {
-  let norm = 0
-  for (const v of vector) norm += v * v
-  norm = Math.sqrt(norm)
-  if (norm === 0 || Math.abs(norm - 1) < 1e-6) return vector
-  return vector.map((v) => v / norm)
-}

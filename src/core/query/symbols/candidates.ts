@@ -5,7 +5,7 @@
  * indexes: a few milliseconds over 300k definitions, where an index costs ~90 ms to build cold.
  */
 import type { SymbolInfo, SymbolTable } from '../../graph/symbol-table.js'
-import { SYMBOL_KINDS, type FileSymbols } from '../../graph/file-symbols.js'
+import type { FileSymbols } from '../../graph/file-symbols.js'
 
 /**
  * How a definition matched, lower is better: 0 the qualified name (module-qualified included)
@@ -88,24 +88,9 @@ function collect(table: SymbolTable, files: readonly FileSymbols[], tierOf: (qua
       seen ??= new Set()
       if (seen.has(defQName[d])) continue
       seen.add(defQName[d])
-      out.push({ ...infoOf(table, file, d - file.def0), tier })
+      out.push({ ...table.info(file, d - file.def0), tier })
     }
   }
   return out
 }
 
-function infoOf(table: SymbolTable, file: FileSymbols, d: number): SymbolInfo {
-  const c = file.cols
-  const i = file.def0 + d
-  return {
-    path: file.path,
-    name: table.strings.get(c.defName[i]),
-    qualifiedName: table.strings.get(c.defQName[i]),
-    kind: SYMBOL_KINDS[c.defKind[i]]!,
-    line: c.defLine[i],
-    endLine: c.defEndLine[i],
-    column: c.defColumn[i],
-    signature: file.signature(d),
-    scope: table.strings.get(c.defScope[i]),
-  }
-}
