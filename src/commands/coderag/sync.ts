@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { terminalProgress } from '../../core/cli/progress.js'
+import { syncReport } from '../../core/cli/sync-report.js'
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { runQueuedSync, syncIndex, type QueuedSyncResult, type SyncResult } from '../../core/index/index.js'
 
@@ -35,13 +36,7 @@ vlt.toml ([coderag.delta]) makes the queue due, syncs, and repeats until the que
       progress: this.jsonEnabled() ? undefined : terminalProgress(),
       warn: (message) => this.note(message),
     })
-    const tree = result.treeHash.slice(0, 12)
-    const what =
-      result.mode === 'unchanged' ? `tree ${tree} already indexed`
-      : result.mode === 'reused' ? `tree ${tree} was indexed before: reused`
-      : `tree ${tree}: ${result.changed.length} changed path(s), ${result.mode}`
-    this.log(`${what}; ${result.extracted.length} file(s) re-processed; ${result.overlay.files} uncommitted change(s) in the overlay (${result.durationMs} ms)`)
-    for (const path of result.extracted) this.log(`  ${path}`)
+    for (const line of syncReport(result)) this.log(line)
     return result
   }
 }

@@ -1,11 +1,15 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { parse, TomlError } from 'smol-toml'
+import { createRequire } from 'node:module'
 import { UsageError } from '../errors.js'
 import type { VltConfig } from './types.js'
 import { validateConfig } from './validate.js'
 
 export const CONFIG_FILE = 'vlt.toml'
+
+// Loaded on first use: most repositories have no vlt.toml, and every command reads the config.
+const require = createRequire(import.meta.url)
+let toml: typeof import('smol-toml') | undefined
 
 /** Reads `<root>/vlt.toml` if there is one; defaults otherwise. Bad files throw a UsageError. */
 export async function loadConfig(root: string): Promise<VltConfig> {
@@ -21,11 +25,12 @@ export async function loadConfig(root: string): Promise<VltConfig> {
 
 /** Parses and validates the text of a `vlt.toml`. */
 export function parseConfig(source: string): VltConfig {
+  toml ??= require('smol-toml') as typeof import('smol-toml')
   let raw: Record<string, unknown>
   try {
-    raw = parse(source)
+    raw = toml.parse(source)
   } catch (error) {
-    if (!(error instanceof TomlError)) throw error
+    if (!(error instanceof toml.TomlError)) throw error
     // smol-toml's message is "Invalid TOML document: <reason>" followed by a code excerpt.
     const reason = error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '')
     throw new UsageError(`${CONFIG_FILE}: syntax error at line ${error.line}, column ${error.column}: ${reason}`)

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch'
+import { createRequire } from 'node:module'
 
 /**
  * Gitignore-style globs over repo-relative '/' paths, as `vlt.toml` include/exclude lists use them:
@@ -42,6 +42,10 @@ export function compileGlobList(patterns: readonly string[]): GlobList {
   }
 }
 
+// Loaded on first use: only vlt.toml globs and --path need it, and every command selects files.
+const require = createRequire(import.meta.url)
+let picomatch: typeof import('picomatch') | undefined
+
 function compileRule(pattern: string): Rule {
   const negate = pattern.startsWith('!')
   let body = negate ? pattern.slice(1) : pattern
@@ -58,7 +62,9 @@ function compileRule(pattern: string): Rule {
   const globs = dirOnly ? [`${base}/**/*`] : [base, `${base}/**`]
   let sources: string[]
   try {
-    sources = globs.map((glob) => picomatch.makeRe(glob, { dot: true, strictBrackets: true }).source)
+    picomatch ??= require('picomatch') as typeof import('picomatch')
+    const pm = picomatch
+    sources = globs.map((glob) => pm.makeRe(glob, { dot: true, strictBrackets: true }).source)
   } catch (error) {
     // picomatch says e.g. `Missing closing: "]" - use "\\]" to match literal characters`.
     throw new Error((error as Error).message.split(' - ')[0]!.replace(/^Missing closing: /, 'missing closing '))

@@ -1,6 +1,7 @@
 import { Parser, type Node } from 'web-tree-sitter'
 import { chunkTree, LineIndex } from './chunk/index.js'
-import { loadLanguage, type ParsedLanguageId } from './languages.js'
+import { loadLanguage } from './grammars.js'
+import type { ParsedLanguageId } from './languages.js'
 import { extractTags } from './tags/index.js'
 import { textChunks } from './text-chunks.js'
 import type { FileArtifact, LanguageId } from './types.js'

@@ -1,4 +1,5 @@
 /** Per-file extraction: one parse, then symbols, references, imports and chunks from that tree. */
 export { createExtractor, EXTRACTOR_VERSION, type Extractor } from './extract.js'
-export { languageForPath, loadLanguage, PARSED_LANGUAGES, type ParsedLanguageId } from './languages.js'
+export { loadLanguage } from './grammars.js'
+export { languageForPath, PARSED_LANGUAGES, type ParsedLanguageId } from './languages.js'
 export type * from './types.js'

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { Language, Parser } from 'web-tree-sitter'
 import type { LanguageId } from './types.js'
 
 const require = createRequire(import.meta.url)
@@ -54,17 +53,7 @@ export function grammarPackageDir(language: ParsedLanguageId): string {
   return dirname(require.resolve(`${GRAMMARS[language].pkg}/package.json`))
 }
 
-let parserReady: Promise<void> | undefined
-const loaded = new Map<ParsedLanguageId, Promise<Language>>()
-
-/** Loads (once per thread) the tree-sitter runtime and a grammar. */
-export function loadLanguage(language: ParsedLanguageId): Promise<Language> {
-  parserReady ??= Parser.init()
-  let pending = loaded.get(language)
-  if (!pending) {
-    const wasm = join(grammarPackageDir(language), GRAMMARS[language].wasm)
-    pending = parserReady.then(() => Language.load(wasm))
-    loaded.set(language, pending)
-  }
-  return pending
+/** Absolute path of a language's grammar wasm. */
+export function grammarWasmPath(language: ParsedLanguageId): string {
+  return join(grammarPackageDir(language), GRAMMARS[language].wasm)
 }

@@ -1,0 +1,33 @@
+/**
+ * `git vlt coderag sync` without oclif. The git hooks and agents run it after every commit and
+ * before queries; loading @oclif/core alone costs ~75 ms, more than the sync itself when nothing
+ * changed. Only the plain forms are taken here (`--json`, `--force`); anything else — help,
+ * `--cwd`, `--queued`, a typo — goes through oclif, which owns parsing and its error messages.
+ */
+import { VltError } from '../errors.js'
+import { syncIndex } from '../index/index.js'
+import { terminalProgress } from './progress.js'
+import { syncReport } from './sync-report.js'
+
+const FLAGS = new Set(['--json', '--force'])
+
+/** Runs the sync and returns true when `argv` is a form this path serves; false leaves it to oclif. */
+export async function tryFastSync(argv: readonly string[]): Promise<boolean> {
+  if (argv[0] !== 'coderag' || argv[1] !== 'sync') return false
+  const flags = argv.slice(2)
+  if (!flags.every((flag) => FLAGS.has(flag)) || new Set(flags).size !== flags.length) return false
+  const json = flags.includes('--json')
+  const warn = (message: string): void => {
+    if (!json) process.stderr.write(`${message}\n`)
+  }
+  try {
+    const result = await syncIndex(process.cwd(), { progress: json ? undefined : terminalProgress(), warn })
+    process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : syncReport(result).map((line) => `${line}\n`).join(''))
+  } catch (error) {
+    if (!(error instanceof VltError)) throw error
+    process.exitCode = error.exitCode
+    if (json) process.stdout.write(`${JSON.stringify({ error: { message: error.message, code: error.exitCode === 2 ? 'usage' : 'failure' } }, null, 2)}\n`)
+    else process.stderr.write(`git vlt: ${error.message}\n`)
+  }
+  return true
+}

@@ -1,0 +1,59 @@
+import { strict as assert } from 'node:assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { vlt } from '../helpers/cli.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+
+// `coderag sync` and `--json` take bin/run.js's fast path; `--cwd` goes through oclif. Both must
+// print the same thing.
+describe('coderag sync fast path', () => {
+  let repo: GitFixture
+  beforeEach(() => {
+    repo = createGitRepo({ files: { 'a.py': 'def a():\n    return 1\n' } })
+  })
+  afterEach(() => repo.cleanup())
+
+  const withoutDuration = (stdout: string) => ({ ...JSON.parse(stdout), durationMs: 0 })
+
+  it('prints the same JSON and text as the oclif command', () => {
+    const first = vlt(repo.dir, ['coderag', 'sync', '--json'])
+    assert.equal(first.status, 0, first.stderr)
+    assert.equal(withoutDuration(first.stdout).mode, 'cold')
+    const fast = vlt(repo.dir, ['coderag', 'sync', '--json'])
+    const oclif = vlt(repo.dir, ['coderag', 'sync', '--json', '--cwd', repo.dir])
+    assert.deepEqual(withoutDuration(fast.stdout), withoutDuration(oclif.stdout))
+    assert.equal(fast.stdout.replace(/"durationMs": \d+/, ''), oclif.stdout.replace(/"durationMs": \d+/, ''))
+
+    repo.write({ 'b.py': 'def b():\n    return 2\n' })
+    repo.commit('b')
+    const text = vlt(repo.dir, ['coderag', 'sync', '--force'])
+    assert.equal(text.status, 0, text.stderr)
+    assert.match(text.stdout, /^tree [0-9a-f]{12}: 1 changed path\(s\), incremental; 1 file\(s\) re-processed; 0 uncommitted change\(s\) in the overlay \(\d+ ms\)\n {2}b\.py\n$/)
+  })
+
+  it('fails outside a repository exactly like the oclif command', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'vlt-nogit-'))
+    try {
+      const env = { GIT_CEILING_DIRECTORIES: tmpdir() }
+      for (const json of [false, true]) {
+        const flags = json ? ['--json'] : []
+        const fast = vlt(outside, ['coderag', 'sync', ...flags], env)
+        const oclif = vlt(outside, ['coderag', 'sync', ...flags, '--cwd', outside], env)
+        assert.equal(fast.status, 2)
+        assert.deepEqual([fast.status, fast.stdout, fast.stderr], [oclif.status, oclif.stdout, oclif.stderr])
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
+  it('leaves anything else to oclif', () => {
+    const bad = vlt(repo.dir, ['coderag', 'sync', '--bogus'])
+    assert.equal(bad.status, 2)
+    assert.match(bad.stderr, /Nonexistent flag: --bogus/)
+    const help = vlt(repo.dir, ['coderag', 'sync', '--help'])
+    assert.equal(help.status, 0)
+    assert.match(help.stdout, /EXAMPLES/)
+  })
+})
