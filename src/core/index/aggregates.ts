@@ -111,7 +111,11 @@ class Aggregates implements TreeAggregates {
 
 export function createAggregates(): TreeAggregates {
   const symbols = new SymbolTable()
-  return new Aggregates({ bm25: () => new Bm25Index(), symbols: () => symbols, graph: () => new CodeGraph(symbols) })
+  const aggregates = new Aggregates({ bm25: () => new Bm25Index(), symbols: () => symbols, graph: () => new CodeGraph(symbols) })
+  // An empty index costs nothing to create: files go straight into its compact postings instead
+  // of waiting, analysed chunks and all, in the pending list a loaded set needs.
+  void aggregates.bm25
+  return aggregates
 }
 
 function paths(treeDir: string): { bm25: string; symbols: string; graph: string } {
@@ -153,12 +157,21 @@ export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
   })
 }
 
+/**
+ * One part at a time, each snapshot built just before it is encoded and dropped once written:
+ * at 10k files a part's snapshot and encoding are hundreds of megabytes, and holding all three
+ * at once made saving the peak of a whole cold build's memory.
+ */
 export async function saveAggregates(treeDir: string, aggregates: TreeAggregates): Promise<void> {
   const files = paths(treeDir)
-  const { data, remap } = aggregates.symbols.snapshot()
-  await Promise.all([
-    writeRecord(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, data),
-    writeRecord(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, aggregates.graph.snapshot(remap)),
-    writeRecord(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION, aggregates.bm25.snapshot()),
-  ])
+  const remap = await saveSymbols(files.symbols, aggregates.symbols)
+  await writeRecord(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, aggregates.graph.snapshot(remap))
+  await writeRecord(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION, aggregates.bm25.snapshot())
+}
+
+/** Writes the symbol table; returns the string-id remapping the graph's snapshot needs. */
+async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
+  const { data, remap } = symbols.snapshot()
+  await writeRecord(path, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, data)
+  return remap
 }

@@ -6,6 +6,7 @@
  */
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
+import { detached } from './terms.js'
 
 /**
  * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
@@ -127,12 +128,17 @@ function stemmed(word: string): string {
  * scanning, compared in place) so repeated identifiers — nearly all of them — cost no substring,
  * no splitting and no stemming. Term ids index `counts`, a dense tf accumulator for the chunk in
  * progress. Everything is dropped when it grows past `MEMO_LIMIT` tokens, between blobs only.
+ * A token's term ids live in one shared pool (`poolStart`/`poolCount` per token) rather than a
+ * typed array each: a million small arrays cost more heap than the text they summarise.
  */
-const MEMO_LIMIT = 1 << 20
+const MEMO_LIMIT = 1 << 18
 /** Open addressing, two ints per slot: the token's hash and its index + 1 (0 = empty), so a probe touches one cache line. */
 let slots = new Int32Array(1 << 17)
 const tokens: string[] = []
-const tokenTermIds: Int32Array[] = []
+let poolStart = new Int32Array(1 << 12)
+let poolCount = new Uint8Array(1 << 12)
+let pool = new Int32Array(1 << 14)
+let poolUsed = 0
 const termIds = new Map<string, number>()
 const termStrings: string[] = []
 let counts = new Uint32Array(1 << 16)
@@ -141,7 +147,7 @@ const touched: number[] = []
 function resetMemo(): void {
   slots = new Int32Array(1 << 17)
   tokens.length = 0
-  tokenTermIds.length = 0
+  poolUsed = 0
   termIds.clear()
   termStrings.length = 0
   stems.clear()
@@ -153,13 +159,15 @@ function termId(term: string): number {
     id = termStrings.length
     termIds.set(term, id)
     termStrings.push(term)
-    if (id >= counts.length) {
-      const grown = new Uint32Array(counts.length * 2)
-      grown.set(counts)
-      counts = grown
-    }
+    if (id >= counts.length) counts = grown(counts, counts.length * 2)
   }
   return id
+}
+
+function grown<T extends Int32Array | Uint32Array | Uint8Array>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(length)
+  bigger.set(array)
+  return bigger
 }
 
 function insertSlot(table: Int32Array, hash: number, index: number): void {
@@ -170,25 +178,32 @@ function insertSlot(table: Int32Array, hash: number, index: number): void {
   table[2 * slot + 1] = index + 1
 }
 
-function memoize(text: string, start: number, end: number, hash: number): Int32Array {
-  const token = text.slice(start, end)
-  const terms = tokenTerms(token)
-  const ids = new Int32Array(terms.length)
-  for (let k = 0; k < terms.length; k++) ids[k] = termId(terms[k])
-  tokens.push(token)
-  tokenTermIds.push(ids)
-  if (tokens.length * 4 > slots.length) {
-    const grown = new Int32Array(slots.length * 2)
-    for (let slot = 0; slot < slots.length; slot += 2) {
-      if (slots[slot + 1] !== 0) insertSlot(grown, slots[slot], slots[slot + 1] - 1)
-    }
-    slots = grown
+/** Memoizes a token; returns its index. */
+function memoize(text: string, start: number, end: number, hash: number): number {
+  const terms = tokenTerms(text.slice(start, end))
+  const index = tokens.length
+  tokens.push(detached(text.slice(start, end)))
+  if (index >= poolStart.length) {
+    poolStart = grown(poolStart, poolStart.length * 2)
+    poolCount = grown(poolCount, poolCount.length * 2)
   }
-  insertSlot(slots, hash, tokens.length - 1)
-  return ids
+  if (poolUsed + terms.length > pool.length) pool = grown(pool, pool.length * 2)
+  poolStart[index] = poolUsed
+  poolCount[index] = terms.length
+  for (let k = 0; k < terms.length; k++) pool[poolUsed++] = termId(terms[k])
+  if (tokens.length * 4 > slots.length) {
+    const table = new Int32Array(slots.length * 2)
+    for (let slot = 0; slot < slots.length; slot += 2) {
+      if (slots[slot + 1] !== 0) insertSlot(table, slots[slot], slots[slot + 1] - 1)
+    }
+    slots = table
+  }
+  insertSlot(slots, hash, index)
+  return index
 }
 
-function lookup(text: string, start: number, end: number, hash: number): Int32Array {
+/** The memo index of the token `text[start, end)`, memoizing it on first sight. */
+function lookup(text: string, start: number, end: number, hash: number): number {
   const mask = (slots.length >> 1) - 1
   const length = end - start
   for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
@@ -199,7 +214,7 @@ function lookup(text: string, start: number, end: number, hash: number): Int32Ar
     if (token.length !== length) continue
     let i = 0
     while (i < length && token.charCodeAt(i) === text.charCodeAt(start + i)) i++
-    if (i === length) return tokenTermIds[entry - 1]
+    if (i === length) return entry - 1
   }
 }
 
@@ -224,9 +239,11 @@ function addText(text: string, weight: number, once = false): void {
     }
     // One-character tokens (i, x, 0, 1) are everywhere and mean nothing alone.
     if (i - start > MAX_TOKEN || i - start === 1) continue
-    const ids = lookup(text, start, i, hash ^ (hash >>> 15))
-    for (let k = 0; k < ids.length; k++) {
-      const id = ids[k]
+    const token = lookup(text, start, i, hash ^ (hash >>> 15))
+    const from = poolStart[token]
+    const to = from + poolCount[token]
+    for (let k = from; k < to; k++) {
+      const id = pool[k]
       const count = counts[id]
       if (count === 0) touched.push(id)
       else if (once) continue

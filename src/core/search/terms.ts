@@ -19,6 +19,15 @@ export function sameChars(text: string, start: number, end: number, other: strin
   return true
 }
 
+/**
+ * A copy of `text` that keeps no larger string alive. V8 represents a substring as a view of its
+ * parent, and decoded msgpack strings are views of one string per record: a dictionary keeping
+ * such views would pin every record (chunk text included) a new name came from.
+ */
+export function detached(text: string): string {
+  return (' ' + text).slice(1)
+}
+
 /** A growable term → id dictionary; ids are dense, in insertion order. */
 export class TermTable {
   /** Two ints per slot: hash, id + 1 (0 = empty). Load ≤ 1/2. */
@@ -62,7 +71,7 @@ export class TermTable {
       if (term.length === length && sameChars(text, start, end, term, 0)) return entry - 1
     }
     const id = this.terms.length
-    this.terms.push(start === 0 && end === text.length ? text : text.slice(start, end))
+    this.terms.push(detached(start === 0 && end === text.length ? text : text.slice(start, end)))
     slots[2 * slot] = hash
     slots[2 * slot + 1] = id + 1
     if (this.terms.length * 4 > slots.length) this.rehash()

@@ -29,6 +29,7 @@ const CHECKSUM_BYTES = 4
  * copied out on decode, so a decoded value never aliases the file buffer.
  */
 const packr = new Packr({ useRecords: true, moreTypes: true })
+const LARGE_PAYLOAD = 1 << 24
 
 /** Frames a payload as a record of `kind` at format `version`. */
 export function encodeRecord(kind: string, version: number, payload: unknown): Buffer {
@@ -49,6 +50,9 @@ export function encodeRecord(kind: string, version: number, payload: unknown): B
   buf.writeUInt32LE(version, FIXED_HEADER + kindBytes.length)
   buf.writeUInt32LE(body.length, FIXED_HEADER + kindBytes.length + 4)
   body.copy(buf, headerBytes)
+  // msgpackr keeps packing into the buffer it last grew (module-wide): once a tree-sized payload
+  // is copied out, let that buffer go rather than hold it for the life of the process.
+  if (body.length > LARGE_PAYLOAD) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
   const end = headerBytes + body.length
   buf.writeUInt32LE(crc32(buf.subarray(0, end)), end)
   return buf
