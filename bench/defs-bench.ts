@@ -42,7 +42,7 @@ export function sampleNames(qctx: QueryContext, count: number): string[] {
  * JavaScript, which an in-process tsx run cannot start.
  */
 export async function indexedContext(dir: string): Promise<QueryContext> {
-  const child = spawnSync('node', [CLI, 'coderag', 'sync', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1' } })
+  const child = spawnSync('node', [CLI, 'coderag', 'sync', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1', GIT_VLT_DAEMON: '0' } })
   if (child.status !== 0) throw new Error(`coderag sync failed in ${dir} (${child.status}): ${child.stderr}`)
   return openQueryContext(dir, { warn: (m) => process.stderr.write(`${m}\n`), noSync: true })
 }
@@ -62,7 +62,7 @@ export function warmLatency(names: string[], query: (name: string) => unknown): 
 export function coldCli(dir: string, command: string, names: string[]): { runs: number; medianMs: number; minMs: number } {
   const times = names.map((name) => {
     const started = performance.now()
-    const child = spawnSync('node', [CLI, 'coderag', command, name, '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1' } })
+    const child = spawnSync('node', [CLI, 'coderag', command, name, '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1', GIT_VLT_DAEMON: '0' } })
     if (child.status !== 0) throw new Error(`coderag ${command} ${name} failed (${child.status}): ${child.stderr}`)
     return performance.now() - started
   })

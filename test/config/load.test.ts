@@ -82,9 +82,9 @@ describe('config: loadConfig', () => {
 describe('config: validation messages', () => {
   it('names an unknown key and the keys it could have been', () => {
     refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files)')
-    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, notes)')
+    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, notes)')
     refuses('[coderag.delta]\nfiles = 3', 'vlt.toml: unknown key coderag.delta.files (expected one of: file_threshold, line_threshold, timeout_seconds)')
-    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, notes)')
+    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, notes)')
   })
 
   it('refuses values of the wrong type', () => {
@@ -110,7 +110,7 @@ describe('config: validation messages', () => {
       '[index]\nlanguages = ["python", "cobol"]',
       'vlt.toml: index.languages[1] must be one of python, typescript, tsx, javascript, go, rust, java, c, cpp, ruby, text (got "cobol")',
     )
-    refuses('[embedding]\nprovider = "openrouter"', 'vlt.toml: embedding.provider must be one of "none", "openai" (got "openrouter")')
+    refuses('[embedding]\nprovider = "openrouter"', 'vlt.toml: embedding.provider must be one of "none", "openai", "local" (got "openrouter")')
     refuses('[llm]\nbase_url = "openrouter.ai/api/v1"', 'vlt.toml: llm.base_url must be an http(s) URL (got "openrouter.ai/api/v1")')
     refuses(
       '[llm]\napi_key_env = "sk-or-v1-abc"',
@@ -159,6 +159,8 @@ describe('config: template', () => {
       'file_threshold', 'line_threshold', 'timeout_seconds',
       'provider', 'base_url', 'model', 'api_key_env', 'batch_size', 'concurrency', 'timeout_ms',
       'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms',
+      'rerank', 'llm_candidates',
+      'daemon',
       'folders', 'include',
     ])
   })

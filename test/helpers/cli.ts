@@ -11,9 +11,12 @@ export interface CliRun {
   stderr: string
 }
 
-/** Environment isolated from the user's git config and from CI's TTY-less quirks. */
+/**
+ * Environment isolated from the user's git config and from CI's TTY-less quirks. Query commands
+ * run in process (GIT_VLT_DAEMON=0) so that no test leaves a daemon behind; daemon tests opt in.
+ */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', ...extra }
+  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', GIT_VLT_DAEMON: '0', ...extra }
 }
 
 export function vlt(cwd: string, args: string[], env: Record<string, string> = {}): CliRun {

@@ -1,10 +1,8 @@
 import { Args, Flags } from '@oclif/core'
-import { terminalProgress } from '../../core/cli/progress.js'
-import { VltCommand } from '../../core/cli/vlt-command.js'
-import { openQueryContext } from '../../core/query/context.js'
-import { DEFAULT_DEF_LIMIT, findDefinitions, type DefResult } from '../../core/query/def.js'
+import { QueryCommand, type Rendering } from '../../core/cli/query-command.js'
+import { DEFAULT_DEF_LIMIT, type DefResult } from '../../core/query/def.js'
 
-export default class CoderagDef extends VltCommand {
+export default class CoderagDef extends QueryCommand {
   static override summary = 'Show where a symbol is defined, best match first.'
   static override description =
     'SYMBOL is a name (`authenticate_user`), a qualified name (`UserService.login`, `Foo::bar`), a module-qualified name (`app.auth.login`) or `path:name`. ' +
@@ -23,18 +21,16 @@ export default class CoderagDef extends VltCommand {
 
   async run(): Promise<DefResult> {
     const { args, flags } = await this.parse(CoderagDef)
-    const qctx = await openQueryContext(this.workDir(flags), {
-      progress: this.jsonEnabled() ? undefined : terminalProgress(),
-      warn: (message) => this.note(message),
-    })
-    const result = findDefinitions(qctx, args.symbol, { limit: flags.limit })
-    if (result.definitions.length === 0) {
-      const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
-      this.log(`No definition of ${args.symbol}${hint}`)
-      return result
-    }
-    for (const def of result.definitions) this.log(`${def.path}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
-    if (result.total > result.definitions.length) this.log(`… ${result.total - result.definitions.length} more (--limit)`)
-    return result
+    return this.query('def', { symbol: args.symbol, limit: flags.limit }, flags, (result) => render(args.symbol, result))
   }
+}
+
+function render(symbol: string, result: DefResult): Rendering {
+  if (result.definitions.length === 0) {
+    const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
+    return { stdout: [`No definition of ${symbol}${hint}`] }
+  }
+  const lines = result.definitions.map((def) => `${def.path}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
+  if (result.total > result.definitions.length) lines.push(`… ${result.total - result.definitions.length} more (--limit)`)
+  return { stdout: lines }
 }

@@ -1,10 +1,8 @@
 import { Args, Flags } from '@oclif/core'
-import { terminalProgress } from '../../core/cli/progress.js'
-import { VltCommand } from '../../core/cli/vlt-command.js'
-import { openQueryContext } from '../../core/query/context.js'
-import { buildRepoMap, DEFAULT_MAP_TOKENS, type RepoMap } from '../../core/repomap/index.js'
+import { QueryCommand } from '../../core/cli/query-command.js'
+import { DEFAULT_MAP_TOKENS, type RepoMap } from '../../core/repomap/index.js'
 
-export default class CoderagMap extends VltCommand {
+export default class CoderagMap extends QueryCommand {
   static override summary = 'Print a map of the repository: its most important files, classes and functions with their signatures.'
   static override description = `An Aider-style repository map of HEAD plus uncommitted edits (synced first): files, each
 followed by the signatures of its definitions, nested by scope (methods under their class).
@@ -36,11 +34,9 @@ best definitions to show: it is never over budget.`
 
   async run(): Promise<RepoMap> {
     const { args, flags } = await this.parse(CoderagMap)
-    const warn = (message: string): void => this.note(message)
-    const qctx = await openQueryContext(this.workDir(flags), { progress: this.jsonEnabled() ? undefined : terminalProgress(), warn })
-    const map = buildRepoMap(qctx, { scope: args.scope, tokens: flags.tokens, focus: flags.focus, warn })
-    this.log(map.map)
-    this.note(`(${map.symbolsIncluded} of ${map.symbolsTotal} symbols in ${map.files} file(s), ${map.tokens} of ${flags.tokens} tokens)`)
-    return map
+    return this.query('map', { scope: args.scope, tokens: flags.tokens, focus: flags.focus }, flags, (map) => ({
+      stdout: [map.map],
+      stderr: [`(${map.symbolsIncluded} of ${map.symbolsTotal} symbols in ${map.files} file(s), ${map.tokens} of ${flags.tokens} tokens)`],
+    }))
   }
 }

@@ -1,10 +1,8 @@
 import { Args, Flags } from '@oclif/core'
-import { terminalProgress } from '../../core/cli/progress.js'
-import { VltCommand } from '../../core/cli/vlt-command.js'
-import { openQueryContext } from '../../core/query/context.js'
-import { DEFAULT_REFS_LIMIT, findReferences, type Reference, type RefsResult } from '../../core/query/refs.js'
+import { QueryCommand, type Rendering } from '../../core/cli/query-command.js'
+import { DEFAULT_REFS_LIMIT, type Reference, type RefsResult } from '../../core/query/refs.js'
 
-export default class CoderagRefs extends VltCommand {
+export default class CoderagRefs extends QueryCommand {
   static override summary = 'Show the uses of a symbol: calls, reads, type references, imports.'
   static override description =
     'SYMBOL is resolved as by `def`; its uses are resolved through imports, receivers and scopes, so that a same-named but unrelated symbol is not reported. ' +
@@ -27,23 +25,18 @@ export default class CoderagRefs extends VltCommand {
 
   async run(): Promise<RefsResult> {
     const { args, flags } = await this.parse(CoderagRefs)
-    const qctx = await openQueryContext(this.workDir(flags), {
-      progress: this.jsonEnabled() ? undefined : terminalProgress(),
-      warn: (message) => this.note(message),
-    })
-    const result = findReferences(qctx, args.symbol, { limit: flags.limit, cursor: flags.cursor })
-    if (result.definitions.length === 0 && result.references.length === 0) {
-      const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
-      this.log(`No references to ${args.symbol}${hint}`)
-      return result
-    }
-    const line = (ref: Reference): string => `${ref.path}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
-    for (const ref of result.references) this.log(line(ref))
-    if (result.ambiguous) {
-      this.log(`\nAmbiguous (may be another ${args.symbol}):`)
-      for (const ref of result.ambiguous) this.log(line(ref))
-    }
-    if (result.cursor) this.log(`\nMore: --cursor ${result.cursor}`)
-    return result
+    return this.query('refs', { symbol: args.symbol, limit: flags.limit, cursor: flags.cursor }, flags, (result) => render(args.symbol, result))
   }
+}
+
+function render(symbol: string, result: RefsResult): Rendering {
+  if (result.definitions.length === 0 && result.references.length === 0) {
+    const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
+    return { stdout: [`No references to ${symbol}${hint}`] }
+  }
+  const line = (ref: Reference): string => `${ref.path}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
+  const lines = result.references.map(line)
+  if (result.ambiguous) lines.push(`\nAmbiguous (may be another ${symbol}):`, ...result.ambiguous.map(line))
+  if (result.cursor) lines.push(`\nMore: --cursor ${result.cursor}`)
+  return { stdout: lines }
 }

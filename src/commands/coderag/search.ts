@@ -1,10 +1,9 @@
 import { Args, Flags } from '@oclif/core'
-import { terminalProgress } from '../../core/cli/progress.js'
-import { VltCommand } from '../../core/cli/vlt-command.js'
-import { openQueryContext } from '../../core/query/context.js'
-import { searchCode, SEARCH_KINDS, SEARCH_LANGUAGES, type SearchResponse } from '../../core/query/search/index.js'
+import { QueryCommand } from '../../core/cli/query-command.js'
+import type { SearchResponse } from '../../core/query/search/index.js'
+import { SEARCH_KINDS, SEARCH_LANGUAGES } from '../../core/query/search/types.js'
 
-export default class CoderagSearch extends VltCommand {
+export default class CoderagSearch extends QueryCommand {
   static override summary = 'Search the code: keywords, exact identifiers, their callers and callees, and embeddings when configured.'
   static override description = `Runs several retrieval paths over the index of HEAD plus uncommitted edits (synced first)
 and fuses them: BM25 over code chunks, exact lookup of identifiers the query names
@@ -14,14 +13,21 @@ Results are then reranked offline (path match, definitions over module glue, Pag
 tests demoted unless the query mentions them, duplicates removed).
 
 Each result lists the paths that found it in \`methods\`. If the embedding endpoint fails, search
-falls back to the other paths with one warning.`
+falls back to the other paths with one warning.
+
+With \`--rerank llm\` (or \`[search] rerank = "llm"\` in vlt.toml) the [llm] model then reorders the
+offline top \`[search] llm_candidates\` (20), seeing each one's location, name and snippet; scores
+stay the offline ones and \`--json\` adds \`rerank\` ("llm", or "offline" when it fell back). If the
+model fails or answers nonsense, the offline order stays with one warning. \`--rerank llm\`
+without [llm] configured is a usage error.`
 
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> "where do we check the password of authenticate_user"', description: 'Prose with an identifier: its definition first.' },
     { command: '<%= config.bin %> <%= command.id %> "retry with backoff" --lang python --path "src/**" --no-tests', description: 'Only Python files under src/, tests excluded.' },
+    { command: '<%= config.bin %> <%= command.id %> "how are expired sessions cleaned up" --rerank llm', description: 'Let the configured LLM reorder the top 20 candidates.' },
     {
       command: '<%= config.bin %> <%= command.id %> UserService.login --kind method --json',
-      description: 'Print {query, freshness: {treeHash, stale}, results: [{path, startLine, endLine, name, qualifiedName, kind, language, score, methods, snippet}], warnings}.',
+      description: 'Print {query, freshness: {treeHash, stale}, results: [{path, startLine, endLine, name, qualifiedName, kind, language, score, methods, snippet}], warnings} (plus rerank: "llm" | "offline" when an LLM rerank was asked for).',
     },
   ]
 
@@ -35,29 +41,21 @@ falls back to the other paths with one warning.`
     path: Flags.string({ description: 'Only paths matching this gitignore-style glob (e.g. "src/**", "*.py").' }),
     kind: Flags.string({ description: 'Only chunks of this kind.', options: [...SEARCH_KINDS] }),
     'no-tests': Flags.boolean({ description: 'Exclude test files (by default they are only ranked lower, unless the query mentions tests).' }),
+    rerank: Flags.string({ description: 'Order results offline, or let the [llm] model reorder the top candidates (default: [search] rerank in vlt.toml, else offline).', options: ['offline', 'llm'] }),
   }
 
   async run(): Promise<SearchResponse> {
     const { args, flags } = await this.parse(CoderagSearch)
-    const progress = this.jsonEnabled() ? undefined : terminalProgress()
-    const indexWarnings: string[] = []
-    const warn = (message: string): void => {
-      indexWarnings.push(message)
-      this.note(message)
-    }
-    const qctx = await openQueryContext(this.workDir(flags), { progress, warn })
-    const response = await searchCode(qctx, args.query, {
+    const params = {
+      query: args.query,
       limit: flags.limit,
       language: flags.lang as (typeof SEARCH_LANGUAGES)[number] | undefined,
       path: flags.path,
       kind: flags.kind as (typeof SEARCH_KINDS)[number] | undefined,
       noTests: flags['no-tests'],
-      progress,
-    })
-    for (const warning of response.warnings) this.note(`warning: ${warning}`)
-    response.warnings.unshift(...indexWarnings)
-    this.log(formatResults(response))
-    return response
+      rerank: flags.rerank as 'offline' | 'llm' | undefined,
+    }
+    return this.query('search', params, flags, (response) => ({ stdout: [formatResults(response)] }))
   }
 }
 

@@ -32,6 +32,11 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     apiKeyEnv: 'OPENROUTER_API_KEY',
     timeoutMs: 60_000,
   },
+  search: {
+    rerank: 'offline',
+    llmCandidates: 20,
+  },
+  query: { daemon: true },
   notes: { ...DEFAULT_NOTES_CONFIG, folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include] },
 })
 

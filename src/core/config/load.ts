@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 import { UsageError } from '../errors.js'
 import type { VltConfig } from './types.js'
@@ -20,7 +20,10 @@ export async function loadConfig(root: string): Promise<VltConfig> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return validateConfig({})
     throw new UsageError(`${CONFIG_FILE}: cannot be read (${(error as Error).message})`)
   }
-  return parseConfig(source)
+  const config = parseConfig(source)
+  // Relative to vlt.toml, which sits at the repository root, whatever directory the command runs in.
+  if (config.embedding.modelDir !== undefined) config.embedding.modelDir = resolve(root, config.embedding.modelDir)
+  return config
 }
 
 /** Parses and validates the text of a `vlt.toml`. */

@@ -19,7 +19,10 @@ export interface VltConfig {
     delta: { fileThreshold: number; lineThreshold: number; timeoutSeconds: number }
   }
   embedding: {
-    provider: 'none' | 'openai'
+    /** 'local': a transformers.js (ONNX) model directory, run in-process through @huggingface/transformers. */
+    provider: 'none' | 'openai' | 'local'
+    /** provider 'local': the model directory, absolute or relative to the repository root. */
+    modelDir?: string
     baseUrl: string
     model: string
     apiKeyEnv: string
@@ -34,6 +37,16 @@ export interface VltConfig {
     model: string
     apiKeyEnv: string
     timeoutMs: number
+  }
+  search: {
+    /** How `coderag search` orders the fused candidates by default; 'llm' needs [llm]. */
+    rerank: 'offline' | 'llm'
+    /** How many of the offline top candidates the LLM reorders. */
+    llmCandidates: number
+  }
+  query: {
+    /** Query commands (search, def, refs, map) are answered by a per-repository background daemon that keeps the index loaded. */
+    daemon: boolean
   }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig

@@ -7,7 +7,9 @@ import { DEFAULT_CONFIG } from './defaults.js'
 import type { VltConfig } from './types.js'
 
 const LANGUAGES: readonly LanguageId[] = [...PARSED_LANGUAGES, 'text']
-const PROVIDERS = ['none', 'openai'] as const
+const LLM_PROVIDERS = ['none', 'openai'] as const
+const EMBEDDING_PROVIDERS = ['none', 'openai', 'local'] as const
+const RERANKS = ['offline', 'llm'] as const
 
 /**
  * Turns a parsed `vlt.toml` into a VltConfig: defaults for absent keys, and a UsageError naming the
@@ -35,7 +37,7 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
     embedding: root.table('embedding', (t) => {
       refuseLiteralKey(t)
       const embedding: VltConfig['embedding'] = {
-        provider: t.value('provider', provider, d.embedding.provider),
+        provider: t.value('provider', oneOf(EMBEDDING_PROVIDERS), d.embedding.provider),
         baseUrl: t.value('base_url', httpUrl, d.embedding.baseUrl),
         model: t.value('model', nonEmptyString, d.embedding.model),
         apiKeyEnv: t.value('api_key_env', envName, d.embedding.apiKeyEnv),
@@ -45,21 +47,36 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
       }
       const dimensions = t.value('dimensions', positiveInteger, undefined)
       if (dimensions !== undefined) embedding.dimensions = dimensions
+      const modelDir = t.value('model_dir', nonEmptyString, undefined)
+      if (modelDir !== undefined) embedding.modelDir = modelDir
+      if (embedding.provider === 'local' && modelDir === undefined) {
+        throw new UsageError(`vlt.toml: ${t.keyPath('model_dir')} is required when ${t.keyPath('provider')} = "local" (the directory of a transformers.js ONNX model)`)
+      }
       return embedding
     }),
     llm: root.table('llm', (t) => {
       refuseLiteralKey(t)
       return {
-        provider: t.value('provider', provider, d.llm.provider),
+        provider: t.value('provider', oneOf(LLM_PROVIDERS), d.llm.provider),
         baseUrl: t.value('base_url', httpUrl, d.llm.baseUrl),
         model: t.value('model', nonEmptyString, d.llm.model),
         apiKeyEnv: t.value('api_key_env', envName, d.llm.apiKeyEnv),
         timeoutMs: t.value('timeout_ms', positiveInteger, d.llm.timeoutMs),
       }
     }),
+    search: root.table('search', (t) => ({
+      rerank: t.value('rerank', oneOf(RERANKS), d.search.rerank),
+      llmCandidates: t.value('llm_candidates', positiveInteger, d.search.llmCandidates),
+    })),
+    query: root.table('query', (t) => ({
+      daemon: t.value('daemon', boolean, d.query.daemon),
+    })),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) })),
   }
   root.rejectUnknownKeys()
+  if (config.search.rerank === 'llm' && config.llm.provider === 'none') {
+    throw new UsageError('vlt.toml: search.rerank = "llm" needs a language model: set llm.provider (and its endpoint) in [llm]')
+  }
   return config
 }
 
@@ -144,10 +161,12 @@ const envName: Check<string> = (value, path) => {
   throw invalid(path, 'the name of an environment variable (letters, digits and _)', value)
 }
 
-const provider: Check<(typeof PROVIDERS)[number]> = (value, path) => {
-  const found = PROVIDERS.find((name) => name === value)
-  if (found) return found
-  throw invalid(path, `one of ${PROVIDERS.map((name) => `"${name}"`).join(', ')}`, value)
+function oneOf<const T extends string>(names: readonly T[]): Check<T> {
+  return (value, path) => {
+    const found = names.find((name) => name === value)
+    if (found) return found
+    throw invalid(path, `one of ${names.map((name) => `"${name}"`).join(', ')}`, value)
+  }
 }
 
 const globs: Check<string[]> = (value, path) =>

@@ -1,5 +1,6 @@
-/** Embeddings: the OpenAI-compatible provider, the per-provider vector cache and the per-tree ANN index. */
+/** Embeddings: the OpenAI-compatible and local (transformers.js) providers, the per-provider vector cache and the per-tree ANN index. */
 export { createEmbeddingProvider, type EmbeddingProvider, type EmbeddingUsage, type EmbeddingConfig, type ProviderOptions } from './provider.js'
+export { inspectModelDir, LocalEmbeddingProvider, type LocalModel } from './local-provider.js'
 export { EmbeddingUnavailableError, type EmbeddingFailureKind } from './errors.js'
 export { embeddingText, chunkHash, MAX_EMBEDDING_CHARS } from './text.js'
 export { VectorCache, vectorCacheDir, providerKey } from './vector-cache.js'

@@ -1,6 +1,7 @@
 import type { VltConfig } from '../config/types.js'
 import { VltError } from '../errors.js'
 import { isLocalHost, type RetryPolicy } from '../endpoint/index.js'
+import { inspectModelDir, LocalEmbeddingProvider } from './local-provider.js'
 import { OpenAIEmbeddingProvider } from './openai-provider.js'
 
 /** What has been spent on embeddings by one provider instance. */
@@ -33,13 +34,20 @@ export interface ProviderOptions {
   retry?: Partial<RetryPolicy>
 }
 
-/** The configured provider, or null when embeddings are off. Throws VltError when the API key is missing. */
+/**
+ * The configured provider, or null when embeddings are off. Throws VltError when the API key is
+ * missing or the local model directory is incomplete.
+ */
 export function createEmbeddingProvider(
   config: EmbeddingConfig,
   env: NodeJS.ProcessEnv = process.env,
   opts: ProviderOptions = {},
 ): EmbeddingProvider | null {
   if (config.provider === 'none') return null
+  if (config.provider === 'local') {
+    if (config.modelDir === undefined) throw new VltError('embedding.model_dir is not set: a local provider needs a model directory')
+    return new LocalEmbeddingProvider(inspectModelDir(config.modelDir), config.batchSize)
+  }
   let url: URL
   try {
     url = new URL(config.baseUrl)

@@ -91,7 +91,8 @@ export interface SearchPathResult {
 /** Hybrid search for the question's words; each chunk's relevance is its share of the question's terms. */
 export async function searchPath(qctx: QueryContext, cls: Classification, terms: readonly string[], explain: boolean): Promise<SearchPathResult> {
   const query = [cls.searchText, ...cls.identifiers.filter((id) => !cls.searchText.includes(id))].join(' ')
-  const response = await searchCode(qctx, query, { limit: SEARCH_LIMIT, explain })
+  // The oracle ranks its evidence itself and its answer already costs an LLM call: no LLM rerank here.
+  const response = await searchCode(qctx, query, { limit: SEARCH_LIMIT, explain, rerank: 'offline' })
   const top = response.results[0]?.score || 1
   const candidates = response.results.map((result): Candidate => {
     const chunk = qctx.artifact(result.path)?.chunks.find((c) => c.startLine === result.startLine && c.endLine === result.endLine)

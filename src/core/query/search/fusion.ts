@@ -43,3 +43,25 @@ export function fuse(paths: Record<RetrievalMethod, readonly PathHit[]>): FusedC
     (a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.chunkIndex - b.chunkIndex),
   )
 }
+
+/**
+ * One keyword ranking from two views of the same candidates — the text as indexed (docstrings
+ * included) and the code view (semantic/code-view-path.ts) — by reciprocal rank, so a chunk
+ * both views rank well comes first and one that only its code describes still rises.
+ */
+export function fuseKeywordViews(text: readonly PathHit[], code: readonly PathHit[]): PathHit[] {
+  if (code.length === 0) return text.slice()
+  const fused = new Map<string, PathHit>()
+  for (const view of [text, code]) {
+    view.forEach((hit, index) => {
+      const id = chunkKeyString(hit)
+      const score = 1 / (RRF_K + index + 1)
+      const found = fused.get(id)
+      if (found) found.score += score
+      else fused.set(id, { path: hit.path, chunkIndex: hit.chunkIndex, score })
+    })
+  }
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.chunkIndex - b.chunkIndex),
+  )
+}

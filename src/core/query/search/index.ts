@@ -4,11 +4,13 @@
  */
 import { createEmbeddingProvider } from '../../embed/index.js'
 import { UsageError } from '../../errors.js'
+import { codeViewPath } from '../../semantic/code-view-path.js'
 import type { QueryContext } from '../context.js'
 import { ChunkSource, chunkKeyString } from './chunks.js'
 import { compileFilters } from './filters.js'
-import { fuse, METHOD_ORDER } from './fusion.js'
+import { fuse, fuseKeywordViews, METHOD_ORDER } from './fusion.js'
 import { graphPath } from './graph-path.js'
+import { applyLlmRerank, planLlmRerank } from './llm-rerank.js'
 import { parseQuery } from './query.js'
 import { rerank } from './rerank.js'
 import { snippetOf } from './snippet.js'
@@ -33,6 +35,7 @@ export async function searchCode(qctx: QueryContext, query: string, options: Sea
   const chunks = new ChunkSource(qctx)
   const depth = Math.max(MIN_DEPTH, limit * 5)
   const warnings: string[] = []
+  const llmRerank = planLlmRerank(qctx.index.config, options)
 
   // Started first: it waits on the network while the other paths compute.
   const configured = options.provider !== undefined
@@ -47,9 +50,12 @@ export async function searchCode(qctx: QueryContext, query: string, options: Sea
   // Handled here too so that a failure of the other paths never leaves it unhandled.
   vector.catch(() => {})
 
-  const bm25: PathHit[] = parsed.terms.length === 0
+  const keyword: PathHit[] = parsed.terms.length === 0
     ? []
     : qctx.aggregates.bm25.search(query, { limit: depth, filter: (path) => filters.file(path) })
+  const code = await codeViewPath(qctx, parsed.terms, keyword, chunks)
+  if (code.warning) warnings.push(code.warning)
+  const bm25 = fuseKeywordViews(keyword, code.hits)
   const fileRank = (path: string): number => qctx.aggregates.graph.fileRank(path)
   const resolved: ResolvedIdentifier[] = parsed.identifiers.map((identifier) => ({
     identifier,
@@ -71,7 +77,8 @@ export async function searchCode(qctx: QueryContext, query: string, options: Sea
     filters,
     fileRank,
     fileCount: qctx.files.size,
-    limit,
+    // The model picks from the offline top candidates, which may be more than are shown.
+    limit: llmRerank ? Math.max(limit, llmRerank.candidates) : limit,
   })
 
   const response: SearchResponse = {
@@ -91,6 +98,7 @@ export async function searchCode(qctx: QueryContext, query: string, options: Sea
     })),
     warnings,
   }
+  if (llmRerank) await applyLlmRerank(llmRerank, response, limit)
   if (options.explain) {
     response.explain = {
       identifiers: parsed.identifiers,

@@ -1,5 +1,6 @@
 import type { Progress } from '../../cli/progress.js'
 import type { EmbeddingProvider } from '../../embed/index.js'
+import type { LlmClient } from '../../llm/index.js'
 import type { ChunkKind, LanguageId } from '../../parse/types.js'
 
 /** The retrieval paths a result can come from; `methods` lists every one that found it. */
@@ -25,6 +26,13 @@ export interface SearchOptions {
   progress?: Progress
   /** Return each path's raw results and the fusion and rerank decisions. */
   explain?: boolean
+  /**
+   * 'llm': the configured language model reorders the offline top `[search] llm_candidates`
+   * (falling back to the offline order with a warning). Default: `[search] rerank` in vlt.toml.
+   */
+  rerank?: 'offline' | 'llm'
+  /** The language model for rerank 'llm': undefined = the one configured in vlt.toml, null = none. */
+  llm?: LlmClient | null
 }
 
 export interface SearchResult {
@@ -49,6 +57,11 @@ export interface SearchResponse {
   results: SearchResult[]
   /** Degradations the caller should know about (the vector path fell back, …). */
   warnings: string[]
+  /**
+   * Only when an LLM rerank was asked for: 'llm' when the model ordered the results, 'offline' when
+   * it could not and the offline order was kept (the reason is in `warnings`).
+   */
+  rerank?: 'offline' | 'llm'
   /** Only with `explain`. */
   explain?: SearchExplain
 }

@@ -1,0 +1,55 @@
+import { VltError } from '../errors.js'
+import { askDaemon } from '../daemon/client.js'
+import { terminalProgress } from './progress.js'
+import type { QueryName, QueryParams, QueryResults } from './queries.js'
+import { VltCommand } from './vlt-command.js'
+
+/** What a query command prints for a result (text mode only): lines for stdout, then for stderr. */
+export interface Rendering {
+  stdout: string[]
+  stderr?: string[]
+}
+
+/**
+ * Base of the query commands (search, def, refs, map). A query is answered by the repository's
+ * daemon when one is running (see src/core/daemon), else in process — after which a daemon is
+ * started for the next query. Both paths compute with the same function (src/core/cli/queries.ts)
+ * and print through the same renderer, so output, `--json` and exit codes are the same.
+ *
+ * The query modules are imported only for the in-process path: a served query loads little more
+ * than oclif.
+ */
+export abstract class QueryCommand extends VltCommand {
+  protected async query<N extends QueryName>(name: N, params: QueryParams[N], flags: { cwd?: string }, render: (result: QueryResults[N]) => Rendering): Promise<QueryResults[N]> {
+    const cwd = this.workDir(flags)
+    const outcome = await askDaemon(cwd, name, params)
+    let result: QueryResults[N]
+    if (outcome.served) {
+      for (const note of outcome.reply.notes) this.note(note)
+      if (outcome.reply.type === 'error') throw new VltError(outcome.reply.message, outcome.reply.exitCode)
+      result = outcome.reply.result as QueryResults[N]
+    } else {
+      result = await this.inProcess(name, params, cwd)
+      await outcome.launch?.()
+    }
+    const rendering = render(result)
+    for (const line of rendering.stdout) this.log(line)
+    for (const line of rendering.stderr ?? []) this.note(line)
+    return result
+  }
+
+  private async inProcess<N extends QueryName>(name: N, params: QueryParams[N], cwd: string): Promise<QueryResults[N]> {
+    const [{ openQueryContext }, { QUERIES }] = await Promise.all([import('../query/context.js'), import('./queries.js')])
+    const progress = this.jsonEnabled() ? undefined : terminalProgress()
+    const indexWarnings: string[] = []
+    const note = (message: string): void => this.note(message)
+    const qctx = await openQueryContext(cwd, {
+      progress,
+      warn: (message) => {
+        indexWarnings.push(message)
+        note(message)
+      },
+    })
+    return QUERIES[name](qctx, params, { note, indexWarnings, progress })
+  }
+}

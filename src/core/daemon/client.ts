@@ -1,0 +1,211 @@
+/**
+ * The client side of the query daemon: find the repository's daemon, hand it a request, and tell
+ * the caller either the daemon's answer or that it must run the query itself (no daemon, another
+ * build, a daemon that died or hung). Nothing here ever fails a command: any trouble means "run it
+ * in process", which then reports real errors exactly as it always did.
+ */
+import { spawn } from 'node:child_process'
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs'
+import { connect } from 'node:net'
+import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { QueryName } from '../cli/queries.js'
+import { openRepo } from '../git/repo.js'
+import { isProcessAlive } from '../store/liveness.js'
+import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
+import { DAEMON_LOCK, daemonPaths } from './paths.js'
+import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus, type RequestBase } from './protocol.js'
+
+/** `GIT_VLT_DAEMON=0` (or false, off, no) keeps every query in process and starts no daemon. */
+export const DAEMON_ENV = 'GIT_VLT_DAEMON'
+/** A daemon that does not even acknowledge a request within this time is treated as gone. */
+const ACCEPT_TIMEOUT_MS = 5_000
+/** The daemon log is rotated to daemon.log.1 past this size when a daemon is launched. */
+const LOG_ROTATE_BYTES = 1 << 20
+
+export function daemonDisabledByEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return ['0', 'false', 'off', 'no'].includes((env[DAEMON_ENV] ?? '').trim().toLowerCase())
+}
+
+/** The daemon a command in `cwd` would talk to. */
+export interface DaemonTarget {
+  vltDir: string
+  /** Where the daemon runs: the working tree (the git dir of a bare repository). */
+  workDir: string
+  socket: string
+  log: string
+  /** False when vlt.toml says `[query] daemon = false`. */
+  enabled: boolean
+  base: RequestBase
+}
+
+export async function resolveTarget(cwd: string): Promise<DaemonTarget> {
+  const repo = await openRepo(cwd)
+  const workDir = repo.root ?? repo.gitDir
+  const settings = await repoSettings(workDir)
+  const paths = daemonPaths(repo.vltDir)
+  return {
+    vltDir: repo.vltDir,
+    workDir,
+    socket: paths.socket,
+    log: paths.log,
+    enabled: settings.daemon,
+    base: { protocol: PROTOCOL_VERSION, build: BUILD_ID, env: envFingerprint(process.env, settings.keyNames), vltDir: repo.vltDir },
+  }
+}
+
+/** The daemon's answer to a query, or what to do instead. */
+export type QueryOutcome =
+  | { served: true; reply: Extract<DaemonReply, { type: 'result' | 'error' }> }
+  /** `launch` starts a daemon for the next query; absent when one is running or none is wanted. */
+  | { served: false; launch?: () => Promise<number | undefined> }
+
+export async function askDaemon(cwd: string, command: QueryName, params: unknown): Promise<QueryOutcome> {
+  if (daemonDisabledByEnv()) return { served: false }
+  let target: DaemonTarget
+  try {
+    target = await resolveTarget(cwd)
+  } catch {
+    // Not a repository, an unreadable vlt.toml…: the command in process says what is wrong.
+    return { served: false }
+  }
+  if (!target.enabled) return { served: false }
+  const reply = await exchange(target.socket, { ...target.base, type: 'query', command, params })
+  if (reply?.type === 'result' || reply?.type === 'error') return { served: true, reply }
+  // A daemon that answered `failed` is alive (another daemon would only wait for its lock and leave).
+  return reply?.type === 'failed' ? { served: false } : { served: false, launch: () => launchDaemon(target) }
+}
+
+/**
+ * Sends one request and returns the daemon's final reply; undefined when there is no daemon, it
+ * does not acknowledge in time, or the connection ends without a well-formed reply.
+ */
+export function exchange(socketPath: string, request: DaemonRequest, acceptTimeoutMs = ACCEPT_TIMEOUT_MS): Promise<DaemonReply | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath)
+    let settled = false
+    const settle = (reply: DaemonReply | undefined): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(reply)
+    }
+    const timer = setTimeout(() => settle(undefined), acceptTimeoutMs)
+    socket.on('error', () => settle(undefined))
+    socket.on('close', () => settle(undefined))
+    socket.on('connect', () => socket.write(encodeLine(request)))
+    socket.on(
+      'data',
+      lineReader(
+        (message) => {
+          const reply = message as DaemonReply
+          if (reply?.type === 'accepted') return clearTimeout(timer)
+          settle(isReply(reply) ? reply : undefined)
+        },
+        () => settle(undefined),
+      ),
+    )
+  })
+}
+
+function isReply(reply: DaemonReply): boolean {
+  switch (reply?.type) {
+    case 'result':
+      return Array.isArray(reply.notes) && reply.notes.every((note) => typeof note === 'string')
+    case 'error':
+      return typeof reply.message === 'string' && (reply.exitCode === 1 || reply.exitCode === 2) && Array.isArray(reply.notes)
+    case 'failed':
+    case 'mismatch':
+    case 'stopping':
+      return true
+    case 'status':
+      return typeof reply.status === 'object' && reply.status !== null
+    default:
+      return false
+  }
+}
+
+/**
+ * Starts the repository's daemon in the background: its own session (a closing terminal does not
+ * end it), stdin closed, output appended to `.vlt/run/daemon.log`, not waited for. If another one
+ * is running or starting, the new one sees its lock and leaves.
+ */
+export async function launchDaemon(target: Pick<DaemonTarget, 'workDir' | 'log'>): Promise<number | undefined> {
+  try {
+    // Loaded here: only a command that has just run in process (and so loaded the store) launches.
+    const { defaultLauncher } = await import('../queue/indexer.js')
+    mkdirSync(dirname(target.log), { recursive: true })
+    rotateLog(target.log)
+    const fd = openSync(target.log, 'a')
+    try {
+      const launcher = defaultLauncher()
+      const child = spawn(launcher.node, [launcher.cli, 'daemon', 'serve'], { cwd: target.workDir, detached: true, stdio: ['ignore', fd, fd] })
+      child.once('error', () => {})
+      child.unref()
+      return child.pid
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    // The query has been answered; a daemon that cannot start only means the next one is cold too.
+    return undefined
+  }
+}
+
+function rotateLog(log: string): void {
+  try {
+    if (statSync(log).size > LOG_ROTATE_BYTES) renameSync(log, `${log}.1`)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}
+
+/** What `daemon status` reports; `daemon` is null when none answers. */
+export interface DaemonReport {
+  enabled: boolean
+  socket: string
+  log: string
+  daemon: DaemonStatus | null
+}
+
+export async function daemonReport(target: DaemonTarget): Promise<DaemonReport> {
+  const reply = await exchange(target.socket, { ...target.base, type: 'status' })
+  return {
+    enabled: target.enabled && !daemonDisabledByEnv(),
+    socket: target.socket,
+    log: target.log,
+    daemon: reply?.type === 'status' ? reply.status : null,
+  }
+}
+
+/** Waits this long for a stopped daemon's process to end. */
+const STOP_WAIT_MS = 10_000
+
+/**
+ * Asks the daemon to stop and waits until its process has ended; a daemon that does not answer
+ * but still holds the daemon lock (hung) gets SIGTERM. Returns the pid stopped, or null.
+ */
+export async function stopDaemon(target: DaemonTarget): Promise<number | null> {
+  const reply = await exchange(target.socket, { ...target.base, type: 'stop' })
+  let pid: number | null = reply?.type === 'stopping' ? reply.pid : null
+  if (pid === null) {
+    const holder = lockHolder(target.vltDir)
+    if (!holder || !isProcessAlive(holder.pid, holder.pidStart)) return null
+    pid = holder.pid
+    process.kill(pid, 'SIGTERM')
+  }
+  const deadline = Date.now() + STOP_WAIT_MS
+  while (isProcessAlive(pid) && Date.now() < deadline) await sleep(25)
+  return pid
+}
+
+function lockHolder(vltDir: string): { pid: number; pidStart?: string } | null {
+  try {
+    const holder = JSON.parse(readFileSync(join(vltDir, 'locks', `${DAEMON_LOCK}.lock`), 'utf8')) as { pid?: unknown; pidStart?: unknown }
+    if (!Number.isInteger(holder.pid)) return null
+    return { pid: holder.pid as number, ...(typeof holder.pidStart === 'string' ? { pidStart: holder.pidStart } : {}) }
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * What a daemon must share with a client to answer for it: the same build of git-vlt and the same
+ * relevant environment. Both sides compute these the same way; a difference means `mismatch`.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PROTOCOL_VERSION } from './protocol.js'
+
+/**
+ * This installation: protocol, package version, and when this module was written (a rebuild or
+ * reinstall rewrites it; npm's fixed tarball mtimes are covered by the version).
+ */
+export const BUILD_ID: string = (() => {
+  const here = fileURLToPath(import.meta.url)
+  const pkg = JSON.parse(readFileSync(join(dirname(here), '..', '..', '..', 'package.json'), 'utf8')) as { version: string }
+  return `${PROTOCOL_VERSION}/${pkg.version}/${Math.trunc(statSync(here).mtimeMs)}`
+})()
+
+/**
+ * The part of the environment an answer can depend on: git's variables (repository, index, config —
+ * `git -c` travels as GIT_CONFIG_PARAMETERS), git-vlt's, where config lives, and the API keys
+ * vlt.toml names. A daemon keeps the environment it was started with, so a client whose
+ * fingerprint differs must not be served by it. Variables that only say how the client was started
+ * (`git vlt` sets GIT_EXEC_PATH, `git-vlt` does not) or how to talk to a person are left out, or
+ * the two ways of calling would keep replacing each other's daemon.
+ */
+export function envFingerprint(env: NodeJS.ProcessEnv, keyNames: readonly string[]): string {
+  const names = Object.keys(env)
+    .filter((name) => ((name.startsWith('GIT_') || name.startsWith('VLT_')) && !IRRELEVANT.test(name)) || CONFIG_HOMES.includes(name) || keyNames.includes(name))
+    .sort()
+  const hash = createHash('sha256')
+  for (const name of names) hash.update(`${name}=${env[name]}\0`)
+  return hash.digest('hex').slice(0, 32)
+}
+
+const IRRELEVANT = /^GIT_(EXEC_PATH|PREFIX|TRACE.*|PAGER|EDITOR|SEQUENCE_EDITOR|ASKPASS|TERMINAL_PROMPT|SSH.*|AUTHOR_.*|COMMITTER_.*|REFLOG_ACTION|VLT_DAEMON.*)$/
+const CONFIG_HOMES = ['HOME', 'XDG_CONFIG_HOME']
+
+export interface RepoSettings {
+  /** `[query] daemon` (true unless vlt.toml says otherwise). */
+  daemon: boolean
+  /** Environment variables vlt.toml names for API keys. */
+  keyNames: string[]
+}
+
+/**
+ * The settings of vlt.toml the daemon depends on. The config module (and its TOML parser) is only
+ * loaded when there is a vlt.toml, which keeps a served query's start-up short. A vlt.toml that does
+ * not validate throws: the command then runs in process and reports it.
+ */
+export async function repoSettings(configRoot: string): Promise<RepoSettings> {
+  const { DEFAULT_CONFIG } = await import('../config/defaults.js')
+  const config = existsSync(join(configRoot, 'vlt.toml')) ? await (await import('../config/load.js')).loadConfig(configRoot) : DEFAULT_CONFIG
+  return { daemon: config.query.daemon, keyNames: [...new Set([config.embedding.apiKeyEnv, config.llm.apiKeyEnv])] }
+}

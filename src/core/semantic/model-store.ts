@@ -1,0 +1,85 @@
+/**
+ * A tree's term associations: learned on the first search that needs them, from the committed
+ * files' artifacts, and kept as one record beside the tree's aggregates (`coderag init` never
+ * pays for it). A delta tree uses its anchor's (what a few changed files would teach is noise),
+ * so a one-file commit does not relearn. A damaged or outdated record is reported once, rebuilt
+ * and replaced.
+ */
+import { join } from 'node:path'
+import { CorruptFileError } from '../errors.js'
+import { blobRecordPath } from '../index/build.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
+import type { Chunk } from '../parse/types.js'
+import type { QueryContext } from '../query/context.js'
+import { readRecord, readRecordSync, writeRecord } from '../store/index.js'
+import { learnAssociations, type TermAssociations } from './term-associations.js'
+
+export const ASSOCIATIONS_RECORD_KIND = 'term-associations'
+export const ASSOCIATIONS_RECORD_VERSION = 1
+export const ASSOCIATIONS_FILE = 'term-associations.mpk'
+
+/**
+ * Files read to learn from, spread evenly over the tree: on Linux reading every artifact takes
+ * ~14 s, and a few thousand files already hold tens of thousands of documented chunks.
+ */
+export const MAX_LEARNING_FILES = 3000
+
+export interface LoadedAssociations {
+  model: TermAssociations
+  /** Set when a stored record could not be used and was rebuilt. */
+  warning?: string
+}
+
+/** One model per query context: the MCP server's warm context learns or loads it once. */
+const loaded = new WeakMap<QueryContext, Promise<LoadedAssociations>>()
+
+/** The tree's model; a rebuild's warning goes to the first caller only. */
+export function treeAssociations(qctx: QueryContext): Promise<LoadedAssociations> {
+  const cached = loaded.get(qctx)
+  if (cached) return cached
+  const first = loadOrLearn(qctx)
+  const later = first.then(({ model }) => ({ model }))
+  // A failed load is not cached: the next search tries again (the first caller gets the error).
+  later.catch(() => loaded.delete(qctx))
+  loaded.set(qctx, later)
+  return first
+}
+
+export function associationsPath(qctx: QueryContext): string {
+  return join(qctx.index.paths.treeDir(qctx.manifest.aggregatesTree), ASSOCIATIONS_FILE)
+}
+
+async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
+  const path = associationsPath(qctx)
+  let warning: string | undefined
+  try {
+    const stored = await readRecord<TermAssociations>(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION)
+    if (stored) return { model: stored }
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    warning = `warning: ${error.message}; rebuilt the term associations`
+  }
+  const model = learnAssociations(learningChunks(qctx))
+  await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
+  return warning ? { model, warning } : { model }
+}
+
+/**
+ * The chunks of (a spread of) the tree's committed files, read straight from their blob records
+ * so that learning neither fills the query context's artifact cache nor depends on the overlay.
+ */
+function* learningChunks(qctx: QueryContext): Iterable<Chunk> {
+  const files = qctx.manifest.files.filter((file) => !file.skipped)
+  const step = Math.max(1, files.length / MAX_LEARNING_FILES)
+  for (let at = 0; at < files.length; at += step) {
+    const file = files[Math.floor(at)]!
+    let record: BlobRecord | undefined
+    try {
+      record = readRecordSync<BlobRecord>(blobRecordPath(qctx.index, file.blob, file.language), BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+    } catch (error) {
+      // A damaged artifact is reported by the paths that need it; learning just goes without it.
+      if (!(error instanceof CorruptFileError)) throw error
+    }
+    if (record && !record.skipped) yield* record.artifact.chunks
+  }
+}

@@ -1,0 +1,43 @@
+import { strict as assert } from 'node:assert'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { envFingerprint } from '../src/core/daemon/identity.js'
+import { daemonPaths } from '../src/core/daemon/paths.js'
+import { encodeLine, lineReader } from '../src/core/daemon/protocol.js'
+
+describe('query daemon protocol and paths', () => {
+  it('reads lines split anywhere, even inside a multi-byte character', () => {
+    const messages: unknown[] = []
+    const read = lineReader((message) => messages.push(message), () => assert.fail('garbage'))
+    const bytes = Buffer.from(encodeLine({ type: 'result', result: { text: 'naïve → ✓' }, notes: [] }) + encodeLine({ type: 'accepted' }))
+    for (let i = 0; i < bytes.length; i += 3) read(bytes.subarray(i, i + 3))
+    assert.deepEqual(messages, [{ type: 'result', result: { text: 'naïve → ✓' }, notes: [] }, { type: 'accepted' }])
+  })
+
+  it('stops at a line that is not JSON', () => {
+    let garbage = 0
+    const messages: unknown[] = []
+    lineReader((message) => messages.push(message), () => garbage++)(Buffer.from('{"a":1}\nnot json\n{"b":2}\n'))
+    assert.deepEqual(messages, [{ a: 1 }])
+    assert.equal(garbage, 1)
+  })
+
+  it('puts the socket under .vlt/run when the path fits sun_path, else in the temp dir by hash', () => {
+    assert.equal(daemonPaths('/repo/.vlt', 'linux').socket, '/repo/.vlt/run/daemon.sock')
+    const deep = `/${'d'.repeat(120)}/.vlt`
+    const socket = daemonPaths(deep, 'linux').socket
+    assert.ok(socket.startsWith(join(tmpdir(), 'git-vlt-')) && socket.endsWith('.sock'), socket)
+    assert.notEqual(socket, daemonPaths(`/${'e'.repeat(120)}/.vlt`, 'linux').socket)
+    assert.equal(daemonPaths(deep, 'linux').log, join(deep, 'run', 'daemon.log'))
+    assert.match(daemonPaths('/repo/.vlt', 'win32').socket, /^\\\\\.\\pipe\\git-vlt-[0-9a-f]{16}$/)
+  })
+
+  it('fingerprints only the environment an answer can depend on', () => {
+    const base = { GIT_DIR: '/x', VLT_MCP_CHECK_MS: '5', MY_KEY: 'k', PWD: '/a', _: 'node' }
+    const print = envFingerprint(base, ['MY_KEY'])
+    assert.equal(envFingerprint({ ...base, PWD: '/b', _: 'git', SHLVL: '3', GIT_EXEC_PATH: '/usr/lib/git-core', GIT_VLT_DAEMON: '1' }, ['MY_KEY']), print)
+    assert.notEqual(envFingerprint({ ...base, GIT_CONFIG_PARAMETERS: "'core.excludesfile'='x'" }, ['MY_KEY']), print)
+    assert.notEqual(envFingerprint({ ...base, MY_KEY: 'other' }, ['MY_KEY']), print)
+    assert.notEqual(envFingerprint({ ...base, GIT_DIR: '/y' }, ['MY_KEY']), print)
+  })
+})

@@ -1,0 +1,190 @@
+import { strict as assert } from 'node:assert'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { connect, createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { envFingerprint } from '../src/core/daemon/identity.js'
+import { encodeLine, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest } from '../src/core/daemon/protocol.js'
+import { isProcessAlive } from '../src/core/store/liveness.js'
+import { cliEnv, vlt, vltAsync, vltJson, type CliRun } from './helpers/cli.js'
+import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
+
+/** Daemon tests opt in (the helpers default to GIT_VLT_DAEMON=0); no test leaves a daemon running. */
+const ON = { GIT_VLT_DAEMON: '1' }
+const OFF = { GIT_VLT_DAEMON: '0' }
+
+const FILES = {
+  'app/greet.py': 'def greet(name):\n    """Say hello."""\n    return f"hello {name}"\n\n\nclass Greeter:\n    def welcome(self, name):\n        return greet(name)\n',
+  'app/main.py': 'from app.greet import greet, Greeter\n\n\ndef main():\n    print(greet("world"))\n    Greeter().welcome("you")\n',
+}
+
+describe('query daemon (built CLI)', function () {
+  this.timeout(90_000)
+  let repo: GitFixture
+  const socket = (): string => join(repo.dir, '.vlt', 'run', 'daemon.sock')
+  const log = (): string => join(repo.dir, '.vlt', 'run', 'daemon.log')
+  const status = (env: Record<string, string> = ON) => vltJson(repo.dir, ['daemon', 'status'], env).daemon as { pid: number; served: number; build: string; current: boolean } | null
+
+  async function waitFor<T>(what: string, probe: () => T | undefined | null | false, ms = 20_000): Promise<T> {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const value = probe()
+      if (value) return value
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await sleep(50)
+    }
+  }
+
+  /** Runs a query in process once, then until a daemon is up; returns the daemon's status. */
+  async function startViaQuery(): Promise<{ pid: number; served: number; build: string }> {
+    vltJson(repo.dir, ['coderag', 'def', 'greet'], ON)
+    return waitFor('the daemon', () => status())
+  }
+
+  function exchange(request: DaemonRequest | string, { hangUp = false } = {}): Promise<DaemonReply[]> {
+    return new Promise((resolve, reject) => {
+      const client = connect(socket())
+      let text = ''
+      client.on('connect', () => {
+        client.write(typeof request === 'string' ? request : encodeLine(request))
+        if (hangUp) client.destroy()
+      })
+      client.on('data', (chunk) => (text += chunk))
+      client.on('error', reject)
+      client.on('close', () => resolve(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as DaemonReply)))
+    })
+  }
+
+  const same = (a: CliRun, b: CliRun): void => assert.deepEqual({ status: a.status, stdout: a.stdout, stderr: a.stderr }, { status: b.status, stdout: b.stdout, stderr: b.stderr })
+
+  beforeEach(() => {
+    repo = createGitRepo({ files: FILES })
+  })
+  afterEach(() => {
+    vlt(repo.dir, ['daemon', 'stop'], ON)
+    repo.cleanup()
+  })
+
+  it('serves the next query from the daemon, printing exactly what the command prints in process', async () => {
+    const first = await startViaQuery()
+    assert.equal(first.served, 0)
+    const queries = [
+      ['coderag', 'def', 'greet'],
+      ['coderag', 'def', 'nosuchname'],
+      ['coderag', 'refs', 'greet'],
+      ['coderag', 'refs', 'greet', '--limit', '1'],
+      ['coderag', 'search', 'say hello to a name', '--limit', '3'],
+      ['coderag', 'map', 'app', '--tokens', '200'],
+      ['coderag', 'search', 'x', '--path', '../up'],
+    ]
+    for (const args of queries) {
+      same(vlt(repo.dir, args, ON), vlt(repo.dir, args, OFF))
+      same(vlt(repo.dir, [...args, '--json'], ON), vlt(repo.dir, [...args, '--json'], OFF))
+    }
+    const after = status()!
+    assert.equal(after.pid, first.pid)
+    assert.equal(after.served, queries.length * 2)
+    // The bad --path is a usage error, returned by the daemon and printed as in process.
+    const bad = vlt(repo.dir, ['coderag', 'search', 'x', '--path', '../up'], ON)
+    assert.equal(bad.status, 2)
+    assert.match(bad.stderr, /^git vlt: /)
+  })
+
+  it('answers with new commits and uncommitted edits, like the in-process command', async () => {
+    await startViaQuery()
+    repo.write({ 'app/farewell.py': 'def farewell(name):\n    return f"bye {name}"\n' })
+    repo.commit('farewell')
+    const committed = vltJson(repo.dir, ['coderag', 'def', 'farewell'], ON)
+    assert.deepEqual(committed.definitions.map((d: { path: string }) => d.path), ['app/farewell.py'])
+    assert.equal(committed.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
+    repo.write({ 'app/farewell.py': 'def farewell(name):\n    return f"bye {name}"\n\n\ndef wave():\n    return farewell("all")\n' })
+    const edited = vltJson(repo.dir, ['coderag', 'refs', 'farewell'], ON)
+    assert.deepEqual(edited.references.map((r: { path: string; line: number }) => `${r.path}:${r.line}`), ['app/farewell.py:6'])
+    assert.deepEqual(edited, vltJson(repo.dir, ['coderag', 'refs', 'farewell'], OFF))
+    assert.equal(status()!.served, 2)
+  })
+
+  it('serves concurrent clients, and clients starting it at once leave one daemon', async () => {
+    const queries = [['def', 'greet'], ['refs', 'greet'], ['def', 'Greeter.welcome'], ['search', 'greet'], ['map'], ['refs', 'main']]
+    const expected = queries.map((args) => vltJson(repo.dir, ['coderag', ...args], OFF))
+    // No daemon yet: every client runs in process and launches one; one wins the lock.
+    const cold = await Promise.all(queries.slice(0, 4).map((args) => vltAsync(repo.dir, ['coderag', ...args, '--json'], ON)))
+    cold.forEach((run, i) => assert.deepEqual(JSON.parse(run.stdout), expected[i]))
+    const daemon = await waitFor('the daemon', () => status())
+    const warm = await Promise.all(queries.map((args) => vltAsync(repo.dir, ['coderag', ...args, '--json'], ON)))
+    warm.forEach((run, i) => assert.deepEqual(JSON.parse(run.stdout), expected[i]))
+    assert.equal(status()!.served - daemon.served, queries.length)
+    // The other launches waited for the lock (3 s at most) and left.
+    await sleep(4_000)
+    assert.equal(readFileSync(log(), 'utf8').match(/ serving /g)?.length, 1)
+    assert.equal(status()!.pid, daemon.pid)
+  })
+
+  it('survives a client that hangs up mid-request', async () => {
+    const { build } = await startViaQuery()
+    const env = envFingerprint(cliEnv(ON), ['OPENROUTER_API_KEY'])
+    await exchange({ protocol: PROTOCOL_VERSION, build, env, vltDir: join(repo.dir, '.vlt'), type: 'query', command: 'search', params: { query: 'greet' } }, { hangUp: true })
+    await waitFor('the abandoned query to be answered', () => status()!.served === 1)
+    assert.deepEqual(vltJson(repo.dir, ['coderag', 'def', 'greet'], ON), vltJson(repo.dir, ['coderag', 'def', 'greet'], OFF))
+    assert.equal(status()!.served, 2)
+  })
+
+  it('replaces the stale socket of a killed daemon', async () => {
+    const old = await startViaQuery()
+    process.kill(old.pid, 'SIGKILL')
+    await waitFor('the kill', () => !isProcessAlive(old.pid))
+    assert.ok(existsSync(socket()), 'a killed daemon leaves its socket')
+    // This query finds nobody listening: it runs in process and starts a new daemon.
+    assert.deepEqual(vltJson(repo.dir, ['coderag', 'def', 'greet'], ON), vltJson(repo.dir, ['coderag', 'def', 'greet'], OFF))
+    const fresh = await waitFor('a new daemon', () => status())
+    assert.notEqual(fresh.pid, old.pid)
+    vltJson(repo.dir, ['coderag', 'def', 'greet'], ON)
+    assert.equal(status()!.served, 1)
+  })
+
+  it('exits after the idle timeout, and when .vlt/ is removed', async () => {
+    const idle = { ...ON, GIT_VLT_DAEMON_IDLE_MS: '1500' }
+    const started = vltJson(repo.dir, ['daemon', 'start'], idle)
+    assert.equal(started.started, true)
+    const pid = started.daemon.pid as number
+    await waitFor('the idle exit', () => !isProcessAlive(pid), 15_000)
+    assert.ok(!existsSync(socket()), 'the socket is removed on exit')
+    assert.match(readFileSync(log(), 'utf8'), /stopping: idle for 1500 ms/)
+
+    const second = vltJson(repo.dir, ['daemon', 'start'], ON).daemon.pid as number
+    rmSync(join(repo.dir, '.vlt'), { recursive: true, force: true })
+    await waitFor('the exit after .vlt/ went away', () => !isProcessAlive(second), 15_000)
+  })
+
+  it('a daemon of another build exits when a client calls, and the client answers in process', async () => {
+    const { pid } = await startViaQuery()
+    const env = envFingerprint(cliEnv(ON), ['OPENROUTER_API_KEY'])
+    const replies = await exchange({ protocol: PROTOCOL_VERSION, build: `${PROTOCOL_VERSION}/0.0.0/0`, env, vltDir: join(repo.dir, '.vlt'), type: 'query', command: 'def', params: { symbol: 'greet', limit: 20 } })
+    assert.deepEqual(replies, [{ type: 'accepted' }, { type: 'mismatch', reason: 'the client is another build of git-vlt' }])
+    await waitFor('the old daemon to exit', () => !isProcessAlive(pid))
+
+    // An old daemon that speaks another protocol (here: acknowledges, then hangs up) is not a failure.
+    let fake: Server | undefined
+    try {
+      rmSync(socket(), { force: true })
+      fake = createServer((client) => client.end(encodeLine({ type: 'accepted' })))
+      await new Promise<void>((resolve) => fake!.listen(socket(), resolve))
+      const run = await vltAsync(repo.dir, ['coderag', 'refs', 'greet'], ON)
+      same(run, vlt(repo.dir, ['coderag', 'refs', 'greet'], OFF))
+    } finally {
+      fake?.close()
+    }
+  })
+
+  it('GIT_VLT_DAEMON=0 and [query] daemon = false keep queries in process and start no daemon', async () => {
+    vltJson(repo.dir, ['coderag', 'def', 'greet'], OFF)
+    assert.ok(!existsSync(log()), 'GIT_VLT_DAEMON=0 launched a daemon')
+    repo.write({ 'vlt.toml': '[query]\ndaemon = false\n' })
+    repo.commit('no daemon')
+    vltJson(repo.dir, ['coderag', 'def', 'greet'], ON)
+    assert.ok(!existsSync(log()), '[query] daemon = false launched a daemon')
+    assert.equal(status(), null)
+    assert.equal(vltJson(repo.dir, ['daemon', 'status'], ON).enabled, false)
+    assert.equal(vlt(repo.dir, ['daemon', 'start'], ON).status, 2)
+  })
+})
