@@ -58,6 +58,9 @@ export function vectorIndexPath(paths: VltPaths, treeHash: string, providerId: s
   return join(paths.treeDir(treeHash), `vectors-${providerKey(providerId)}.usearch`)
 }
 
+/** Below this many vectors the index is built on one thread (deterministic). */
+const SERIAL_BUILD = 20_000
+
 export class VectorIndex {
   private hashByKey: Map<number, string> | undefined
 
@@ -76,7 +79,9 @@ export class VectorIndex {
       matrix.set(entry.vector, i * d)
     })
     const index = newIndex(d, quantization)
-    if (entries.length > 0) index.add(BigUint64Array.from(keys, (key) => BigInt(key)), matrix, 0)
+    // Parallel insertion makes the graph depend on thread timing, so the same vectors could answer
+    // differently from one build to the next; below SERIAL_BUILD one thread is fast enough.
+    if (entries.length > 0) index.add(BigUint64Array.from(keys, (key) => BigInt(key)), matrix, entries.length < SERIAL_BUILD ? 1 : 0)
     return new VectorIndex(index, { ...space, quantization, count: entries.length, keys, hashes })
   }
 
