@@ -1,6 +1,7 @@
 /** What the per-language tags tests share: parsing a fixture and flattening the tags for exact assertions. */
 import { Parser } from 'web-tree-sitter'
-import { loadLanguage, type ParsedLanguageId } from '../../src/core/parse/languages.js'
+import { loadLanguage } from '../../src/core/parse/grammars.js'
+import type { ParsedLanguageId } from '../../src/core/parse/languages.js'
 import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
 
 export type { Tags }
