@@ -41,12 +41,19 @@ function summarize(samples: number[]): { p50: number; p95: number; n: number } {
   return { p50: +percentile(sorted, 50).toFixed(1), p95: +percentile(sorted, 95).toFixed(1), n: sorted.length }
 }
 
-/** Different questions, each asked once after warm-up: kernel identifiers and prose. */
-const DISTINCT_SYMBOLS = ['kmalloc', 'kfree', 'mutex_lock', 'mutex_unlock', 'copy_from_user', 'schedule', 'wake_up_process', 'list_add', 'list_del', 'atomic_inc', 'pci_read_config_dword', 'dev_err', 'netif_rx', 'skb_put', 'request_irq', 'free_irq', 'ioremap', 'iounmap', 'kthread_run', 'msleep']
+/**
+ * Different questions, each asked once after warm-up: kernel identifiers and prose. The corpus
+ * holds .c files only, so the functions it defines are asked for definitions, while the
+ * header-declared kernel API (defined nowhere in it) is asked for references — and, as misses,
+ * for definitions: an agent's typo or a name from a header costs a suggestion search.
+ */
+const DEFINED_SYMBOLS = ['sprintf', 'snprintf', 'vsnprintf', 'strlcpy', 'ip_fast_csum', 'csum_partial', 'platform_get_resource', 'gpiod_get', 'device_create', 'debugfs_create_file', 'seq_printf', 'del_timer_sync', 'complete', 'submit_bio', 'blk_mq_alloc_tag_set', 'ioremap', 'iounmap', 'free_pages', 'do_page_fault', 'strncmp']
+const HEADER_SYMBOLS = ['kmalloc', 'kfree', 'mutex_lock', 'mutex_unlock', 'copy_from_user', 'schedule', 'wake_up_process', 'list_add', 'list_del', 'atomic_inc', 'pci_read_config_dword', 'dev_err', 'netif_rx', 'skb_put', 'request_irq', 'free_irq', 'ioremap', 'iounmap', 'kthread_run', 'msleep']
+const MISSING_SYMBOLS = ['kmalloc', 'kfree', 'mutex_lock', 'copy_from_user', 'wake_up_process', 'pci_read_config_dword', 'kthread_run', 'msleep', 'list_del', 'dev_err']
 const DISTINCT_QUERIES = ['read a block from disk', 'timer interrupt handling', 'parse command line options', 'allocate a page of memory', 'send a packet on the network device', 'lock a mutex before updating the list', 'register a character device', 'handle a USB disconnect', 'free the DMA buffer', 'checksum of an IP header']
 const DISTINCT_CALLS: Array<[string, Record<string, unknown>]> = [
-  ...DISTINCT_SYMBOLS.map((symbol): [string, Record<string, unknown>] => ['find_definition', { symbol }]),
-  ...DISTINCT_SYMBOLS.map((symbol): [string, Record<string, unknown>] => ['find_references', { symbol, limit: 50 }]),
+  ...DEFINED_SYMBOLS.map((symbol): [string, Record<string, unknown>] => ['find_definition', { symbol }]),
+  ...HEADER_SYMBOLS.map((symbol): [string, Record<string, unknown>] => ['find_references', { symbol, limit: 50 }]),
   ...DISTINCT_QUERIES.map((query): [string, Record<string, unknown>] => ['search_code', { query }]),
 ]
 
@@ -80,12 +87,23 @@ export async function run(args: string[]): Promise<unknown> {
     ;(once[name] ??= []).push(performance.now() - t0)
     if (result.isError) errors++
   }
+  // Definitions of names the corpus does not define: answered with an error and suggestions.
+  const misses: number[] = []
+  let missesAnswered = 0
+  for (const symbol of MISSING_SYMBOLS) {
+    const t0 = performance.now()
+    const result = await client.callTool({ name: 'find_definition', arguments: { symbol } })
+    misses.push(performance.now() - t0)
+    if (result.isError && JSON.stringify(result.content).includes('No definition of')) missesAnswered++
+  }
   await client.close()
 
   const concurrentClients = 10
   const t0 = performance.now()
   const clients = await Promise.all(Array.from({ length: concurrentClients }, (_, i) => startClient(dir, `bench-${i}`)))
   const concurrent: number[] = []
+  const firstCalls: number[] = []
+  const laterCalls: number[] = []
   let concurrentErrors = 0
   await Promise.all(
     clients.map(async (c, i) => {
@@ -98,7 +116,9 @@ export async function run(args: string[]): Promise<unknown> {
           } catch {
             concurrentErrors++
           }
-          concurrent.push(performance.now() - s)
+          const ms = performance.now() - s
+          concurrent.push(ms)
+          ;(r === 0 && name === CALLS[0]![0] && input === CALLS[0]![1] ? firstCalls : laterCalls).push(ms)
         }
       }
       await c.close()
@@ -111,7 +131,17 @@ export async function run(args: string[]): Promise<unknown> {
     warm: Object.fromEntries(Object.entries(perTool).map(([name, samples]) => [name, summarize(samples)])),
     warmDistinct: Object.fromEntries(Object.entries(once).map(([name, samples]) => [name, summarize(samples)])),
     warmErrors: errors,
-    concurrent: { clients: concurrentClients, calls: concurrent.length, errors: concurrentErrors, wallMs: Math.round(performance.now() - t0), latency: summarize(concurrent) },
+    warmMissingDefinition: { ...summarize(misses), answered: missesAnswered },
+    concurrent: {
+      clients: concurrentClients,
+      calls: concurrent.length,
+      errors: concurrentErrors,
+      wallMs: Math.round(performance.now() - t0),
+      latency: summarize(concurrent),
+      // Each server's first call opens the index (all ten at once on the machine's cores).
+      firstCall: summarize(firstCalls),
+      afterFirstCall: summarize(laterCalls),
+    },
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { AMBIGUITY_LIMIT, CodeGraph, pagerank, SymbolTable, type FileContent } from '../../src/core/graph/index.js'
+import { AMBIGUITY_LIMIT, CodeGraph, pagerank, prepareEdges, SymbolTable, type FileContent, type WeightedEdges } from '../../src/core/graph/index.js'
 import type { ImportRef, ReferenceKind, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
 
 function def(name: string, line = 1): SymbolDef {
@@ -96,4 +96,69 @@ describe('CodeGraph', () => {
     const ours = pagerank({ nodes: 5, src: Uint32Array.from(pairs, (p) => p[0]), dst: Uint32Array.from(pairs, (p) => p[1]), weight: Float64Array.from(pairs, (p) => p[2]) }, { tolerance: 1e-12, maxIterations: 1000 })
     for (let n = 0; n < 5; n++) assert.ok(Math.abs(ours[n] - expected[String(n)]!) < 1e-6, `node ${n}: ${ours[n]} vs ${expected[String(n)]}`)
   })
+  it('numbers nodes: a file, then its symbols; personalised ranks by number match those by key', () => {
+    const graph = build({
+      'a.c': c([def('a'), def('a2', 2)], [ref('b', 'a')]),
+      'b.c': c([def('b')]),
+      'x.c': c([def('x')], [ref('y', 'x')]),
+      'y.c': c([def('y')]),
+    })
+    const table = graph.symbols
+    const a = table.file('a.c')!
+    const x = table.file('x.c')!
+    assert.deepEqual([graph.fileNode(a), graph.symbolNode(a, table.strings.find('a')), graph.symbolNode(a, table.strings.find('a2'))], [0, 1, 2])
+    assert.equal(graph.symbolNode(a, table.strings.find('b')), -1)
+    assert.equal(graph.nodeRanks()[graph.symbolNode(a, table.strings.find('a'))], graph.rank('s:a.c#a'))
+    const teleport = new Float64Array(graph.nodeCount)
+    teleport[graph.symbolNode(x, table.strings.find('x'))] = 1
+    const byNumber = graph.personalizedRanks(teleport)
+    const byKey = graph.personalizedPageRank(new Map([['s:x.c#x', 1]]))
+    assert.equal(byNumber[graph.fileNode(table.file('y.c')!) + 1], byKey.get('s:y.c#y'))
+    assert.equal(byNumber[graph.fileNode(a)], 0)
+  })
+
+  it('personalised pagerank iterates only the reached nodes, with the same bits as over all of them', () => {
+    // Two components, chains and a cycle; personalised to part of the first.
+    const pairs: Array<[number, number, number]> = [[0, 1, 1], [1, 2, 2], [2, 0, 1], [3, 2, 3], [0, 2, 0.5], [2, 4, 1], [5, 6, 1], [6, 7, 2], [7, 5, 1], [8, 6, 1]]
+    const graph: WeightedEdges = { nodes: 10, src: Uint32Array.from(pairs, (p) => p[0]), dst: Uint32Array.from(pairs, (p) => p[1]), weight: Float64Array.from(pairs, (p) => p[2]) }
+    const personalization = new Float64Array(10)
+    personalization[1] = 2
+    personalization[3] = 1
+    const ranks = pagerank(prepareEdges(graph), { personalization })
+    const expected = textbookPagerank(graph, personalization)
+    for (let v = 0; v < 10; v++) assert.ok(Object.is(ranks[v], expected[v]), `node ${v}: ${ranks[v]} vs ${expected[v]}`)
+    for (const v of [5, 6, 7, 8, 9]) assert.equal(ranks[v], 0)
+    assert.ok(ranks[4] > 0)
+    const uniform = pagerank(graph)
+    const all = textbookPagerank(graph, new Float64Array(10).fill(1))
+    for (let v = 0; v < 10; v++) assert.ok(Object.is(uniform[v], all[v]), `node ${v}: ${uniform[v]} vs ${all[v]}`)
+  })
 })
+
+/** PageRank iterating every node and edge, summing in the order `pagerank` documents. */
+function textbookPagerank(graph: WeightedEdges, personalization: Float64Array): Float64Array {
+  const { nodes, src, dst, weight } = graph
+  const total = personalization.reduce((sum, value) => sum + value, 0)
+  const teleport = personalization.map((value) => value / total)
+  const out = new Float64Array(nodes)
+  for (let e = 0; e < src.length; e++) out[src[e]!] += weight[e]!
+  // In-edges of each node in edge order (what a stable counting sort by target gives).
+  const incoming = Array.from({ length: nodes }, (_, v) => [...src.keys()].filter((e) => dst[e] === v))
+  let rank = Float64Array.from(teleport)
+  for (let iteration = 0; iteration < 100; iteration++) {
+    let dangling = 0
+    for (let v = 0; v < nodes; v++) if (out[v] === 0) dangling += rank[v]!
+    const jump = 0.85 * dangling + (1 - 0.85)
+    const next = new Float64Array(nodes)
+    let change = 0
+    for (let v = 0; v < nodes; v++) {
+      let sum = 0
+      for (const e of incoming[v]!) sum += rank[src[e]!]! * (weight[e]! / out[src[e]!]!)
+      next[v] = 0.85 * sum + jump * teleport[v]!
+      change += Math.abs(next[v]! - rank[v]!)
+    }
+    rank = next
+    if (change < 1e-6) break
+  }
+  return rank
+}

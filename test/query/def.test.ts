@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert'
 import { openQueryContext, type QueryContext } from '../../src/core/query/context.js'
 import { findDefinitions } from '../../src/core/query/def.js'
+import { boundedLevenshtein, suggestNames } from '../../src/core/query/symbols/suggest.js'
+import { SymbolTable } from '../../src/core/graph/index.js'
+import type { SymbolDef } from '../../src/core/parse/types.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 const warn = (): void => {}
@@ -76,5 +79,69 @@ describe('def', function () {
     repo.write({ 'app/extra.py': 'def fresh_thing():\n    pass\n' })
     const dirty = await openQueryContext(repo.dir, { warn })
     assert.deepEqual(findDefinitions(dirty, 'fresh_thing').definitions.map((d) => d.path), ['app/extra.py'])
+  })
+})
+
+describe('suggestNames', () => {
+  function tableOf(names: string[][]): SymbolTable {
+    const table = new SymbolTable()
+    names.forEach((defs, f) => {
+      const symbols: SymbolDef[] = defs.map((qualifiedName, line) => {
+        const name = qualifiedName.slice(qualifiedName.lastIndexOf('.') + 1)
+        return { name, qualifiedName, kind: 'function', line: line + 1, endLine: line + 1, column: 0, signature: '', scope: '' }
+      })
+      table.addFile(`f${f}.py`, { language: 'python', symbols, references: [], imports: [] })
+    })
+    return table
+  }
+
+  /** The suggestions as first specified: every distinct name scored in turn. */
+  function reference(table: SymbolTable, query: string, limit = 5): string[] {
+    const wanted = query.toLowerCase()
+    const budget = Math.max(1, Math.min(3, Math.floor(wanted.length / 4)))
+    const names = new Set(table.sortedFiles().flatMap((file) => table.definitions(file.path).flatMap((d) => [d.name, d.qualifiedName])))
+    const scored: Array<{ name: string; score: number }> = []
+    for (const name of names) {
+      if (name.length < wanted.length - budget || (name.length > wanted.length + budget && wanted.length < 3)) continue
+      const near = Math.abs(name.length - wanted.length) <= budget
+      if (!near && (wanted.length < 3 || name.slice(0, wanted.length).toLowerCase() !== wanted)) continue
+      const lower = name.toLowerCase()
+      let score: number | null
+      if (lower === wanted) score = 0
+      else if (lower.startsWith(wanted) && wanted.length >= 3) score = 1 + (name.length - wanted.length) / 1000
+      else if (!near) score = null
+      else {
+        const distance = boundedLevenshtein(lower, wanted, budget)
+        score = distance === null ? null : 2 + distance
+      }
+      if (score !== null) scored.push({ name, score })
+    }
+    scored.sort((a, b) => a.score - b.score || a.name.length - b.name.length || (a.name < b.name ? -1 : 1))
+    return scored.slice(0, limit).map((s) => s.name)
+  }
+
+  it('suggests what scoring every name would, from its catalogue of names', () => {
+    let seed = 7
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    const alphabet = 'aabcdeeiklmnoprstu_0XYZ'
+    const word = (): string => Array.from({ length: 2 + random(12) }, () => alphabet[random(alphabet.length)]).join('')
+    const files = Array.from({ length: 40 }, () => Array.from({ length: 30 }, () => (random(5) === 0 ? `${word()}.${word()}` : word())))
+    files.push(['kmalloc', 'kmalloc_node', 'KMALLOC_MAX', 'kmalloc_array_node_with_a_long_name', 'café', 'Straße', 'ａｂｃ', 'x'])
+    const table = tableOf(files)
+    const queries = ['kmalloc', 'kmaloc', 'KMalloc', 'km', 'k', 'kmalloc_arr', 'cafe', 'café', 'strasse', 'ab', 'abc', ...files.slice(0, 5).flatMap((names) => names.slice(0, 6).map((name) => name.slice(0, 2 + random(name.length))))]
+    let answered = 0
+    for (const query of queries) {
+      const suggestions = suggestNames(table, query)
+      assert.deepEqual(suggestions, reference(table, query), query)
+      if (suggestions.length > 0) answered++
+    }
+    assert.ok(answered > queries.length / 2, `only ${answered} of ${queries.length} queries had suggestions`)
+    // A changed table is catalogued afresh.
+    table.addFile('late.py', { language: 'python', symbols: [{ name: 'kmalloc_late', qualifiedName: 'kmalloc_late', kind: 'function', line: 1, endLine: 1, column: 0, signature: '', scope: '' }], references: [], imports: [] })
+    assert.deepEqual(suggestNames(table, 'kmalloc_lat'), reference(table, 'kmalloc_lat'))
+    assert.ok(suggestNames(table, 'kmalloc_lat').includes('kmalloc_late'))
   })
 })

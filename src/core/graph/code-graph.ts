@@ -11,8 +11,9 @@
 import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
 import { AMBIGUITY_LIMIT, EDGE_TYPES, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
-import { pagerank, type WeightedEdges } from './pagerank.js'
+import { pagerank, prepareEdges, type PreparedEdges, type WeightedEdges } from './pagerank.js'
 import { dirname } from './paths.js'
+import type { FileSymbols } from './file-symbols.js'
 import type { SymbolTable, TableChanges } from './symbol-table.js'
 
 export const GRAPH_SNAPSHOT_VERSION = 1
@@ -50,6 +51,8 @@ export class CodeGraph {
   /** First node of each file (files in path order), and the node count at the end. */
   private nodeBase: Uint32Array | undefined
   private weighted: NodeEdges | undefined
+  /** `weighted` regrouped for PageRank, kept for personalised runs. */
+  private prepared: PreparedEdges | undefined
   /** Paths (in order) and node bases the current ranks were computed over: the warm start of the next update. */
   private rankedPaths: string[] = []
   private rankedBase: Uint32Array = new Uint32Array(1)
@@ -115,7 +118,8 @@ export class CodeGraph {
     }
     this.nodeBase = undefined
     this.weighted = this.nodeEdges()
-    this.ranks = pagerank(this.weighted, { initial: this.previousRanks() })
+    this.prepared = prepareEdges(this.weighted)
+    this.ranks = pagerank(this.prepared, { initial: this.previousRanks() })
     this.rememberLayout()
   }
 
@@ -169,17 +173,44 @@ export class CodeGraph {
    * symbols a task mentions. Returns every node with a non-zero rank.
    */
   personalizedPageRank(personalization: Map<string, number>): Map<string, number> {
-    const weighted = (this.weighted ??= this.nodeEdges())
-    const vector = new Float64Array(weighted.nodes)
+    const vector = new Float64Array(this.nodeCount)
     for (const [key, weight] of personalization) {
       const node = this.nodeOf(key)
       if (node >= 0) vector[node] += weight
     }
-    const ranks = pagerank(weighted, { personalization: vector })
+    const ranks = this.personalizedRanks(vector)
     const keys = this.nodeKeys()
     const out = new Map<string, number>()
     for (let node = 0; node < ranks.length; node++) if (ranks[node] > 0) out.set(keys[node]!, ranks[node])
     return out
+  }
+
+  /**
+   * The number of a file's node, -1 when the file is not in the table; its symbol nodes follow
+   * it, in `file.symbolNodes()` order. Numbers index `nodeRanks()` and `personalizedRanks()`,
+   * for callers ranking many nodes (the repo map), which string keys would slow down.
+   */
+  fileNode(file: FileSymbols): number {
+    const f = this.symbols.fileIndexOf(file.pathId)
+    return f < 0 ? -1 : this.bases()[f]
+  }
+
+  /** The node of the symbol named `qualifiedName` (a string id) in `file`, -1 if none. */
+  symbolNode(file: FileSymbols, qualifiedName: number): number {
+    const base = this.fileNode(file)
+    const offset = base < 0 ? -1 : file.nodeOffset(qualifiedName)
+    return offset < 0 ? -1 : base + 1 + offset
+  }
+
+  /** The tree's PageRank by node number (not to be modified). */
+  nodeRanks(): Float64Array {
+    return this.ranks
+  }
+
+  /** PageRank teleporting to nodes in proportion to `teleport` (by node number, any non-negative weights). */
+  personalizedRanks(teleport: Float64Array): Float64Array {
+    this.prepared ??= prepareEdges((this.weighted ??= this.nodeEdges()))
+    return pagerank(this.prepared, { personalization: teleport })
   }
 
   /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */

@@ -2,6 +2,6 @@
 export { SymbolTable, SYMBOLS_SNAPSHOT_VERSION, type SymbolInfo, type FileImport, type ReferencePosting, type TableChanges, type SymbolsSnapshot } from './symbol-table.js'
 export { CodeGraph, GRAPH_SNAPSHOT_VERSION, type GraphSnapshot, type NodeAttributes, type EdgeAttributes } from './code-graph.js'
 export { AMBIGUITY_LIMIT, PRIVATE_WEIGHT, EDGE_TYPES, type EdgeType } from './edges.js'
-export { pagerank, PAGERANK_TOLERANCE, type WeightedEdges, type PagerankOptions } from './pagerank.js'
+export { pagerank, prepareEdges, PAGERANK_TOLERANCE, type WeightedEdges, type PreparedEdges, type PagerankOptions } from './pagerank.js'
 export { resolveImport, type ImportSpec, type ImportTarget } from './imports.js'
 export type { FileContent } from './file-symbols.js'

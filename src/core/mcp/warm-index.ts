@@ -6,13 +6,14 @@
  * moved (a status costs ~40 ms on 10k files, more than a warm query); without one (too many
  * directories, a git dir outside the working tree) the check runs at most once per interval.
  */
-import { watch, type FSWatcher } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { join, relative, sep } from 'node:path'
 import { GitError, openRepo, type Repo } from '../git/index.js'
 import { runInRepo } from '../git/repo.js'
 import { openQueryContext, type QueryContext } from '../query/context.js'
+import { TreeWatcher, type WatchedDir } from './tree-watcher.js'
 
 export const CHECK_INTERVAL_ENV = 'VLT_MCP_CHECK_MS'
 const DEFAULT_CHECK_INTERVAL_MS = 1000
@@ -29,7 +30,7 @@ export class WarmIndex {
   private refreshing: Promise<QueryContext> | undefined
   private dirty = true
   private lastCheck = 0
-  private watcher: FSWatcher | undefined
+  private watcher: TreeWatcher | undefined
   private readonly interval: number
 
   private constructor(
@@ -44,7 +45,7 @@ export class WarmIndex {
 
   static async open(cwd: string, options: WarmIndexOptions): Promise<WarmIndex> {
     const warm = new WarmIndex(cwd, await openRepo(cwd), options)
-    warm.startWatching()
+    await warm.startWatching()
     return warm
   }
 
@@ -89,25 +90,27 @@ export class WarmIndex {
     }
   }
 
-  private startWatching(): void {
+  private async startWatching(): Promise<void> {
     const root = this.repo.root
-    if (root === null || !isInside(root, this.repo.gitDir) || !isInside(root, this.repo.commonDir)) return
-    const vlt = relative(root, this.repo.vltDir) + sep
-    const objects = relative(root, join(this.repo.commonDir, 'objects')) + sep
-    const logs = relative(root, join(this.repo.commonDir, 'logs')) + sep
+    const { gitDir, commonDir, vltDir } = this.repo
+    if (root === null || !isInside(root, gitDir) || !isInside(root, commonDir)) return
+    const vlt = relative(root, vltDir) + sep
+    const objects = relative(root, join(commonDir, 'objects')) + sep
+    const logs = relative(root, join(commonDir, 'logs')) + sep
+    // The git directory is watched for what moves HEAD (its own files, the refs), not its objects.
+    const dirs: WatchedDir[] = [{ path: root, recursive: true }, { path: gitDir, recursive: false }]
+    if (commonDir !== gitDir) dirs.push({ path: commonDir, recursive: false })
+    if (existsSync(join(commonDir, 'refs'))) dirs.push({ path: join(commonDir, 'refs'), recursive: true })
     try {
-      this.watcher = watch(root, { recursive: true, persistent: false }, (_event, filename) => {
-        if (filename === null) {
-          this.dirty = true
-          return
-        }
-        const name = filename.toString()
-        if (name.startsWith(vlt) || name.startsWith(objects) || name.startsWith(logs) || name.endsWith('.lock')) return
-        this.dirty = true
-      })
-      this.watcher.on('error', (error) => {
-        this.options.warn(`warning: stopped watching the working tree (${error.message}); checking for changes every ${this.interval} ms instead`)
-        this.close()
+      this.watcher = await TreeWatcher.start(root, dirs, {
+        skip: [vltDir, gitDir, commonDir],
+        onChange: (name) => {
+          if (name === null || !(name.startsWith(vlt) || name.startsWith(objects) || name.startsWith(logs) || name.endsWith('.lock'))) this.dirty = true
+        },
+        onError: (error) => {
+          this.options.warn(`warning: stopped watching the working tree (${error.message}); checking for changes every ${this.interval} ms instead`)
+          this.watcher = undefined
+        },
       })
     } catch (error) {
       this.options.warn(`warning: cannot watch the working tree (${(error as Error).message}); checking for changes every ${this.interval} ms instead`)

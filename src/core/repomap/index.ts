@@ -55,7 +55,7 @@ export function buildRepoMap(qctx: RepoMapContext, options: RepoMapOptions = {})
   const limit = budget
   const ranked = scope === null && focus.length === 0
     ? defaultRanking(symbols, graph, limit)
-    : topDefinitions(symbols, files, personalizedRanks(graph, personalization(symbols, files, scope, focus, options.warn)), limit)
+    : topDefinitions(symbols, files, personalizedRanks(graph, personalization(symbols, graph, files, scope, focus, options.warn)), limit)
   const fitted = fitToBudget(ranked, budget)
   let symbolsTotal = 0
   for (const file of files) symbolsTotal += file.symbolNodes().length
@@ -103,41 +103,42 @@ function filesInScope(symbols: SymbolTable, scope: string): FileSymbols[] {
 }
 
 /**
- * Teleport weights: the scope's files share one unit, the focus items another (each item an equal
- * part: a file's goes half to its node, half to its definitions; a symbol's to its definitions).
+ * Teleport weights by node number: the scope's files share one unit, the focus items another (each
+ * item an equal part: a file's goes half to its node, half to its definitions; a symbol's to its
+ * definitions). Null when nothing is personalised (focus items that name nothing).
  */
-function personalization(symbols: SymbolTable, files: readonly FileSymbols[], scope: string | null, focus: readonly string[], warn?: (message: string) => void): Map<string, number> {
-  const weights = new Map<string, number>()
-  const add = (key: string, weight: number): void => {
-    weights.set(key, (weights.get(key) ?? 0) + weight)
+function personalization(symbols: SymbolTable, graph: CodeGraph, files: readonly FileSymbols[], scope: string | null, focus: readonly string[], warn?: (message: string) => void): Float64Array | null {
+  const weights = new Float64Array(graph.nodeCount)
+  let any = false
+  const add = (node: number, weight: number): void => {
+    any = true
+    if (node >= 0) weights[node] += weight
   }
-  if (scope !== null) for (const file of files) add(`f:${file.path}`, 1 / files.length)
+  if (scope !== null) for (const file of files) add(graph.fileNode(file), 1 / files.length)
   for (const item of focus) {
     const share = 1 / focus.length
     const file = symbols.file(item.replace(/^\.\//, ''))
     if (file) {
+      const node = graph.fileNode(file)
       const names = file.symbolNodes()
-      add(`f:${file.path}`, names.length > 0 ? share / 2 : share)
-      for (const name of names) add(`s:${file.path}#${symbols.strings.get(name)}`, share / 2 / names.length)
+      add(node, names.length > 0 ? share / 2 : share)
+      for (let s = 0; s < names.length; s++) add(node < 0 ? -1 : node + 1 + s, share / 2 / names.length)
       continue
     }
     const defs = symbols.lookup(item)
     if (defs.length === 0) warn?.(`warning: focus '${item}' names no indexed file or symbol`)
-    for (const def of defs) add(`s:${def.path}#${def.qualifiedName}`, share / defs.length)
+    for (const def of defs) {
+      const defined = symbols.file(def.path)
+      add(defined ? graph.symbolNode(defined, symbols.strings.find(def.qualifiedName)) : -1, share / defs.length)
+    }
   }
-  return weights
+  return any ? weights : null
 }
 
-function personalizedRanks(graph: CodeGraph, weights: Map<string, number>): NodeRanks {
-  if (weights.size === 0) return storedRanks(graph)
-  const ranks = graph.personalizedPageRank(weights)
-  const totals = new Map<string, number>()
-  for (const [key, rank] of ranks) {
-    const path = key[0] === 'f' ? key.slice(2) : key.slice(2, key.indexOf('#'))
-    totals.set(path, (totals.get(path) ?? 0) + rank)
-  }
+function personalizedRanks(graph: CodeGraph, weights: Float64Array | null): NodeRanks {
+  if (weights === null) return storedRanks(graph)
   // Teleporting to a few nodes leaves the others no floor.
-  return { fileTotal: (path) => totals.get(path) ?? 0, node: (key) => ranks.get(key) ?? 0, floor: 0 }
+  return { ranks: graph.personalizedRanks(weights), fileNode: (file) => graph.fileNode(file), floor: 0 }
 }
 
 /** The tree's PageRank as built; every node gets at least its share of the uniform teleport. */
@@ -145,5 +146,5 @@ function storedRanks(graph: CodeGraph): NodeRanks {
   const nodes = graph.nodeCount
   // A hair under the exact floor, so rounding never makes the bound cut a file it should visit.
   const floor = nodes === 0 ? 0 : ((1 - PAGERANK_DAMPING) / nodes) * (1 - 1e-9)
-  return { fileTotal: (path) => graph.fileRank(path), node: (key) => graph.rank(key), floor }
+  return { ranks: graph.nodeRanks(), fileNode: (file) => graph.fileNode(file), floor }
 }

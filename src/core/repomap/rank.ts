@@ -17,11 +17,11 @@ export interface RankedDefinition extends Placed {
   score: number
 }
 
-/** Node ranks as the map reads them (node keys as in code-graph.ts: `f:path`, `s:path#qualifiedName`). */
+/** Node ranks as the map reads them, by node number (see `CodeGraph.fileNode`). */
 export interface NodeRanks {
-  /** A file's node plus its symbol nodes. */
-  fileTotal(path: string): number
-  node(key: string): number
+  ranks: Float64Array
+  /** A file's node, its symbol nodes following it; -1 when the graph lacks the file. */
+  fileNode(file: FileSymbols): number
   /** A rank no node is below: with PageRank's uniform teleport, (1 − damping) / nodes. */
   floor: number
 }
@@ -56,9 +56,10 @@ export function topDefinitions(table: SymbolTable, files: readonly FileSymbols[]
     // Later files' definitions score at most `bound` and lose ties to those already kept.
     if (kept.full && bound <= kept.min) break
     const names = file.symbolNodes()
-    const own = Array.from(names, (name) => ranks.node(`s:${file.path}#${table.strings.get(name)}`))
+    const base = ranks.fileNode(file)
+    const own = Array.from(names, (_, node) => (base < 0 ? 0 : ranks.ranks[base + 1 + node]!))
     const sum = own.reduce((total, rank) => total + rank, 0)
-    const fileRank = ranks.node(`f:${file.path}`)
+    const fileRank = base < 0 ? 0 : ranks.ranks[base]!
     for (let node = 0; node < names.length; node++) {
       const score = own[node]! + fileRank * (sum > 0 ? own[node]! / sum : 1 / names.length)
       if (kept.offer(score)) found.push({ visit, file, node, score })
@@ -80,7 +81,16 @@ export function topDefinitions(table: SymbolTable, files: readonly FileSymbols[]
  */
 function scoreBound(file: FileSymbols, ranks: NodeRanks): number {
   const symbols = file.symbolNodes().length
-  return symbols === 0 ? 0 : ranks.fileTotal(file.path) - (symbols - 1) * ranks.floor
+  return symbols === 0 ? 0 : fileTotal(file, ranks) - (symbols - 1) * ranks.floor
+}
+
+/** A file's node plus its symbol nodes. */
+function fileTotal(file: FileSymbols, ranks: NodeRanks): number {
+  const base = ranks.fileNode(file)
+  if (base < 0) return 0
+  let sum = 0
+  for (let node = base; node <= base + file.symbolNodes().length; node++) sum += ranks.ranks[node]!
+  return sum
 }
 
 /** A file's definitions as map lines, with their enclosing definitions. */
