@@ -92,10 +92,10 @@ function enqueue(repo: GitFixture, from: string, to: string): void {
 /** The hook starts the indexer detached; wait until no indexer is alive. */
 async function waitForIndexer(dir: string): Promise<void> {
   const deadline = Date.now() + 60_000
-  await sleep(200)
   while (Date.now() < deadline) {
+    // Every caller's hooks started an indexer; on a loaded machine it may not have written its state yet.
     const state = await readIndexerState(join(dir, '.vlt'))
-    if (!state || state.finishedAt !== null) return
+    if (state && state.finishedAt !== null) return
     await sleep(100)
   }
   throw new Error('background indexer did not finish')
