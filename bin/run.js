@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `coderag sync` runs after every commit and before queries: its plain forms skip oclif's start-up.
+// `coderag sync` and the daemon-served queries skip oclif's start-up when they can (src/core/cli/fast-path.ts).
 const argv = process.argv.slice(2)
-const served = argv[0] === 'coderag' && argv[1] === 'sync' && (await import('../dist/core/cli/fast-sync.js')).tryFastSync(argv)
+const served = argv[0] === 'coderag' && (await import('../dist/core/cli/fast-path.js')).tryFastPath(argv)
 
 if (!(await served)) {
   const {execute} = await import('@oclif/core')

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
-import { QueryCommand, type Rendering } from '../../core/cli/query-command.js'
+import { defCli } from '../../core/cli/query-cli.js'
+import { QueryCommand } from '../../core/cli/query-command.js'
 import { DEFAULT_DEF_LIMIT, type DefResult } from '../../core/query/def.js'
 
 export default class CoderagDef extends QueryCommand {
@@ -21,16 +22,6 @@ export default class CoderagDef extends QueryCommand {
 
   async run(): Promise<DefResult> {
     const { args, flags } = await this.parse(CoderagDef)
-    return this.query('def', { symbol: args.symbol, limit: flags.limit }, flags, (result) => render(args.symbol, result))
+    return this.query('def', defCli, args, flags)
   }
-}
-
-function render(symbol: string, result: DefResult): Rendering {
-  if (result.definitions.length === 0) {
-    const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
-    return { stdout: [`No definition of ${symbol}${hint}`] }
-  }
-  const lines = result.definitions.map((def) => `${def.path}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
-  if (result.total > result.definitions.length) lines.push(`… ${result.total - result.definitions.length} more (--limit)`)
-  return { stdout: lines }
 }

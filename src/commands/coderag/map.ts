@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core'
+import { mapCli } from '../../core/cli/query-cli.js'
 import { QueryCommand } from '../../core/cli/query-command.js'
 import { DEFAULT_MAP_TOKENS, type RepoMap } from '../../core/repomap/index.js'
 
@@ -34,9 +35,6 @@ best definitions to show: it is never over budget.`
 
   async run(): Promise<RepoMap> {
     const { args, flags } = await this.parse(CoderagMap)
-    return this.query('map', { scope: args.scope, tokens: flags.tokens, focus: flags.focus }, flags, (map) => ({
-      stdout: [map.map],
-      stderr: [`(${map.symbolsIncluded} of ${map.symbolsTotal} symbols in ${map.files} file(s), ${map.tokens} of ${flags.tokens} tokens)`],
-    }))
+    return this.query('map', mapCli, args, flags)
   }
 }

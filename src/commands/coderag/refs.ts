@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
-import { QueryCommand, type Rendering } from '../../core/cli/query-command.js'
-import { DEFAULT_REFS_LIMIT, type Reference, type RefsResult } from '../../core/query/refs.js'
+import { refsCli } from '../../core/cli/query-cli.js'
+import { QueryCommand } from '../../core/cli/query-command.js'
+import { DEFAULT_REFS_LIMIT, type RefsResult } from '../../core/query/refs.js'
 
 export default class CoderagRefs extends QueryCommand {
   static override summary = 'Show the uses of a symbol: calls, reads, type references, imports.'
@@ -25,18 +26,6 @@ export default class CoderagRefs extends QueryCommand {
 
   async run(): Promise<RefsResult> {
     const { args, flags } = await this.parse(CoderagRefs)
-    return this.query('refs', { symbol: args.symbol, limit: flags.limit, cursor: flags.cursor }, flags, (result) => render(args.symbol, result))
+    return this.query('refs', refsCli, args, flags)
   }
-}
-
-function render(symbol: string, result: RefsResult): Rendering {
-  if (result.definitions.length === 0 && result.references.length === 0) {
-    const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
-    return { stdout: [`No references to ${symbol}${hint}`] }
-  }
-  const line = (ref: Reference): string => `${ref.path}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
-  const lines = result.references.map(line)
-  if (result.ambiguous) lines.push(`\nAmbiguous (may be another ${symbol}):`, ...result.ambiguous.map(line))
-  if (result.cursor) lines.push(`\nMore: --cursor ${result.cursor}`)
-  return { stdout: lines }
 }

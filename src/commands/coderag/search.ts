@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core'
+import { searchCli } from '../../core/cli/query-cli.js'
 import { QueryCommand } from '../../core/cli/query-command.js'
 import type { SearchResponse } from '../../core/query/search/index.js'
 import { SEARCH_KINDS, SEARCH_LANGUAGES } from '../../core/query/search/types.js'
@@ -46,28 +47,6 @@ without [llm] configured is a usage error.`
 
   async run(): Promise<SearchResponse> {
     const { args, flags } = await this.parse(CoderagSearch)
-    const params = {
-      query: args.query,
-      limit: flags.limit,
-      language: flags.lang as (typeof SEARCH_LANGUAGES)[number] | undefined,
-      path: flags.path,
-      kind: flags.kind as (typeof SEARCH_KINDS)[number] | undefined,
-      noTests: flags['no-tests'],
-      rerank: flags.rerank as 'offline' | 'llm' | undefined,
-    }
-    return this.query('search', params, flags, (response) => ({ stdout: [formatResults(response)] }))
+    return this.query('search', searchCli, args, flags)
   }
-}
-
-function formatResults(response: SearchResponse): string {
-  if (response.results.length === 0) return `No results for ${JSON.stringify(response.query)}.`
-  const width = String(response.results.length).length
-  const blocks = response.results.map((result, i) => {
-    const what = result.qualifiedName === '' ? result.kind : `${result.qualifiedName} (${result.kind})`
-    const header = `${String(i + 1).padStart(width)}. ${result.path}:${result.startLine}-${result.endLine}  ${what}  ${result.score.toFixed(3)}  [${result.methods.join(', ')}]`
-    const snippet = result.snippet.split('\n').map((line) => `${' '.repeat(width + 2)}│ ${line}`).join('\n')
-    return `${header}\n${snippet}`
-  })
-  const stale = response.freshness.stale ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
-  return blocks.join('\n\n') + stale
 }

@@ -2,26 +2,23 @@ import { VltError } from '../errors.js'
 import { askDaemon } from '../daemon/client.js'
 import { terminalProgress } from './progress.js'
 import type { QueryName, QueryParams, QueryResults } from './queries.js'
+import type { QueryCli } from './query-cli.js'
 import { VltCommand } from './vlt-command.js'
-
-/** What a query command prints for a result (text mode only): lines for stdout, then for stderr. */
-export interface Rendering {
-  stdout: string[]
-  stderr?: string[]
-}
 
 /**
  * Base of the query commands (search, def, refs, map). A query is answered by the repository's
  * daemon when one is running (see src/core/daemon), else in process — after which a daemon is
  * started for the next query. Both paths compute with the same function (src/core/cli/queries.ts)
- * and print through the same renderer, so output, `--json` and exit codes are the same.
+ * and print through the same renderer (src/core/cli/query-cli.ts), so output, `--json` and exit
+ * codes are the same. bin/run.js asks a running daemon without loading oclif at all (fast-query.ts).
  *
  * The query modules are imported only for the in-process path: a served query loads little more
  * than oclif.
  */
 export abstract class QueryCommand extends VltCommand {
-  protected async query<N extends QueryName>(name: N, params: QueryParams[N], flags: { cwd?: string }, render: (result: QueryResults[N]) => Rendering): Promise<QueryResults[N]> {
+  protected async query<N extends QueryName, A, F>(name: N, cli: QueryCli<N, A, F>, args: A, flags: F & { cwd?: string }): Promise<QueryResults[N]> {
     const cwd = this.workDir(flags)
+    const params = cli.params(args, flags)
     const outcome = await askDaemon(cwd, name, params)
     let result: QueryResults[N]
     if (outcome.served) {
@@ -32,7 +29,7 @@ export abstract class QueryCommand extends VltCommand {
       result = await this.inProcess(name, params, cwd)
       await outcome.launch?.()
     }
-    const rendering = render(result)
+    const rendering = cli.render(params, result)
     for (const line of rendering.stdout) this.log(line)
     for (const line of rendering.stderr ?? []) this.note(line)
     return result

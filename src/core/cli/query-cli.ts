@@ -1,0 +1,92 @@
+/**
+ * The command-line side of each query command (search, def, refs, map): how its parsed arguments
+ * and flags become the query's params, and how its result is printed in text mode. Shared by the
+ * oclif commands (src/commands/coderag) and bin/run.js's fast path (fast-query.ts), which must print
+ * the same thing; so this module imports neither oclif nor the query engine (types only).
+ */
+import type { DefResult } from '../query/def.js'
+import type { Reference, RefsResult } from '../query/refs.js'
+import type { SearchResponse } from '../query/search/types.js'
+import type { RepoMap } from '../repomap/index.js'
+import type { DefParams, MapParams, QueryName, QueryParams, QueryResults, RefsParams, SearchParams } from './queries.js'
+
+/** What a query command prints for a result (text mode only): lines for stdout, then for stderr. */
+export interface Rendering {
+  stdout: string[]
+  stderr?: string[]
+}
+
+/** One query command: its arguments and flags (as oclif parses them) to params, its result to text. */
+export interface QueryCli<N extends QueryName, A, F> {
+  params(args: A, flags: F): QueryParams[N]
+  render(params: QueryParams[N], result: QueryResults[N]): Rendering
+}
+
+export const searchCli: QueryCli<'search', { query: string }, { limit: number; lang?: string; path?: string; kind?: string; 'no-tests'?: boolean; rerank?: string }> = {
+  params: (args, flags) => ({
+    query: args.query,
+    limit: flags.limit,
+    language: flags.lang as SearchParams['language'],
+    path: flags.path,
+    kind: flags.kind as SearchParams['kind'],
+    noTests: flags['no-tests'],
+    rerank: flags.rerank as SearchParams['rerank'],
+  }),
+  render: (_params, response) => ({ stdout: [formatSearchResults(response)] }),
+}
+
+export const defCli: QueryCli<'def', { symbol: string }, { limit: number }> = {
+  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit }),
+  render: renderDefinitions,
+}
+
+export const refsCli: QueryCli<'refs', { symbol: string }, { limit: number; cursor?: string }> = {
+  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, cursor: flags.cursor }),
+  render: renderReferences,
+}
+
+export const mapCli: QueryCli<'map', { scope?: string }, { tokens: number; focus?: string[] }> = {
+  params: (args, flags) => ({ scope: args.scope, tokens: flags.tokens, focus: flags.focus }),
+  render: (params: MapParams, map: RepoMap) => ({
+    stdout: [map.map],
+    stderr: [`(${map.symbolsIncluded} of ${map.symbolsTotal} symbols in ${map.files} file(s), ${map.tokens} of ${params.tokens} tokens)`],
+  }),
+}
+
+/** By command name, for the fast path: it parses from oclif's manifest, so its arguments are untyped. */
+export const QUERY_CLIS: { readonly [N in QueryName]: QueryCli<N, never, never> } = { search: searchCli, def: defCli, refs: refsCli, map: mapCli }
+
+function formatSearchResults(response: SearchResponse): string {
+  if (response.results.length === 0) return `No results for ${JSON.stringify(response.query)}.`
+  const width = String(response.results.length).length
+  const blocks = response.results.map((result, i) => {
+    const what = result.qualifiedName === '' ? result.kind : `${result.qualifiedName} (${result.kind})`
+    const header = `${String(i + 1).padStart(width)}. ${result.path}:${result.startLine}-${result.endLine}  ${what}  ${result.score.toFixed(3)}  [${result.methods.join(', ')}]`
+    const snippet = result.snippet.split('\n').map((line) => `${' '.repeat(width + 2)}│ ${line}`).join('\n')
+    return `${header}\n${snippet}`
+  })
+  const stale = response.freshness.stale ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
+  return blocks.join('\n\n') + stale
+}
+
+function renderDefinitions({ symbol }: DefParams, result: DefResult): Rendering {
+  if (result.definitions.length === 0) {
+    const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
+    return { stdout: [`No definition of ${symbol}${hint}`] }
+  }
+  const lines = result.definitions.map((def) => `${def.path}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
+  if (result.total > result.definitions.length) lines.push(`… ${result.total - result.definitions.length} more (--limit)`)
+  return { stdout: lines }
+}
+
+function renderReferences({ symbol }: RefsParams, result: RefsResult): Rendering {
+  if (result.definitions.length === 0 && result.references.length === 0) {
+    const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
+    return { stdout: [`No references to ${symbol}${hint}`] }
+  }
+  const line = (ref: Reference): string => `${ref.path}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
+  const lines = result.references.map(line)
+  if (result.ambiguous) lines.push(`\nAmbiguous (may be another ${symbol}):`, ...result.ambiguous.map(line))
+  if (result.cursor) lines.push(`\nMore: --cursor ${result.cursor}`)
+  return { stdout: lines }
+}
