@@ -8,6 +8,7 @@ import { openIndexContext, type IndexContext } from './context.js'
 import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { readState, writeState, type IndexState } from './state.js'
+import { EXTRACTOR_VERSION } from '../parse/version.js'
 
 export { openIndexContext, type IndexContext } from './context.js'
 export type { BuildOptions, BuildResult, IndexedTree } from './build.js'
@@ -86,7 +87,7 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promis
     let mode: SyncResult['mode'] = 'unchanged'
     let changed: string[] = []
     let extracted: string[] = []
-    if (state.treeHash !== head.tree) {
+    if (state.treeHash !== head.tree || state.indexedWith !== indexedWith(ctx)) {
       if (await loadReusable(ctx, head.tree, opts.warn)) {
         mode = 'reused'
       } else {
@@ -153,7 +154,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     indexed: manifest !== null,
     treeHash: manifest ? state.treeHash : null,
     headTreeHash: ctx.repo.head.tree,
-    stale: manifest === null || state.treeHash !== ctx.repo.head.tree || (overlay?.headTree ?? null) !== ctx.repo.head.tree,
+    stale: manifest === null || state.treeHash !== ctx.repo.head.tree || state.indexedWith !== indexedWith(ctx) || (overlay?.headTree ?? null) !== ctx.repo.head.tree,
     files,
     chunks,
     symbols,
@@ -244,7 +245,12 @@ async function recordIndexed(ctx: IndexContext, state: IndexState, how: 'full' |
     lastIndexed: how === 'full' ? now : state.lastIndexed ?? now,
     lastIncremental: how === 'incremental' ? now : state.lastIncremental,
     recentTrees: [tree, ...state.recentTrees.filter((t) => t !== tree)].slice(0, 20),
+    indexedWith: indexedWith(ctx),
   })
+}
+
+function indexedWith(ctx: IndexContext): string {
+  return `${EXTRACTOR_VERSION}:${ctx.configFingerprint}`
 }
 
 function lockOptions(opts: BuildOptions) {

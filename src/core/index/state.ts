@@ -10,6 +10,11 @@ export interface IndexState {
   lastIncremental: string | null
   /** Most recent first; `gc` (a later issue) keeps the first N. */
   recentTrees: string[]
+  /**
+   * The extractor version and vlt.toml fingerprint `treeHash` was indexed with: an upgrade or a
+   * config edit must re-index even when HEAD has not moved. Absent in states written before it.
+   */
+  indexedWith?: string
 }
 
 const KIND = 'index-state'
