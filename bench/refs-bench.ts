@@ -18,7 +18,7 @@ import { coldCli, indexedContext, sampleNames, warmLatency } from './defs-bench.
 const SAMPLE = 200
 
 /** rxjs's src/ from its npm package, committed on first use. */
-function rxjsCorpus(): string {
+export function rxjsCorpus(): string {
   const dir = join(WORK, 'rxjs')
   if (existsSync(join(dir, '.git'))) return dir
   const pack = mkdtempSync(join(tmpdir(), 'vlt-rxjs-'))
@@ -34,7 +34,7 @@ function rxjsCorpus(): string {
   return dir
 }
 
-function tsFiles(dir: string, root = dir): string[] {
+export function tsFiles(dir: string, root = dir): string[] {
   const out: string[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === '.git' || entry.name === '.vlt' || entry.name === 'node_modules') continue
@@ -45,7 +45,7 @@ function tsFiles(dir: string, root = dir): string[] {
   return out.sort()
 }
 
-function languageService(files: string[]): ts.LanguageService {
+export function languageService(files: string[]): ts.LanguageService {
   const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Node10, strict: true, skipLibCheck: true, lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'] }
   const host: ts.LanguageServiceHost = {
     getCompilationSettings: () => options,
@@ -61,7 +61,7 @@ function languageService(files: string[]): ts.LanguageService {
   return ts.createLanguageService(host, ts.createDocumentRegistry())
 }
 
-interface Case {
+export interface Case {
   name: string
   path: string
   line: number
@@ -69,7 +69,7 @@ interface Case {
 }
 
 /** Exported top-level functions, classes, interfaces, types, enums and consts, every k-th one. */
-function sampleCases(dir: string, files: string[]): Case[] {
+export function sampleCases(dir: string, files: string[], count = SAMPLE): Case[] {
   const all: Case[] = []
   for (const file of files) {
     if (file.endsWith('.d.ts')) continue
@@ -87,13 +87,15 @@ function sampleCases(dir: string, files: string[]): Case[] {
       }
     }
   }
-  const step = Math.max(1, Math.floor(all.length / SAMPLE))
-  return all.filter((_, i) => i % step === 0).slice(0, SAMPLE)
+  const step = Math.max(1, Math.floor(all.length / count))
+  return all.filter((_, i) => i % step === 0).slice(0, count)
 }
 
+const isCommentLine = (text: string): boolean => /^\s*(\*|\/\/|\/\*)/.test(text)
+
 /**
- * findReferences also reports `{@link Name}` in doc comments, which an index of code does not
- * see: `code` is the truth without references on comment lines, `all` with them.
+ * findReferences also reports `{@link Name}` in doc comments: `code` is the truth without
+ * references on comment lines (compared with the answers on code lines), `all` with them.
  */
 function truthOf(service: ts.LanguageService, dir: string, c: Case): { all: Set<string>; code: Set<string> } {
   const out = new Set<string>()
@@ -107,10 +109,24 @@ function truthOf(service: ts.LanguageService, dir: string, c: Case): { all: Set<
       const { line } = source.getLineAndCharacterOfPosition(ref.textSpan.start)
       const key = `${relative(dir, ref.fileName)}:${line + 1}`
       out.add(key)
-      if (!/^\s*(\*|\/\/|\/\*)/.test(source.text.split('\n')[line] ?? '')) code.add(key)
+      if (!isCommentLine(source.text.split('\n')[line] ?? '')) code.add(key)
     }
   }
   return { all: out, code }
+}
+
+/** The answers on code lines, for the truth without comment lines. */
+function onCode(dir: string, answer: Set<string>): Set<string> {
+  const lines = new Map<string, string[]>()
+  const out = new Set<string>()
+  for (const key of answer) {
+    const at = key.lastIndexOf(':')
+    const path = key.slice(0, at)
+    let text = lines.get(path)
+    if (!text) lines.set(path, (text = readFileSync(join(dir, path), 'utf8').split('\n')))
+    if (!isCommentLine(text[Number(key.slice(at + 1)) - 1] ?? '')) out.add(key)
+  }
+  return out
 }
 
 function globOf(dir: string, name: string): Set<string> {
@@ -162,10 +178,10 @@ export async function run(args: string[]): Promise<unknown> {
     const answer = new Set(result.references.map((r) => `${r.path}:${r.line}`))
     const globalAnswer = globOf(dir, c.name)
     add(vlt, truth, answer)
-    add(vltCode, code, answer)
+    add(vltCode, code, onCode(dir, answer))
     add(vltWithAmbiguous, truth, new Set([...answer, ...(result.ambiguous ?? []).map((r) => `${r.path}:${r.line}`)]))
     add(global, truth, globalAnswer)
-    add(globalCode, code, globalAnswer)
+    add(globalCode, code, onCode(dir, globalAnswer))
     const missed = [...code].filter((k) => !answer.has(k))
     const extra = [...answer].filter((k) => !truth.has(k))
     if (missed.length + extra.length > 0) worst.push({ symbol: `${c.path}:${c.name}`, missed: missed.slice(0, 5), extra: extra.slice(0, 5) })

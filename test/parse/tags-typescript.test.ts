@@ -231,4 +231,34 @@ describe('tags: TypeScript', () => {
   it('does not define a module bound by require as a constant', () => {
     assert.equal(tags.symbols.some((s) => s.name === 'legacy' || s.name === 'join'), false)
   })
+
+  it('reports doc-comment links and tag types, `typeof` queries and local exports', async () => {
+    const source = [
+      '/**',
+      ' * Like {@link Subject#next next}, see {@linkcode util.merge}; not {@link https://example.com}.',
+      ' * @throws {EmptyError} when empty',
+      ' * @param {Array<Item>|null} items',
+      ' */',
+      'export function emit(items: Item[]): void {}',
+      '// {@link NotADocComment}',
+      'type Emit = typeof emit | typeof util.merge',
+      'export { emit as send }',
+      '',
+    ].join('\n')
+    const got = (await tagsOf('typescript', source)).references.map((r) => [r.name, r.line, r.column, r.kind, r.receiver])
+    assert.deepEqual(got, [
+      ['Subject', 2, 15, 'doc', undefined],
+      ['next', 2, 23, 'doc', 'Subject'],
+      ['util', 2, 50, 'doc', undefined],
+      ['merge', 2, 55, 'doc', 'util'],
+      ['EmptyError', 3, 12, 'doc', undefined],
+      ['Array', 4, 11, 'doc', undefined],
+      ['Item', 4, 17, 'doc', undefined],
+      ['Item', 6, 28, 'type', undefined],
+      ['emit', 8, 19, 'reference', undefined],
+      ['util', 8, 33, 'reference', undefined],
+      ['merge', 8, 38, 'reference', 'util'],
+      ['emit', 9, 9, 'import', undefined],
+    ])
+  })
 })

@@ -12,9 +12,9 @@ export const SYMBOL_KINDS: readonly SymbolKind[] = [
   'module', 'constant', 'variable', 'field', 'macro', 'namespace',
 ]
 
-/** Reference kinds as stored: an imported name is a plain reference to what it names. */
+/** Reference kinds as stored: an imported name or a doc comment's link is a plain reference to what it names. */
 export const REFERENCE_KINDS = ['call', 'reference', 'type', 'inherit'] as const
-const REFERENCE_CODES: Record<ReferenceKind, number> = { call: 0, reference: 1, type: 2, inherit: 3, import: 1 }
+const REFERENCE_CODES: Record<ReferenceKind, number> = { call: 0, reference: 1, type: 2, inherit: 3, import: 1, doc: 1 }
 const KIND_CODES = new Map(SYMBOL_KINDS.map((kind, code) => [kind, code]))
 
 export interface SymbolColumns {

@@ -53,7 +53,8 @@ export interface SymbolDef {
   scope: string
 }
 
-export type ReferenceKind = 'call' | 'reference' | 'type' | 'inherit' | 'import'
+/** `doc`: a name a documentation comment links to (`{@link Name}`, `@throws {Type}`). */
+export type ReferenceKind = 'call' | 'reference' | 'type' | 'inherit' | 'import' | 'doc'
 
 export interface SymbolRef {
   name: string

@@ -1,18 +1,21 @@
 /**
- * `refs SYMBOL`: the uses of a symbol — calls, reads, type and inheritance references, imports —
- * resolved through imports, receivers and scopes, so that an unrelated definition with the same
- * name does not contribute its uses. Definitions themselves are not references (use `def`).
+ * `refs SYMBOL`: the uses of a symbol — calls, reads, type and inheritance references, imports,
+ * doc-comment links, and the uses of a name it is imported under (`import {a as b}`) — resolved
+ * through imports, receivers and scopes, so that an unrelated definition with the same name does
+ * not contribute its uses. Definitions themselves are not references (use `def`).
  *
  * The symbol table's postings name the files mentioning the name; only those files' artifacts
  * are read, in a fixed order (files defining the target, then files importing it, then the rest
  * by path), so that a cursor can resume where a page stopped.
  */
 import { UsageError } from '../errors.js'
-import type { SymbolInfo } from '../graph/symbol-table.js'
+import type { FileImport, SymbolInfo } from '../graph/symbol-table.js'
 import type { Freshness, QueryContext } from './context.js'
 import { isDeclaration, rankedDefinitions, toDefinition, type Definition } from './def.js'
 import { findCandidates, nameOf } from './symbols/candidates.js'
+import { aliasesOf, bindsName, importBindings, NAMED_IMPORTS } from './symbols/bindings.js'
 import { exposureOf, type Exposure } from './symbols/exposure.js'
+import { inSpace, restrictedSpace } from './symbols/meaning.js'
 import { lineReader } from './symbols/lines.js'
 import { resolveOccurrence, type FileView, type Resolution } from './symbols/resolve.js'
 import { suggestNames } from './symbols/suggest.js'
@@ -67,21 +70,26 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
   }
 
   const mentioning = postings.map((p) => p.path)
-  const exposure = exposureOf(table, name, targets.map((t) => t.path), others.map((o) => o.path), mentioning)
+  const views = new FileViews(qctx, name)
+  const exposure = exposureOf(table, targets.map((t) => t.path), others.map((o) => o.path), mentioning, (path, row) => views.rowBinds(path, row))
   const order = (path: string): number => (targets.some((t) => t.path === path) ? 0 : exposure.get(path) === 'target' ? 1 : 2)
   const files = mentioning.sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1))
   const resolution: Resolution = { targets, others, exposure }
+  const space = restrictedSpace(table, targets, (path) => qctx.files.get(path)?.language)
   const ambiguous: Reference[] = []
 
   for (let f = start.file; f < files.length; f++) {
     const path = files[f]!
-    const view = fileView(qctx, path, exposure)
+    const view = views.view(path, exposure)
     if (!view) continue
     const line = lineReader(view.artifact)
     const refs = view.artifact.references
+    // `import {name as alias}`: the alias's uses are the name's.
+    const aliases = targets.length === 0 ? [] : aliasesOf(view.bindings, name)
     for (let r = f === start.file ? start.ref : 0; r < refs.length; r++) {
       const ref = refs[r]!
-      if (ref.name !== name) continue
+      const alias = ref.name !== name && aliases.includes(ref.name) && ref.receiver === undefined && ref.kind !== 'import'
+      if ((ref.name !== name && !alias) || (space && !inSpace(ref.kind, space))) continue
       const verdict = targets.length === 0 ? 'keep' : resolveOccurrence(ref, view, resolution)
       if (verdict === 'drop') continue
       if (verdict === 'keep' && result.references.length === limit) {
@@ -107,31 +115,35 @@ function targetsOf(ranked: SymbolInfo[]): SymbolInfo[] {
   return ranked.filter((c) => c === best || (c.qualifiedName === best.qualifiedName && (isDeclaration(c) || isDeclaration(best))))
 }
 
-function fileView(qctx: QueryContext, path: string, exposure: ReadonlyMap<string, Exposure>): FileView | null {
-  const artifact = qctx.artifact(path)
-  const source = qctx.files.get(path)
-  if (!artifact || !source) return null
-  const moduleBindings = new Map<string, string[]>()
-  const bind = (local: string, target: string): void => {
-    const list = moduleBindings.get(local)
-    if (list) list.push(target)
-    else moduleBindings.set(local, [target])
+/** Views of the files of one query; exposure asks each file, hop after hop, which imports bind the name. */
+class FileViews {
+  /** Per file, its import rows (line, module) that bind the name. */
+  private readonly binding = new Map<string, Set<string>>()
+
+  constructor(private readonly qctx: QueryContext, private readonly name: string) {}
+
+  view(path: string, exposure: ReadonlyMap<string, Exposure>): FileView | null {
+    const artifact = this.qctx.artifact(path)
+    const source = this.qctx.files.get(path)
+    if (!artifact || !source) return null
+    const bindings = importBindings(this.qctx.aggregates.symbols, path, source.language, artifact.imports)
+    return { path, language: source.language, artifact, exposure: exposure.get(path), bindings }
   }
-  const table = qctx.aggregates.symbols
-  const resolved = table.imports(path)
-  for (const written of artifact.imports) {
-    for (const imported of resolved) {
-      if (imported.line !== written.line || imported.module !== written.module || !imported.resolved) continue
-      const target = imported.resolved.path
-      if (imported.name === '') {
-        if (written.alias) bind(written.alias, target)
-        bind(written.module, target)
-      } else {
-        for (const n of written.names) if (n.name === imported.name) bind(n.alias ?? n.name, target)
-      }
+
+  /** Whether an import row of `path` can bind the queried name itself, not only other names of its module. */
+  rowBinds(path: string, row: FileImport): boolean {
+    // A row naming what it imports (Python, Rust) binds that name only.
+    if (row.name !== '') return row.name === this.name || row.name === '*'
+    const source = this.qctx.files.get(path)
+    if (!source || !NAMED_IMPORTS.has(source.language)) return true
+    let rows = this.binding.get(path)
+    if (!rows) {
+      const written = this.qctx.artifact(path)?.imports ?? []
+      rows = new Set(written.filter((w) => bindsName(w, this.name)).map((w) => `${w.line}\0${w.module}`))
+      this.binding.set(path, rows)
     }
+    return rows.has(`${row.line}\0${row.module}`)
   }
-  return { path, language: source.language, artifact, exposure: exposure.get(path), moduleBindings }
 }
 
 function parseCursor(cursor: string | undefined): { file: number; ref: number } {

@@ -14,6 +14,8 @@ import type { ReferenceKind, SymbolKind } from '../types.js'
  *   are not references to a symbol. `@local.type` a type parameter: it also hides type references,
  *   which a plain local does not (`struct ring *ring` refers to the type `ring`).
  * - `@import` an import statement, read by the language's import reader.
+ * - `@doc` a comment: in a documentation comment (one opening with `/**`), the names `{@link Name}` points
+ *   to are references (TypeScript resolves them like code, and finds them as references).
  * - `@_…` helpers for predicates, ignored.
  */
 export type Role =
@@ -21,14 +23,14 @@ export type Role =
   | { role: 'container' }
   | { role: 'reference'; kind: ReferenceKind }
   | { role: 'local'; type: boolean }
-  | { role: 'name' | 'scope' | 'body' | 'sig' | 'receiver' | 'import' | 'ignore' }
+  | { role: 'name' | 'scope' | 'body' | 'sig' | 'receiver' | 'import' | 'doc' | 'ignore' }
 
 const SYMBOL_KINDS = new Set<string>([
   'function', 'method', 'class', 'interface', 'struct', 'enum', 'trait', 'type',
   'module', 'constant', 'variable', 'field', 'macro', 'namespace',
 ])
 const REFERENCE_KINDS = new Set<string>(['call', 'reference', 'type', 'inherit', 'import'])
-const PLAIN_ROLES = new Set(['name', 'scope', 'body', 'sig', 'receiver', 'import', 'container'])
+const PLAIN_ROLES = new Set(['name', 'scope', 'body', 'sig', 'receiver', 'import', 'doc', 'container'])
 
 function roleOf(captureName: string): Role {
   if (captureName.startsWith('_')) return { role: 'ignore' }

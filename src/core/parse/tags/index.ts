@@ -4,6 +4,7 @@ import type { ImportRef, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from 
 import { captureRoles, type Role } from './captures.js'
 import { IMPORT_READERS } from './imports.js'
 import { tagsQuery } from './query.js'
+import { readDocLinks } from './doc-links.js'
 import { ScopeCursor, qualify, type LocalNames, type Scope } from './scopes.js'
 import { signatureText } from './signature.js'
 
@@ -30,10 +31,14 @@ interface DefCandidate {
 }
 
 interface RefCandidate {
-  node: Node
+  /** The name's node; a name read out of a comment has none, and gives its end and position. */
+  node: Node | undefined
   start: number
+  end: number
+  row: number
+  column: number
   kind: ReferenceKind
-  receiver: Node | undefined
+  receiver: Node | string | undefined
   pattern: number
 }
 
@@ -63,8 +68,10 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
   const refs: RefCandidate[] = []
   const locals: LocalCandidate[] = []
   const imports: ImportRef[] = []
+  const nodeRef = (node: Node, kind: ReferenceKind, pattern: number): RefCandidate =>
+    ({ node, start: node.startIndex, end: node.endIndex, row: 0, column: 0, kind, receiver: undefined, pattern })
   const importedName = (node: Node): void => {
-    refs.push({ node, start: node.startIndex, kind: 'import', receiver: undefined, pattern: -1 })
+    refs.push(nodeRef(node, 'import', -1))
   }
 
   for (const match of query.matches(tree.rootNode)) {
@@ -86,10 +93,13 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
         case 'scope': qualifier = node; break
         case 'body': body = node; break
         case 'sig': sig = node; break
-        case 'reference': refs.push({ node, start: node.startIndex, kind: role.kind, receiver: undefined, pattern }); break
+        case 'reference': refs.push(nodeRef(node, role.kind, pattern)); break
         case 'receiver': receiver = node; break
         case 'local': locals.push({ node, start: node.startIndex, type: role.type }); break
         case 'import': readImport(node, source, imports, importedName); break
+        case 'doc':
+          readDocLinks(node, source, (link) => refs.push({ node: undefined, ...link, kind: 'doc', pattern }))
+          break
         case 'ignore': break
       }
     }
@@ -209,9 +219,9 @@ function resolveReferences(
     if (start === lastStart || nameStarts.has(start)) continue
     lastStart = start
     const open = cursor.at(start)
-    const name = source.slice(start, ref.node.endIndex)
+    const name = source.slice(start, ref.end)
     if (!ref.receiver && ref.kind !== 'import' && isLocal(name, ref.kind === 'type', open, rootLocals)) continue
-    const position = ref.node.startPosition
+    const position = ref.node ? ref.node.startPosition : { row: ref.row, column: ref.column }
     const reference: SymbolRef = {
       name,
       line: position.row + 1,
@@ -220,7 +230,7 @@ function resolveReferences(
       enclosing: open.length > 0 ? open[open.length - 1]!.qualifiedName : '',
     }
     if (ref.receiver) {
-      const receiver = collapse(source.slice(ref.receiver.startIndex, ref.receiver.endIndex))
+      const receiver = typeof ref.receiver === 'string' ? ref.receiver : collapse(source.slice(ref.receiver.startIndex, ref.receiver.endIndex))
       if (receiver.length <= MAX_RECEIVER) reference.receiver = receiver
     }
     references.push(reference)

@@ -4,13 +4,16 @@
  * `__init__.py`, re-exports), a few hops deep. A file reached from both the target and an
  * unrelated same-named definition is `both`: its uses cannot be told apart by imports alone.
  */
-import type { SymbolTable } from '../../graph/symbol-table.js'
+import type { FileImport, SymbolTable } from '../../graph/symbol-table.js'
 
 export type Exposure = 'target' | 'other' | 'both'
 
+/** Whether an import row of `path` can bind the name itself (not only other names of the module). */
+export type RowBinds = (path: string, row: FileImport) => boolean
+
 const HOPS = 4
 
-export function exposureOf(table: SymbolTable, name: string, targetFiles: Iterable<string>, otherFiles: Iterable<string>, mentioning: readonly string[]): Map<string, Exposure> {
+export function exposureOf(table: SymbolTable, targetFiles: Iterable<string>, otherFiles: Iterable<string>, mentioning: readonly string[], binds: RowBinds): Map<string, Exposure> {
   const label = new Map<string, Exposure>()
   for (const path of otherFiles) label.set(path, 'other')
   // A file defining both keeps 'target': its own definition is the one its bare uses see.
@@ -20,7 +23,7 @@ export function exposureOf(table: SymbolTable, name: string, targetFiles: Iterab
     let changed = false
     for (const path of mentioning) {
       if (defining.has(path)) continue
-      const reached = importedExposure(table, path, label, name)
+      const reached = importedExposure(table, path, label, binds)
       if (reached && reached !== label.get(path)) {
         label.set(path, reached)
         changed = true
@@ -31,22 +34,20 @@ export function exposureOf(table: SymbolTable, name: string, targetFiles: Iterab
   return label
 }
 
-/**
- * The exposure `path` receives through the resolved imports that can bind `name` itself. An
- * import row naming another name (Python and Rust list imported names) binds that one only.
- */
-function importedExposure(table: SymbolTable, path: string, label: ReadonlyMap<string, Exposure>, name: string): Exposure | undefined {
+/** The exposure `path` receives through the resolved imports that can bind the name itself. */
+function importedExposure(table: SymbolTable, path: string, label: ReadonlyMap<string, Exposure>, binds: RowBinds): Exposure | undefined {
   let out: Exposure | undefined
   for (const imported of table.imports(path)) {
     const target = imported.resolved
-    if (!target || (imported.name !== '' && imported.name !== name && imported.name !== '*')) continue
+    if (!target) continue
     let got: Exposure | undefined
     if (target.isDir) {
       for (const [file, exposure] of label) if (file.startsWith(`${target.path}/`) && !file.slice(target.path.length + 1).includes('/')) got = merge(got, exposure)
     } else {
       got = label.get(target.path)
     }
-    if (got) out = merge(out, got)
+    // Asked last: telling may mean reading the file's imports as written.
+    if (got && binds(path, imported)) out = merge(out, got)
   }
   return out
 }

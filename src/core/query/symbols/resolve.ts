@@ -5,6 +5,7 @@
  */
 import type { SymbolInfo } from '../../graph/symbol-table.js'
 import type { FileArtifact, LanguageId, SymbolRef } from '../../parse/types.js'
+import { statementOf, type ImportBindings } from './bindings.js'
 import type { Exposure } from './exposure.js'
 
 export type Verdict = 'keep' | 'drop' | 'ambiguous'
@@ -24,8 +25,7 @@ export interface FileView {
   artifact: FileArtifact
   /** What this file's imports make visible (undefined: none of the definitions). */
   exposure: Exposure | undefined
-  /** Local names bound to a module or file by an import → the files they resolve to. */
-  moduleBindings: Map<string, string[]>
+  bindings: ImportBindings
 }
 
 export interface Resolution {
@@ -36,7 +36,34 @@ export interface Resolution {
 }
 
 export function resolveOccurrence(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
-  return ref.receiver === undefined ? resolveBare(ref, file, r) : resolveQualified(ref, ref.receiver, file, r)
+  if (ref.receiver !== undefined) return resolveQualified(ref, ref.receiver, file, r)
+  return resolveImported(ref, file, r) ?? resolveBare(ref, file, r)
+}
+
+/**
+ * A name a named import binds (or the import itself, `export {x} from` included) is decided by
+ * the module it comes from, whatever else the file imports or defines: undefined when that
+ * module makes no definition of the name visible (or the import is not resolved).
+ */
+function resolveImported(ref: SymbolRef, file: FileView, r: Resolution): Verdict | undefined {
+  let paths: string[] | undefined
+  if (ref.kind === 'import') {
+    paths = statementOf(file.bindings, ref.name, ref.line)?.paths
+  } else {
+    const imported = file.bindings.names.get(ref.name)
+    // `import {other as name}` binds the name to another export of the module.
+    if (imported && imported.name !== r.targets[0]?.name && imported.name !== 'default') return 'drop'
+    paths = imported?.paths
+  }
+  if (!paths) return undefined
+  let target = false
+  let other = false
+  for (const path of paths) {
+    const exposure = r.exposure.get(path)
+    if (exposure === 'target' || exposure === 'both') target = true
+    if (exposure === 'other' || exposure === 'both') other = true
+  }
+  return target ? (other ? 'ambiguous' : 'keep') : other ? 'drop' : undefined
 }
 
 function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: Resolution): Verdict {
@@ -46,7 +73,7 @@ function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: R
     if (r.others.some(inClass)) return 'drop'
     return r.targets.some((t) => t.scope !== '') ? (r.others.some((o) => o.scope !== '') ? 'ambiguous' : 'keep') : 'drop'
   }
-  const bound = file.moduleBindings.get(receiver)
+  const bound = file.bindings.modules.get(receiver)
   if (bound) {
     const exposures = bound.map((path) => r.exposure.get(path))
     if (exposures.includes('target') || exposures.includes('both')) return exposures.includes('other') ? 'ambiguous' : 'keep'

@@ -168,3 +168,6 @@
   constructor: (member_expression object: (_) @receiver property: (property_identifier) @reference.call))
 (decorator (identifier) @reference.call)
 (decorator (member_expression object: (_) @receiver property: (property_identifier) @reference.call))
+
+; ---- documentation comments: their `{@link Name}` targets are references
+(comment) @doc

@@ -43,4 +43,5 @@
     ])
 ]
 (shorthand_property_identifier) @reference.reference
-(export_specifier name: (identifier) @reference.reference)
+; `export {x}` names what it exports, as an import does.
+(export_specifier name: (identifier) @reference.import)

@@ -59,6 +59,16 @@
   (generic_type name: (nested_type_identifier module: (_) @receiver name: (type_identifier) @reference.inherit))
 ])
 
+; ---- `typeof x` in a type names a value
+; (`typeof a.b.c`: the grammar's member chain there is no expression, so each link is spelt out).
+(type_query [
+  (identifier) @reference.reference
+  (member_expression object: (identifier) @reference.reference)
+  (member_expression object: (_) @receiver property: (property_identifier) @reference.reference)
+  (member_expression object: (member_expression object: (identifier) @reference.reference))
+  (member_expression object: (member_expression object: (_) @receiver property: (property_identifier) @reference.reference))
+])
+
 ; ---- everything else that names something (kept last: the patterns above win)
 (nested_type_identifier module: (_) @receiver name: (type_identifier) @reference.type)
 (type_identifier) @reference.type
@@ -81,4 +91,5 @@
     ])
 ]
 (shorthand_property_identifier) @reference.reference
-(export_specifier name: (identifier) @reference.reference)
+; `export {x}` names what it exports, as an import does.
+(export_specifier name: (identifier) @reference.import)
