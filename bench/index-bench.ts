@@ -26,6 +26,7 @@ function timed(cmd: string[], cwd: string): Timed {
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6
   if (child.status !== 0) throw new Error(`${cmd.join(' ')} failed (${child.status}): ${child.stderr}`)
   const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop())
+  rmSync(dirname(out), { recursive: true, force: true })
   return { wallMs: Math.round(wallMs), peakRssMb: Math.round(rssKb / 1024), stdout: child.stdout }
 }
 
@@ -46,6 +47,7 @@ function benchCorpus(name: CorpusName) {
   const tags = join(mkdtempSync(join(tmpdir(), 'vlt-ctags-')), 'tags')
   const ctags = timed(['ctags', '-R', '--exclude=.vlt', '--exclude=.git', '-f', tags, '.'], dir)
   const ctagsBytes = statSync(tags).size
+  rmSync(dirname(tags), { recursive: true, force: true })
 
   // One-file commit: append a function to a mid-sized file.
   const victim = files[Math.floor(files.length / 2)]!

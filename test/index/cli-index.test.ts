@@ -241,14 +241,15 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
 
   it('works in a linked worktree', () => {
     repo = createGitRepo({ files: { 'a.py': 'def a():\n    pass\n' } })
-    const wt = join(mkdtempSync(join(tmpdir(), 'vlt-wt-')), 'wt')
+    const parent = mkdtempSync(join(tmpdir(), 'vlt-wt-'))
+    const wt = join(parent, 'wt')
     try {
       repo.git('worktree', 'add', '-q', '-b', 'side', wt)
       const init = vltJson(wt, ['coderag', 'init'])
       assert.equal(init.files, 1)
       assert.ok(existsSync(join(wt, '.vlt', 'state.mpk')))
     } finally {
-      rmSync(wt, { recursive: true, force: true })
+      rmSync(parent, { recursive: true, force: true })
     }
   })
 
