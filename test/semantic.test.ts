@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { WarmIndex } from '../src/core/mcp/warm-index.js'
 import { openQueryContext } from '../src/core/query/context.js'
 import { searchCode } from '../src/core/query/search/index.js'
 import { analyzeQuery } from '../src/core/search/index.js'
 import { rankByCode } from '../src/core/semantic/code-view-path.js'
-import { associationsPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION } from '../src/core/semantic/model-store.js'
+import { associationsPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, learnInBackground } from '../src/core/semantic/model-store.js'
 import { codeView, learnAssociations, prepareQuery, scoreCode, type DocumentedText } from '../src/core/semantic/term-associations.js'
 import { readRecordSync } from '../src/core/store/index.js'
 import type { GitFixture } from './helpers/git-fixture.js'
@@ -132,5 +134,26 @@ describe('semantic: code view in search', function () {
     const next = await openQueryContext(repo.dir, { warn, noSync: true })
     assert.deepEqual((await searchCode(next, query, { provider: null })).warnings, [])
     assert.equal(readRecordSync<{ pairs: number }>(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION)?.pairs, 5)
+  })
+
+  it('is learned in a worker thread by a warm index, before any search asks for it', async () => {
+    const path = associationsPath(await openQueryContext(repo.dir, { warn, noSync: true }))
+    rmSync(path, { force: true })
+    const warm = await WarmIndex.open(repo.dir, { warn })
+    try {
+      const qctx = await warm.get()
+      for (let waited = 0; !existsSync(path); waited += 20) {
+        assert.ok(waited < 20_000, 'the warm index never learned the model')
+        await sleep(20)
+      }
+      await learnInBackground(qctx)
+      assert.equal(readRecordSync<{ pairs: number }>(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION)?.pairs, 5)
+      const stored = statSync(path).mtimeMs
+      const prose = await searchCode(qctx, 'Whether the user is allowed to publish the document.', { provider: null })
+      assert.equal(prose.results[0]?.name, 'may_publish')
+      assert.equal(statSync(path).mtimeMs, stored, 'the search used the stored model')
+    } finally {
+      warm.close()
+    }
   })
 })

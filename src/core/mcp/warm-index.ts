@@ -13,6 +13,7 @@ import { join, relative, sep } from 'node:path'
 import { GitError, openRepo, type Repo } from '../git/index.js'
 import { runInRepo } from '../git/repo.js'
 import { openQueryContext, type QueryContext } from '../query/context.js'
+import { learnInBackground } from '../semantic/model-store.js'
 import { TreeWatcher, type WatchedDir } from './tree-watcher.js'
 
 export const CHECK_INTERVAL_ENV = 'VLT_MCP_CHECK_MS'
@@ -80,6 +81,8 @@ export class WarmIndex {
     try {
       const qctx = await openQueryContext(this.cwd, { warn: this.options.warn })
       this.current = { qctx, signature }
+      // Off this thread: the first prose search then finds the code view's model ready.
+      learnInBackground(qctx).catch((error: unknown) => this.options.warn(`warning: learning the term associations failed: ${(error as Error).message}`))
       return qctx
     } catch (error) {
       if (!this.current) throw error

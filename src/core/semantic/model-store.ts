@@ -5,10 +5,12 @@
  * so a one-file commit does not relearn. A damaged or outdated record is reported once, rebuilt
  * and replaced.
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
 import { blobRecordPath } from '../index/build.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
+import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
 import { readRecord, readRecordSync, writeRecord } from '../store/index.js'
@@ -49,8 +51,46 @@ export function associationsPath(qctx: QueryContext): string {
   return join(qctx.index.paths.treeDir(qctx.manifest.aggregatesTree), ASSOCIATIONS_FILE)
 }
 
+/** What a learning worker is asked: the blob records to learn from, and where to store the model. */
+export interface LearningTask {
+  recordPaths: string[]
+  outPath: string
+}
+
+/** Models being learned in worker threads, by record path. */
+const learning = new Map<string, Promise<void>>()
+
+/**
+ * Learns the tree's model in a worker thread unless it is stored already. A warm server (the MCP
+ * server, the query daemon) starts this as soon as it has an index, so that its first prose
+ * search finds the model ready instead of spending seconds on it (Linux 10k: ~3 s) — and its
+ * definition and reference queries never wait behind the learning.
+ */
+export function learnInBackground(qctx: QueryContext): Promise<void> {
+  const outPath = associationsPath(qctx)
+  let pending = learning.get(outPath)
+  if (!pending) {
+    pending = existsSync(outPath) ? Promise.resolve() : learnInWorker({ recordPaths: learningRecordPaths(qctx), outPath })
+    learning.set(outPath, pending)
+    pending.then(() => learning.delete(outPath), () => learning.delete(outPath))
+  }
+  return pending
+}
+
+async function learnInWorker(task: LearningTask): Promise<void> {
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './learn-worker.ts' : './learn-worker.js', import.meta.url)
+  const pool = new WorkerPool<LearningTask, null>(entry, 1)
+  try {
+    await pool.run(task)
+  } finally {
+    await pool.close()
+  }
+}
+
 async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
   const path = associationsPath(qctx)
+  // A worker already on it: its record is what this would compute (if it fails, learn here).
+  await learning.get(path)?.catch(() => {})
   let warning: string | undefined
   try {
     const stored = await readRecord<TermAssociations>(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION)
@@ -64,18 +104,31 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
   return warning ? { model, warning } : { model }
 }
 
+/** The blob records of a spread of the tree's committed files (see MAX_LEARNING_FILES). */
+function learningRecordPaths(qctx: QueryContext): string[] {
+  const files = qctx.manifest.files.filter((file) => !file.skipped)
+  const step = Math.max(1, files.length / MAX_LEARNING_FILES)
+  const paths: string[] = []
+  for (let at = 0; at < files.length; at += step) {
+    const file = files[Math.floor(at)]!
+    paths.push(blobRecordPath(qctx.index, file.blob, file.language))
+  }
+  return paths
+}
+
 /**
  * The chunks of (a spread of) the tree's committed files, read straight from their blob records
  * so that learning neither fills the query context's artifact cache nor depends on the overlay.
  */
-function* learningChunks(qctx: QueryContext): Iterable<Chunk> {
-  const files = qctx.manifest.files.filter((file) => !file.skipped)
-  const step = Math.max(1, files.length / MAX_LEARNING_FILES)
-  for (let at = 0; at < files.length; at += step) {
-    const file = files[Math.floor(at)]!
+function learningChunks(qctx: QueryContext): Iterable<Chunk> {
+  return chunksOf(learningRecordPaths(qctx))
+}
+
+export function* chunksOf(recordPaths: readonly string[]): Iterable<Chunk> {
+  for (const path of recordPaths) {
     let record: BlobRecord | undefined
     try {
-      record = readRecordSync<BlobRecord>(blobRecordPath(qctx.index, file.blob, file.language), BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+      record = readRecordSync<BlobRecord>(path, BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
     } catch (error) {
       // A damaged artifact is reported by the paths that need it; learning just goes without it.
       if (!(error instanceof CorruptFileError)) throw error
