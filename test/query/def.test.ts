@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert'
-import { openQueryContext, type QueryContext } from '../../src/core/query/context.js'
+import { openQueryContext } from '../../src/core/query/context.js'
 import { findDefinitions } from '../../src/core/query/def.js'
 import { boundedLevenshtein, suggestNames } from '../../src/core/query/symbols/suggest.js'
 import { SymbolTable } from '../../src/core/graph/index.js'
 import type { SymbolDef } from '../../src/core/parse/types.js'
-import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { indexedRepo } from '../helpers/indexed-repo.js'
 
 const warn = (): void => {}
 
@@ -30,15 +30,9 @@ const FILES = {
 
 describe('def', function () {
   this.timeout(60_000)
-  let repo: GitFixture
-  let qctx: QueryContext
-  before(async () => {
-    repo = createGitRepo({ files: FILES })
-    qctx = await openQueryContext(repo.dir, { warn })
-  })
-  after(() => repo?.cleanup())
+  const fx = indexedRepo(FILES)
 
-  const where = (symbol: string): string[] => findDefinitions(qctx, symbol).definitions.map((d) => `${d.path}:${d.line}:${d.qualifiedName}`)
+  const where = (symbol: string): string[] => findDefinitions(fx.qctx, symbol).definitions.map((d) => `${d.path}:${d.line}:${d.qualifiedName}`)
 
   it('puts code before tests for a bare name', () => {
     assert.deepEqual(where('authenticate_user'), ['app/models.py:9:authenticate_user', 'tests/test_models.py:1:authenticate_user'])
@@ -61,23 +55,23 @@ describe('def', function () {
   })
 
   it('returns the full contract shape', () => {
-    const result = findDefinitions(qctx, 'Order.save')
+    const result = findDefinitions(fx.qctx, 'Order.save')
     assert.deepEqual(result.definitions, [{ name: 'save', qualifiedName: 'Order.save', kind: 'method', path: 'app/models.py', line: 6, endLine: 7, signature: 'def save(self)' }])
     assert.equal(result.total, 1)
     assert.equal(result.suggestions, undefined)
-    assert.equal(result.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
+    assert.equal(result.freshness.treeHash, fx.repo.git('rev-parse', 'HEAD^{tree}'))
   })
 
   it('suggests close names for an unknown symbol', () => {
-    const result = findDefinitions(qctx, 'authenticate_usr')
+    const result = findDefinitions(fx.qctx, 'authenticate_usr')
     assert.deepEqual(result.definitions, [])
     assert.deepEqual(result.suggestions, ['authenticate_user'])
-    assert.deepEqual(findDefinitions(qctx, 'Authenticate').suggestions, ['authenticate_user'])
+    assert.deepEqual(findDefinitions(fx.qctx, 'Authenticate').suggestions, ['authenticate_user'])
   })
 
   it('sees uncommitted edits', async () => {
-    repo.write({ 'app/extra.py': 'def fresh_thing():\n    pass\n' })
-    const dirty = await openQueryContext(repo.dir, { warn })
+    fx.repo.write({ 'app/extra.py': 'def fresh_thing():\n    pass\n' })
+    const dirty = await openQueryContext(fx.repo.dir, { warn })
     assert.deepEqual(findDefinitions(dirty, 'fresh_thing').definitions.map((d) => d.path), ['app/extra.py'])
   })
 })

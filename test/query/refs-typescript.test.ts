@@ -1,9 +1,6 @@
 import { strict as assert } from 'node:assert'
-import { openQueryContext, type QueryContext } from '../../src/core/query/context.js'
 import { findReferences, type RefsResult } from '../../src/core/query/refs.js'
-import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
-
-const warn = (): void => {}
+import { indexedRepo } from '../helpers/indexed-repo.js'
 
 // Two `zip`s (a creation function and an operator importing it under an alias), a class member
 // `zip` in a module everyone imports, an interface and a constant sharing a name, a barrel.
@@ -52,18 +49,12 @@ const FILES = {
 
 describe('refs: TypeScript', function () {
   this.timeout(60_000)
-  let repo: GitFixture
-  let qctx: QueryContext
-  before(async () => {
-    repo = createGitRepo({ files: FILES })
-    qctx = await openQueryContext(repo.dir, { warn })
-  })
-  after(() => repo?.cleanup())
+  const fx = indexedRepo(FILES)
 
   const at = (refs: RefsResult['references'] | undefined): string[] => (refs ?? []).map((r) => `${r.path}:${r.line}`).sort()
 
   it('resolves each use through the import that binds it: aliases, doc links, typeof, re-exports', () => {
-    const result = findReferences(qctx, 'src/observable/zip.ts:zip')
+    const result = findReferences(fx.qctx, 'src/observable/zip.ts:zip')
     assert.deepEqual(at(result.references), [
       // the import, a doc link and a call, though app.ts also imports a module with a member `zip`
       'src/app.ts:11', 'src/app.ts:14', 'src/app.ts:2', 'src/app.ts:6',
@@ -75,12 +66,12 @@ describe('refs: TypeScript', function () {
   })
 
   it("keeps the other definition's re-export under another name apart", () => {
-    const result = findReferences(qctx, 'src/operators/zip.ts:zip')
+    const result = findReferences(fx.qctx, 'src/operators/zip.ts:zip')
     assert.deepEqual(at(result.references), ['src/index.ts:2'])
   })
 
   it('finds only type-space uses of an interface that shares its name with a constant', () => {
-    const result = findReferences(qctx, 'src/errors.ts:EmptyError')
+    const result = findReferences(fx.qctx, 'src/errors.ts:EmptyError')
     assert.deepEqual(result.definitions.map((d) => `${d.path}:${d.line}`), ['src/errors.ts:1'])
     // Not `new EmptyError()` (app.ts:10): that is the constant.
     assert.deepEqual(at(result.references), ['src/app.ts:15', 'src/app.ts:3', 'src/app.ts:7', 'src/errors.ts:3'])

@@ -1,9 +1,6 @@
 import { strict as assert } from 'node:assert'
-import { openQueryContext, type QueryContext } from '../../src/core/query/context.js'
 import { findReferences, type RefsResult } from '../../src/core/query/refs.js'
-import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
-
-const warn = (): void => {}
+import { indexedRepo } from '../helpers/indexed-repo.js'
 
 const FILES = {
   'app/storage.py': ['def load(path):', '    return open(path)', '', 'class Cache:', '    def get(self, key):', '        return load(key)', ''].join('\n'),
@@ -26,18 +23,12 @@ const FILES = {
 
 describe('refs', function () {
   this.timeout(60_000)
-  let repo: GitFixture
-  let qctx: QueryContext
-  before(async () => {
-    repo = createGitRepo({ files: FILES })
-    qctx = await openQueryContext(repo.dir, { warn })
-  })
-  after(() => repo?.cleanup())
+  const fx = indexedRepo(FILES)
 
   const at = (refs: RefsResult['references'] | undefined): string[] => (refs ?? []).map((r) => `${r.path}:${r.line}`)
 
   it('keeps uses reached through imports and the defining file, drops the same-named function of another module', () => {
-    const result = findReferences(qctx, 'app/storage.py:load')
+    const result = findReferences(fx.qctx, 'app/storage.py:load')
     assert.deepEqual(result.definitions.map((d) => `${d.path}:${d.line}`), ['app/storage.py:1'])
     // storage.py:6 (same file), service.py:1 (the import) and :5 (the call); config.load, items.load and other.py are another load.
     assert.deepEqual(at(result.references), ['app/storage.py:6', 'app/service.py:1', 'app/service.py:5'])
@@ -45,28 +36,28 @@ describe('refs', function () {
   })
 
   it('follows a module alias receiver to the other definition', () => {
-    const result = findReferences(qctx, 'app/config.py:load')
+    const result = findReferences(fx.qctx, 'app/config.py:load')
     assert.deepEqual(at(result.references), ['app/config.py:5', 'app/other.py:1', 'app/other.py:4', 'app/service.py:6'])
   })
 
   it('resolves a method through its receiver', () => {
-    const result = findReferences(qctx, 'Cache.get')
+    const result = findReferences(fx.qctx, 'Cache.get')
     assert.deepEqual(result.references.map((r) => ({ ...r })), [
       { path: 'app/service.py', line: 8, column: 19, context: 'return Cache().get(data)', enclosing: 'run' },
     ])
   })
 
   it('pages with a cursor', () => {
-    const first = findReferences(qctx, 'app/config.py:load', { limit: 2 })
+    const first = findReferences(fx.qctx, 'app/config.py:load', { limit: 2 })
     assert.deepEqual(at(first.references), ['app/config.py:5', 'app/other.py:1'])
     assert.ok(first.cursor)
-    const second = findReferences(qctx, 'app/config.py:load', { limit: 2, cursor: first.cursor })
+    const second = findReferences(fx.qctx, 'app/config.py:load', { limit: 2, cursor: first.cursor })
     assert.deepEqual(at(second.references), ['app/other.py:4', 'app/service.py:6'])
     assert.equal(second.cursor, undefined)
   })
 
   it('suggests names for an unknown symbol', () => {
-    const result = findReferences(qctx, 'lod')
+    const result = findReferences(fx.qctx, 'lod')
     assert.deepEqual(result.references, [])
     assert.deepEqual(result.suggestions, ['load'])
   })
