@@ -6,10 +6,14 @@ import { VltError } from '../../src/core/errors.js'
 import { BlobReader, listTree, openRepo, type Repo } from '../../src/core/git/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
-/** This process's `git cat-file` children, zombies included (ps shows them as <defunct> with state Z). */
+/**
+ * This process's `git cat-file` children, zombies included (ps shows them as `[git] <defunct>`).
+ * Other zombies are not ours to count: worker threads that ran from the TypeScript sources leave
+ * tsx's esbuild service as `[esbuild] <defunct>`.
+ */
 function catFileChildren(): string[] {
   const ps = execFileSync('ps', ['-o', 'pid=,stat=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-  return ps.split('\n').filter((line) => /cat-file|defunct/.test(line))
+  return ps.split('\n').filter((line) => /cat-file|\[git\] <defunct>/.test(line))
 }
 
 describe('BlobReader', () => {
