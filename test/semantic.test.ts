@@ -8,7 +8,7 @@ import { analyzeQuery } from '../src/core/search/index.js'
 import { rankByCode } from '../src/core/semantic/code-view-path.js'
 import { associationsPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, learnInBackground } from '../src/core/semantic/model-store.js'
 import { codeView, learnAssociations, prepareQuery, scoreCode, type DocumentedText } from '../src/core/semantic/term-associations.js'
-import { readRecordSync } from '../src/core/store/index.js'
+import { acquireLock, readRecordSync } from '../src/core/store/index.js'
 import type { GitFixture } from './helpers/git-fixture.js'
 import { createIndexedRepo } from './query/search-fixture.js'
 
@@ -155,5 +155,20 @@ describe('semantic: code view in search', function () {
     } finally {
       warm.close()
     }
+  })
+
+  it('leaves the learning to whoever holds the learning lock of the tree', async () => {
+    const qctx = await openQueryContext(repo.dir, { warn, noSync: true })
+    const path = associationsPath(qctx)
+    rmSync(path, { force: true })
+    const held = await acquireLock(qctx.index.paths.root, { name: `term-associations-${qctx.manifest.aggregatesTree}`, waitMs: 0 })
+    try {
+      await learnInBackground(qctx)
+      assert.equal(existsSync(path), false)
+    } finally {
+      held.release()
+    }
+    await learnInBackground(qctx)
+    assert.equal(existsSync(path), true)
   })
 })

@@ -7,13 +7,13 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { CorruptFileError } from '../errors.js'
+import { CorruptFileError, VltError } from '../errors.js'
 import { blobRecordPath } from '../index/build.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
 import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
-import { readRecord, readRecordSync, writeRecord } from '../store/index.js'
+import { acquireLock, readRecord, readRecordSync, writeRecord, type Lock } from '../store/index.js'
 import { learnAssociations, type TermAssociations } from './term-associations.js'
 
 export const ASSOCIATIONS_RECORD_KIND = 'term-associations'
@@ -70,11 +70,30 @@ export function learnInBackground(qctx: QueryContext): Promise<void> {
   const outPath = associationsPath(qctx)
   let pending = learning.get(outPath)
   if (!pending) {
-    pending = existsSync(outPath) ? Promise.resolve() : learnInWorker({ recordPaths: learningRecordPaths(qctx), outPath })
+    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { recordPaths: learningRecordPaths(qctx), outPath })
     learning.set(outPath, pending)
     pending.then(() => learning.delete(outPath), () => learning.delete(outPath))
   }
   return pending
+}
+
+/**
+ * Servers started together (ten MCP clients on one repository) would each spend seconds learning
+ * the same model: the first to take the tree's lock learns it, the others leave it to that one.
+ */
+async function learnOnce(qctx: QueryContext, task: LearningTask): Promise<void> {
+  let lock: Lock
+  try {
+    lock = await acquireLock(qctx.index.paths.root, { name: `term-associations-${qctx.manifest.aggregatesTree}`, waitMs: 0 })
+  } catch (error) {
+    if (error instanceof VltError) return
+    throw error
+  }
+  try {
+    if (!existsSync(task.outPath)) await learnInWorker(task)
+  } finally {
+    lock.release()
+  }
 }
 
 async function learnInWorker(task: LearningTask): Promise<void> {
