@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { createAggregates, loadAggregates, saveAggregates, type IndexedSummary } from '../src/core/index/aggregates.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord } from '../src/core/index/blob-task.js'
 import { MANIFEST_KIND, type ManifestFile } from '../src/core/index/manifest.js'
-import { decodeRecord, readRecordSync, vltPaths } from '../src/core/store/index.js'
+import { decodeRecord, vltPaths } from '../src/core/store/index.js'
 
 const VLT = process.argv[2] ?? join(import.meta.dirname, '.work/linux10k/.vlt')
 /** The file the incremental build swaps for another file's content, as an edit would. */

@@ -6,7 +6,7 @@
  *
  *   node --expose-gc --import tsx bench/bm25-vs-flexsearch.ts
  */
-import FlexSearch from 'flexsearch'
+import FlexSearch, { type Index as FlexIndex } from 'flexsearch'
 import { pathToFileURL } from 'node:url'
 import { analyzeChunks, analyzeQuery, Bm25Index } from '../src/core/search/index.js'
 import type { Chunk } from '../src/core/parse/types.js'
@@ -43,12 +43,13 @@ export async function run(): Promise<unknown> {
   for (const file of files) file.chunks.forEach((_, chunkIndex) => docs.push({ path: file.path, chunkIndex }))
   const analyzed = files.map((file) => ({ path: file.path, chunks: analyzeChunks(file.chunks) }))
 
-  const flex = (name: string, options: ConstructorParameters<typeof FlexSearch.Index>[0]): Engine => {
-    let index: FlexSearch.Index
+  const flex = (name: string, options: ConstructorParameters<typeof FlexIndex>[0]): Engine => {
+    let index: ReturnType<typeof newIndex>
+    const newIndex = () => new FlexSearch.Index(options)
     return {
       name,
       build() {
-        index = new FlexSearch.Index(options)
+        index = newIndex()
         let id = 0
         for (const file of files) for (const chunk of file.chunks) index.add(id++, chunkText(file.path, chunk))
       },

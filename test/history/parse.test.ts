@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert'
-import { parseTranscript } from '../../src/core/history/parse.js'
+import { parseTranscript, type TranscriptIdentity } from '../../src/core/history/parse.js'
 import { exchangeMentions, repoPath } from '../../src/core/history/mentions.js'
 import { projectDirName } from '../../src/core/history/locate.js'
 import { emptySessionMeta, type Exchange } from '../../src/core/history/types.js'
 import { AGENT, MAIN_SESSION, fixtureText } from './fixtures/install.js'
 
 const ROOT = '/home/dev/demo'
-const main = { sessionId: 'from-file-name', agentId: null, isSidechain: false }
+const main: TranscriptIdentity = { sessionId: 'from-file-name', agentId: null, isSidechain: false }
 
 function parseFixture(name: string, identity = main) {
   return parseTranscript(Buffer.from(fixtureText(name, ROOT, '/home/dev/demo-wt')), 0, 0, identity, emptySessionMeta())
