@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { slowNotice } from '../src/core/daemon/client.js'
 import { envFingerprint } from '../src/core/daemon/identity.js'
 import { daemonPaths } from '../src/core/daemon/paths.js'
 import { encodeLine, lineReader } from '../src/core/daemon/protocol.js'
@@ -39,5 +41,19 @@ describe('query daemon protocol and paths', () => {
     assert.notEqual(envFingerprint({ ...base, GIT_CONFIG_PARAMETERS: "'core.excludesfile'='x'" }, ['MY_KEY']), print)
     assert.notEqual(envFingerprint({ ...base, MY_KEY: 'other' }, ['MY_KEY']), print)
     assert.notEqual(envFingerprint({ ...base, GIT_DIR: '/y' }, ['MY_KEY']), print)
+  })
+
+  it('tells a terminal user why a query through the daemon is slow, and clears the line after', async () => {
+    const written: string[] = []
+    const terminal = { isTTY: true, write: (text: string) => written.push(text) > 0 }
+    slowNotice(terminal, {})()
+    assert.deepEqual(written, [], 'a quick answer shows nothing')
+    const quiet: string[] = []
+    const pipe = { isTTY: false, write: (text: string) => quiet.push(text) > 0 }
+    const clears = [slowNotice(terminal, {}), slowNotice(pipe, {}), slowNotice({ ...terminal, write: pipe.write }, { CI: '1' })]
+    await sleep(1_600)
+    for (const clear of clears) clear()
+    assert.deepEqual(written, ['git vlt: the query daemon is bringing the index up to date…', '\r\x1b[K'])
+    assert.deepEqual(quiet, [], 'pipes and CI see nothing')
   })
 })

@@ -70,10 +70,31 @@ export async function askDaemon(cwd: string, command: QueryName, params: unknown
     return { served: false }
   }
   if (!target.enabled) return { served: false }
-  const reply = await exchange(target.socket, { ...target.base, type: 'query', command, params })
+  const notice = slowNotice()
+  const reply = await exchange(target.socket, { ...target.base, type: 'query', command, params }).finally(notice)
   if (reply?.type === 'result' || reply?.type === 'error') return { served: true, reply }
   // A daemon that answered `failed` is alive (another daemon would only wait for its lock and leave).
   return reply?.type === 'failed' ? { served: false } : { served: false, launch: () => launchDaemon(target) }
+}
+
+/** A query is this slow when the daemon is syncing a large change first (a branch switch). */
+const SLOW_QUERY_MS = 1_500
+
+/**
+ * The in-process command draws a progress bar while it syncs; through the daemon a person at a
+ * terminal at least learns why the answer takes a while. Returns the function that clears it.
+ */
+export function slowNotice(stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'> = process.stderr, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (!stream.isTTY || env.CI) return () => {}
+  let shown = false
+  const timer = setTimeout(() => {
+    shown = true
+    stream.write('git vlt: the query daemon is bringing the index up to date…')
+  }, SLOW_QUERY_MS)
+  return () => {
+    clearTimeout(timer)
+    if (shown) stream.write('\r\x1b[K')
+  }
 }
 
 /**
