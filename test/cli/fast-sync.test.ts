@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { vlt } from '../helpers/cli.js'
+import { CLI, cliEnv, vlt } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 // `coderag sync` and `--json` take bin/run.js's fast path; `--cwd` goes through oclif. Both must
@@ -55,5 +56,17 @@ describe('coderag sync fast path', () => {
     const help = vlt(repo.dir, ['coderag', 'sync', '--help'])
     assert.equal(help.status, 0)
     assert.match(help.stdout, /EXAMPLES/)
+  })
+
+  it('stops quietly when the reader closes the pipe early (`| head`)', async () => {
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 1200; i++) files[`src/a-rather-long-directory-name-for-the-output/module_${i}.txt`] = `line ${i}\n`
+    repo.write(files)
+    repo.commit('many files')
+    // A real pipeline: `head` exits after one byte while the CLI is still writing.
+    const errors = join(repo.dir, '.git', 'sync-stderr')
+    const run = spawnSync('sh', ['-c', `"${process.execPath}" "${CLI}" coderag sync --json 2>"${errors}" | head -c 1`], { cwd: repo.dir, env: cliEnv(), encoding: 'utf8' })
+    assert.equal(run.stdout, '{')
+    assert.equal(readFileSync(errors, 'utf8'), '')
   })
 })

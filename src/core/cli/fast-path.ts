@@ -8,6 +8,10 @@ import { QUERY_CLIS } from './query-cli.js'
 /** Runs `argv` and returns true when a fast path serves it; false leaves it to oclif. */
 export async function tryFastPath(argv: readonly string[]): Promise<boolean> {
   if (argv[0] !== 'coderag' || argv[1] === undefined) return false
+  // As oclif does: a reader that stops early (`| head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+  })
   if (argv[1] === 'sync') return (await import('./fast-sync.js')).tryFastSync(argv)
   if (Object.hasOwn(QUERY_CLIS, argv[1])) return (await import('./fast-query.js')).tryFastQuery(argv)
   return false
