@@ -59,6 +59,13 @@ describe('files: classifyContent', () => {
     assert.deepEqual(classify(justUnder), { ok: true, text: justUnder })
   })
 
+  it('keeps code with one huge expression, and calls a bundle behind a licence header minified', () => {
+    const code = `${'    assert f(x) == g(x)  # an ordinary line of a test\n'.repeat(200)}    assert expand(e) == ${'x + '.repeat(1700)}1\n`
+    assert.deepEqual(classify(code), { ok: true, text: code })
+    const bundle = `/*! licence: MIT */\n${'var a=1;'.repeat(800)}\n`
+    assert.deepEqual(classify(bundle), { ok: false, reason: 'minified' })
+  })
+
   it('skips private keys and files that are mostly credentials', () => {
     assert.deepEqual(classify(`# deploy key\n${FAKE.privateKey}\n`), { ok: false, reason: 'secret' })
     const inCode = `import os\n\nTEST_KEY = """\n${FAKE.privateKey}\n"""\n\n${'def f():\n    return 1\n'.repeat(50)}`

@@ -10,11 +10,16 @@ const BINARY_SNIFF_BYTES = 8 * 1024
 /** Line-length limits apply from this size on; short files with a long line are just files. */
 const MINIFIED_MIN_BYTES = 2 * 1024
 /**
- * Hand-written code stays far below these (all of Linux 6.1's .c/.h: longest line 1,377 chars,
- * highest file average 145; Django 3.2's .py: 136 and 61); bundles and data dumps go far above.
+ * Hand-written code stays far below these on average (all of Linux 6.1's .c/.h: longest line
+ * 1,377 chars, highest file average 145; Django 3.2's .py: 136 and 61); bundles and data dumps go
+ * far above. A single very long line is not enough: a test with one huge expression (sympy's
+ * test_complex.py: a 6,833-char line, 61 % of the file in long lines) is still code, whereas a
+ * bundle is long lines almost entirely.
  */
 const MINIFIED_AVERAGE_LINE = 300
 const MINIFIED_LONGEST_LINE = 5_000
+const LONG_LINE = 1_000
+const MINIFIED_LONG_LINE_SHARE = 0.9
 /** A file whose credentials make up this share of its non-blank characters is a credentials file. */
 const SECRET_SHARE = 1 / 3
 
@@ -41,14 +46,20 @@ export function classifyContent(bytes: Buffer, maxBytes: number): ContentClass {
 }
 
 function isMinified(text: string): boolean {
-  let lines = 1
-  let start = 0
-  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-    if (end - start > MINIFIED_LONGEST_LINE) return true
+  let lines = 0
+  let longest = 0
+  let inLongLines = 0
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('\n', start)
+    if (end === -1) end = text.length
+    const length = end - start
+    if (length > longest) longest = length
+    if (length > LONG_LINE) inLongLines += length
     lines++
     start = end + 1
   }
-  return text.length - start > MINIFIED_LONGEST_LINE || text.length / lines > MINIFIED_AVERAGE_LINE
+  if (text.length / lines > MINIFIED_AVERAGE_LINE) return true
+  return longest > MINIFIED_LONGEST_LINE && inLongLines >= text.length * MINIFIED_LONG_LINE_SHARE
 }
 
 function nonBlankLength(text: string): number {
