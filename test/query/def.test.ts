@@ -26,6 +26,7 @@ const FILES = {
   'tests/test_models.py': ['def authenticate_user(name):', '    return None', ''].join('\n'),
   'lib/util.c': ['int helper(int x);', '', 'int helper(int x) {', '  return x + 1;', '}', ''].join('\n'),
   'lib/proto.c': ['int helper(int x);', 'int use(void) { return helper(2); }', ''].join('\n'),
+  'app/temp.py': ['class Temp:', '    @property', '    def celsius(self):', '        return self._c', '', '    @celsius.setter', '    def celsius(self, value):', '        self._c = value', ''].join('\n'),
 }
 
 describe('def', function () {
@@ -48,6 +49,10 @@ describe('def', function () {
   it('ranks a qualified match above bare-name matches', () => {
     assert.deepEqual(where('User.save').slice(0, 1), ['app/models.py:2:User.save'])
     assert.deepEqual(where('save'), ['app/models.py:2:User.save', 'app/models.py:6:Order.save'])
+  })
+
+  it('lists each definition of a name a file defines twice, in file order', () => {
+    assert.deepEqual(where('Temp.celsius'), ['app/temp.py:2:Temp.celsius', 'app/temp.py:6:Temp.celsius'])
   })
 
   it('ranks a definition above a prototype in another file', () => {

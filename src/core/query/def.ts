@@ -39,7 +39,7 @@ export interface DefOptions {
 export const DEFAULT_DEF_LIMIT = 20
 
 export function findDefinitions(qctx: QueryContext, symbol: string, options: DefOptions = {}): DefResult {
-  const ranked = rankedDefinitions(qctx, symbol)
+  const ranked = rankedDefinitions(qctx, symbol, true)
   const result: DefResult = {
     symbol,
     definitions: ranked.slice(0, options.limit ?? DEFAULT_DEF_LIMIT).map(toDefinition),
@@ -50,9 +50,12 @@ export function findDefinitions(qctx: QueryContext, symbol: string, options: Def
   return result
 }
 
-/** Every definition matching `symbol`, best first (refs resolves against these). */
-export function rankedDefinitions(qctx: QueryContext, symbol: string): Candidate[] {
-  let candidates = findCandidates(qctx.aggregates.symbols, symbol)
+/**
+ * Every definition matching `symbol`, best first. `def` lists each definition of a name a file
+ * defines twice (getter and setter); refs resolves against one per file.
+ */
+export function rankedDefinitions(qctx: QueryContext, symbol: string, every = false): Candidate[] {
+  let candidates = findCandidates(qctx.aggregates.symbols, symbol, every)
   // A qualified query that matched as typed does not want the same bare name elsewhere.
   if (nameOf(symbol) !== symbol && candidates.some((c) => c.tier === 0)) candidates = candidates.filter((c) => c.tier === 0)
   const ranks = new Map<Candidate, number>()

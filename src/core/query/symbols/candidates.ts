@@ -28,18 +28,22 @@ export function nameOf(query: string): string {
 
 const SEPARATOR = /::|\./
 
-/** Definitions matching `query`, each file's duplicates (`#ifdef` variants) kept once. */
-export function findCandidates(table: SymbolTable, query: string): Candidate[] {
+/**
+ * Definitions matching `query`. A qualified name a file defines more than once (`#ifdef` variants,
+ * a property's getter and setter, `if`/`else` versions) is kept once, at its first definition,
+ * unless `every` asks for each of them.
+ */
+export function findCandidates(table: SymbolTable, query: string, every = false): Candidate[] {
   const { path, name } = splitPath(query)
   const strings = table.strings
   if (path !== null) {
     const file = table.file(path)
     const id = strings.find(name)
-    if (file) return id < 0 ? [] : collect(table, [file], (q, n) => (q === id || n === id ? QUALIFIED : null))
+    if (file) return id < 0 ? [] : collect(table, [file], (q, n) => (q === id || n === id ? QUALIFIED : null), every)
   }
   const qualified = strings.find(name)
   const bare = strings.find(nameOf(name))
-  const out = qualified < 0 && bare < 0 ? [] : collect(table, table.sortedFiles(), (q, n) => (q === qualified ? QUALIFIED : n === bare ? NAME : null))
+  const out = qualified < 0 && bare < 0 ? [] : collect(table, table.sortedFiles(), (q, n) => (q === qualified ? QUALIFIED : n === bare ? NAME : null), every)
   // `module.name`: each dotted prefix tried as a module path, the rest as a qualified name in it.
   const parts = name.split(SEPARATOR)
   for (let cut = 1; cut < parts.length; cut++) {
@@ -47,7 +51,7 @@ export function findCandidates(table: SymbolTable, query: string): Candidate[] {
     if (rest < 0) continue
     const modulePath = parts.slice(0, cut).join('/')
     const files = table.sortedFiles().filter((file) => inModule(file.path, modulePath))
-    for (const hit of collect(table, files, (q) => (q === rest ? QUALIFIED : null))) {
+    for (const hit of collect(table, files, (q) => (q === rest ? QUALIFIED : null), every)) {
       const same = out.find((c) => c.path === hit.path && c.line === hit.line && c.qualifiedName === hit.qualifiedName)
       if (same) same.tier = QUALIFIED
       else out.push(hit)
@@ -77,7 +81,7 @@ export function inModule(path: string, modulePath: string): boolean {
 }
 
 /** Definitions in `files` whose (qualified name id, name id) `tierOf` accepts. */
-function collect(table: SymbolTable, files: readonly FileSymbols[], tierOf: (qualifiedName: number, name: number) => MatchTier | null): Candidate[] {
+function collect(table: SymbolTable, files: readonly FileSymbols[], tierOf: (qualifiedName: number, name: number) => MatchTier | null, every: boolean): Candidate[] {
   const out: Candidate[] = []
   for (const file of files) {
     const { defName, defQName } = file.cols
@@ -85,9 +89,11 @@ function collect(table: SymbolTable, files: readonly FileSymbols[], tierOf: (qua
     for (let d = file.def0; d < file.def0 + file.defs; d++) {
       const tier = tierOf(defQName[d], defName[d])
       if (tier === null) continue
-      seen ??= new Set()
-      if (seen.has(defQName[d])) continue
-      seen.add(defQName[d])
+      if (!every) {
+        seen ??= new Set()
+        if (seen.has(defQName[d])) continue
+        seen.add(defQName[d])
+      }
       out.push({ ...table.info(file, d - file.def0), tier })
     }
   }
