@@ -254,7 +254,8 @@ function indexedWith(ctx: IndexContext): string {
 }
 
 function lockOptions(opts: BuildOptions) {
-  return { waitMs: 120_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
+  // Concurrent queries each sync first and queue on the lock for milliseconds: not worth a warning.
+  return { waitMs: 120_000, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
 }
 
 function fileSize(path: string): number {

@@ -47,6 +47,8 @@ export interface LockOptions {
    * holder (pid, command, since when) and the holder itself (undefined if its file is unreadable).
    */
   onWait?: (description: string, holder: LockHolder | undefined) => void
+  /** Call onWait only once the wait has lasted this long (default 0: at once). */
+  notifyAfterMs?: number
 }
 
 export interface Lock {
@@ -79,6 +81,7 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
     ...(pidStart === undefined ? {} : { pidStart }),
   }
   const deadline = Date.now() + waitMs
+  const notifyAt = Date.now() + (opts.notifyAfterMs ?? 0)
   let delay = 20
   let notified = false
   for (;;) {
@@ -95,11 +98,13 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
     }
     const left = deadline - Date.now()
     if (left <= 0) throw new VltError(heldMessage(path, seen.holder, seen.ageMs, waitMs))
-    if (!notified) {
+    if (!notified && Date.now() >= notifyAt) {
       notified = true
       opts.onWait?.(describeHolder(seen.holder, seen.ageMs), seen.holder)
     }
-    await sleep(Math.min(delay, left))
+    // Wake up in time to announce a wait that reaches notifyAt while the lock is still held.
+    const untilNotice = notified ? Infinity : Math.max(1, notifyAt - Date.now())
+    await sleep(Math.min(delay, left, untilNotice))
     delay = Math.min(delay * 1.5, MAX_POLL_MS)
   }
 }
