@@ -6,6 +6,7 @@
  */
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
+import { grow } from './segment.js'
 import { detached } from './terms.js'
 
 /**
@@ -159,15 +160,9 @@ function termId(term: string): number {
     id = termStrings.length
     termIds.set(term, id)
     termStrings.push(term)
-    if (id >= counts.length) counts = grown(counts, counts.length * 2)
+    if (id >= counts.length) counts = grow(counts, counts.length * 2)
   }
   return id
-}
-
-function grown<T extends Int32Array | Uint32Array | Uint8Array>(array: T, length: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(length)
-  bigger.set(array)
-  return bigger
 }
 
 function insertSlot(table: Int32Array, hash: number, index: number): void {
@@ -184,10 +179,10 @@ function memoize(text: string, start: number, end: number, hash: number): number
   const index = tokens.length
   tokens.push(detached(text.slice(start, end)))
   if (index >= poolStart.length) {
-    poolStart = grown(poolStart, poolStart.length * 2)
-    poolCount = grown(poolCount, poolCount.length * 2)
+    poolStart = grow(poolStart, poolStart.length * 2)
+    poolCount = grow(poolCount, poolCount.length * 2)
   }
-  if (poolUsed + terms.length > pool.length) pool = grown(pool, pool.length * 2)
+  if (poolUsed + terms.length > pool.length) pool = grow(pool, pool.length * 2)
   poolStart[index] = poolUsed
   poolCount[index] = terms.length
   for (let k = 0; k < terms.length; k++) pool[poolUsed++] = termId(terms[k])
