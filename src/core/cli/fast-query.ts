@@ -12,6 +12,7 @@ import { EOL, homedir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { askDaemon, daemonDisabledByEnv } from '../daemon/client.js'
+import { jsonText, linesText, reportFailure } from './plain-output.js'
 import type { QueryName } from './queries.js'
 import { QUERY_CLIS } from './query-cli.js'
 
@@ -128,20 +129,16 @@ export async function tryFastQuery(argv: readonly string[]): Promise<boolean> {
   const { reply } = outcome
   if (!json) for (const note of reply.notes) process.stderr.write(`${note}\n`)
   if (reply.type === 'error') {
-    process.exitCode = reply.exitCode
-    if (json) process.stdout.write(`${JSON.stringify({ error: { message: reply.message, code: reply.exitCode === 2 ? 'usage' : 'failure' } }, null, 2)}\n`)
-    else process.stderr.write(`git vlt: ${reply.message}\n`)
+    reportFailure(reply.message, reply.exitCode, json)
   } else if (json) {
-    process.stdout.write(`${JSON.stringify(reply.result, null, 2)}\n`)
+    process.stdout.write(jsonText(reply.result))
   } else {
     const rendering = cli.render(params as never, reply.result as never)
-    process.stdout.write(lines(rendering.stdout))
-    process.stderr.write(lines(rendering.stderr ?? []))
+    process.stdout.write(linesText(rendering.stdout))
+    process.stderr.write(linesText(rendering.stderr ?? []))
   }
   return true
 }
-
-const lines = (texts: readonly string[]): string => texts.map((text) => `${text}\n`).join('')
 
 function readManifest(): { commands: Record<string, ManifestCommand> } | undefined {
   try {

@@ -6,6 +6,7 @@
  */
 import { VltError } from '../errors.js'
 import { syncIndex } from '../index/index.js'
+import { jsonText, linesText, reportFailure } from './plain-output.js'
 import { terminalProgress } from './progress.js'
 import { syncReport } from './sync-report.js'
 
@@ -22,12 +23,10 @@ export async function tryFastSync(argv: readonly string[]): Promise<boolean> {
   }
   try {
     const result = await syncIndex(process.cwd(), { progress: json ? undefined : terminalProgress(), warn })
-    process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : syncReport(result).map((line) => `${line}\n`).join(''))
+    process.stdout.write(json ? jsonText(result) : linesText(syncReport(result)))
   } catch (error) {
     if (!(error instanceof VltError)) throw error
-    process.exitCode = error.exitCode
-    if (json) process.stdout.write(`${JSON.stringify({ error: { message: error.message, code: error.exitCode === 2 ? 'usage' : 'failure' } }, null, 2)}\n`)
-    else process.stderr.write(`git vlt: ${error.message}\n`)
+    reportFailure(error.message, error.exitCode, json)
   }
   return true
 }

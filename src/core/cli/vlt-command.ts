@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core'
 import { VltError } from '../errors.js'
+import { errorLine, errorObject } from './plain-output.js'
 
 /**
  * Base of every git-vlt command: `--json` support, and errors a user can act on printed as one
@@ -29,11 +30,8 @@ export abstract class VltCommand extends Command {
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     if (!(err instanceof VltError)) return super.catch(err)
     process.exitCode = err.exitCode
-    if (this.jsonEnabled()) {
-      this.logJson({ error: { message: err.message, code: err.exitCode === 2 ? 'usage' : 'failure' } })
-    } else {
-      process.stderr.write(`git vlt: ${err.message}\n`)
-    }
+    if (this.jsonEnabled()) this.logJson(errorObject(err.message, err.exitCode))
+    else process.stderr.write(errorLine(err.message))
     return undefined
   }
 }
