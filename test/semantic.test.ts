@@ -6,7 +6,7 @@ import { openQueryContext } from '../src/core/query/context.js'
 import { searchCode } from '../src/core/query/search/index.js'
 import { analyzeQuery } from '../src/core/search/index.js'
 import { rankByCode } from '../src/core/semantic/code-view-path.js'
-import { associationsPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, learnInBackground } from '../src/core/semantic/model-store.js'
+import { associationsPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, learnInBackground, learningLockName } from '../src/core/semantic/model-store.js'
 import { codeView, learnAssociations, prepareQuery, scoreCode, type DocumentedText } from '../src/core/semantic/term-associations.js'
 import { acquireLock, readRecordSync } from '../src/core/store/index.js'
 import type { GitFixture } from './helpers/git-fixture.js'
@@ -161,7 +161,7 @@ describe('semantic: code view in search', function () {
     const qctx = await openQueryContext(repo.dir, { warn, noSync: true })
     const path = associationsPath(qctx)
     rmSync(path, { force: true })
-    const held = await acquireLock(qctx.index.paths.root, { name: `term-associations-${qctx.manifest.aggregatesTree}`, waitMs: 0 })
+    const held = await acquireLock(qctx.index.paths.root, { name: learningLockName(qctx), waitMs: 0 })
     try {
       await learnInBackground(qctx)
       assert.equal(existsSync(path), false)

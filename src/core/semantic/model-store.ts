@@ -84,7 +84,7 @@ export function learnInBackground(qctx: QueryContext): Promise<void> {
 async function learnOnce(qctx: QueryContext, task: LearningTask): Promise<void> {
   let lock: Lock
   try {
-    lock = await acquireLock(qctx.index.paths.root, { name: `term-associations-${qctx.manifest.aggregatesTree}`, waitMs: 0 })
+    lock = await acquireLock(qctx.index.paths.root, { name: learningLockName(qctx), waitMs: 0 })
   } catch (error) {
     if (error instanceof VltError) return
     throw error
@@ -94,6 +94,11 @@ async function learnOnce(qctx: QueryContext, task: LearningTask): Promise<void> 
   } finally {
     lock.release()
   }
+}
+
+/** The lock (under `.vlt/locks/`) whose holder is learning the tree's model. */
+export function learningLockName(qctx: QueryContext): string {
+  return `term-associations-${qctx.manifest.aggregatesTree}`
 }
 
 async function learnInWorker(task: LearningTask): Promise<void> {
@@ -118,7 +123,7 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (!(error instanceof CorruptFileError)) throw error
     warning = `warning: ${error.message}; rebuilt the term associations`
   }
-  const model = learnAssociations(learningChunks(qctx))
+  const model = learnAssociations(chunksOf(learningRecordPaths(qctx)))
   await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
   return warning ? { model, warning } : { model }
 }
@@ -136,13 +141,9 @@ function learningRecordPaths(qctx: QueryContext): string[] {
 }
 
 /**
- * The chunks of (a spread of) the tree's committed files, read straight from their blob records
- * so that learning neither fills the query context's artifact cache nor depends on the overlay.
+ * The chunks of the given blob records, read straight from disk so that learning neither fills
+ * the query context's artifact cache nor depends on the overlay.
  */
-function learningChunks(qctx: QueryContext): Iterable<Chunk> {
-  return chunksOf(learningRecordPaths(qctx))
-}
-
 export function* chunksOf(recordPaths: readonly string[]): Iterable<Chunk> {
   for (const path of recordPaths) {
     let record: BlobRecord | undefined
