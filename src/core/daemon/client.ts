@@ -60,7 +60,20 @@ export type QueryOutcome =
   /** `launch` starts a daemon for the next query; absent when one is running or none is wanted. */
   | { served: false; launch?: () => Promise<number | undefined> }
 
+/**
+ * A CLI process answers one query. When the daemon did not serve it, bin/run.js's fast path hands
+ * the query to oclif, whose command would ask again — and a failing daemon would run it twice.
+ */
+let declined: Extract<QueryOutcome, { served: false }> | undefined
+
 export async function askDaemon(cwd: string, command: QueryName, params: unknown): Promise<QueryOutcome> {
+  if (declined) return declined
+  const outcome = await askOnce(cwd, command, params)
+  if (!outcome.served) declined = outcome
+  return outcome
+}
+
+async function askOnce(cwd: string, command: QueryName, params: unknown): Promise<QueryOutcome> {
   if (daemonDisabledByEnv()) return { served: false }
   let target: DaemonTarget
   try {
