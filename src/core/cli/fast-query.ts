@@ -113,8 +113,9 @@ function positiveInteger(input: string): number | undefined {
 
 /** Answers the query from the daemon and returns true, or returns false to leave it to oclif. */
 export async function tryFastQuery(argv: readonly string[]): Promise<boolean> {
+  // fast-path.ts dispatches here for `coderag <query name> …` only.
   const name = argv[1] as QueryName
-  if (argv[0] !== 'coderag' || !Object.hasOwn(QUERY_CLIS, name) || daemonDisabledByEnv() || !oclifPrintsPlainly()) return false
+  if (daemonDisabledByEnv() || !oclifPrintsPlainly()) return false
   const command = readManifest()?.commands[`coderag:${name}`]
   const parsed = command && parseCommandLine(command, argv.slice(2))
   if (!parsed) return false

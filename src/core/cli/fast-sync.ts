@@ -12,9 +12,11 @@ import { syncReport } from './sync-report.js'
 
 const FLAGS = new Set(['--json', '--force'])
 
-/** Runs the sync and returns true when `argv` is a form this path serves; false leaves it to oclif. */
+/**
+ * Runs the sync and returns true when `argv` (`coderag sync …`, as fast-path.ts dispatches it) is
+ * a form this path serves; false leaves it to oclif.
+ */
 export async function tryFastSync(argv: readonly string[]): Promise<boolean> {
-  if (argv[0] !== 'coderag' || argv[1] !== 'sync') return false
   const flags = argv.slice(2)
   if (!flags.every((flag) => FLAGS.has(flag)) || new Set(flags).size !== flags.length) return false
   const json = flags.includes('--json')
