@@ -152,7 +152,16 @@ describe('query daemon (built CLI)', function () {
     assert.match(readFileSync(log(), 'utf8'), /stopping: idle for 1500 ms/)
 
     const second = vltJson(repo.dir, ['daemon', 'start'], ON).daemon.pid as number
-    rmSync(join(repo.dir, '.vlt'), { recursive: true, force: true })
+    // The daemon may still be writing its warm-up sync into .vlt/: remove again what it recreates meanwhile.
+    await waitFor('.vlt/ to be removed', () => {
+      try {
+        rmSync(join(repo.dir, '.vlt'), { recursive: true, force: true })
+        return true
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw error
+        return false
+      }
+    })
     await waitFor('the exit after .vlt/ went away', () => !isProcessAlive(second), 15_000)
   })
 

@@ -28,7 +28,8 @@ export interface WarmIndexOptions {
 
 export class WarmIndex {
   private current: { qctx: QueryContext; signature: string } | undefined
-  private refreshing: Promise<QueryContext> | undefined
+  /** The refresh under way, and when it began looking at the repository. */
+  private refreshing: { promise: Promise<QueryContext>; startedAt: number } | undefined
   private dirty = true
   private lastCheck = 0
   private watcher: TreeWatcher | undefined
@@ -55,12 +56,19 @@ export class WarmIndex {
     return this.repo.root ?? this.repo.gitDir
   }
 
-  /** The up-to-date context; when a refresh fails, the previous one marked stale. */
+  /**
+   * The up-to-date context; when a refresh fails, the previous one marked stale. A caller may join a
+   * refresh only if it began after the caller arrived: one that began earlier (the warm-up, say)
+   * may have looked at the repository before the commit this caller is asking about.
+   */
   async get(): Promise<QueryContext> {
-    if (this.refreshing) return this.refreshing
+    const arrivedAt = performance.now()
+    while (this.refreshing && this.refreshing.startedAt < arrivedAt) await this.refreshing.promise.catch(() => undefined)
+    if (this.refreshing) return this.refreshing.promise
     if (this.current && !this.needsCheck()) return this.current.qctx
-    this.refreshing = this.refresh().finally(() => (this.refreshing = undefined))
-    return this.refreshing
+    const promise = this.refresh().finally(() => (this.refreshing = undefined))
+    this.refreshing = { promise, startedAt: performance.now() }
+    return promise
   }
 
   close(): void {

@@ -1,0 +1,42 @@
+import { strict as assert } from 'node:assert'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { WarmIndex } from '../../src/core/mcp/warm-index.js'
+import { openQueryContext } from '../../src/core/query/context.js'
+import { acquireLock } from '../../src/core/store/index.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+
+describe('warm index', function () {
+  this.timeout(30_000)
+  let repo: GitFixture
+  beforeEach(async () => {
+    repo = createGitRepo({ files: { 'a.py': 'def alpha():\n    return 1\n' } })
+    await openQueryContext(repo.dir, { warn: () => {} })
+  })
+  afterEach(() => repo.cleanup())
+
+  it('answers a caller with a refresh that began after it arrived, not with one already under way', async () => {
+    const warnings: string[] = []
+    const warm = await WarmIndex.open(repo.dir, { warn: (message) => warnings.push(message) })
+    // Hold the index lock so that the warm-up reads HEAD, then waits (and says so after a second).
+    const held = await acquireLock(join(repo.dir, '.vlt'), { waitMs: 0 })
+    try {
+      const warmUp = warm.get()
+      for (let waited = 0; !warnings.some((w) => w.startsWith('waiting for another git-vlt run')); waited += 20) {
+        assert.ok(waited < 10_000, `the warm-up never waited for the lock: ${warnings.join('; ')}`)
+        await sleep(20)
+      }
+      repo.write({ 'b.py': 'def beta():\n    return alpha()\n' })
+      repo.commit('beta')
+      const asked = warm.get()
+      held.release()
+      assert.notEqual((await warmUp).freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'), 'the warm-up read HEAD before the commit')
+      const answer = await asked
+      assert.equal(answer.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
+      assert.ok(answer.artifact('b.py'), 'the committed file is in the answer')
+    } finally {
+      held.release()
+      warm.close()
+    }
+  })
+})
