@@ -1,4 +1,4 @@
-import { readWorkingFile, workingTreeChanges } from '../git/index.js'
+import { readWorkingFile, type WorkingChange } from '../git/index.js'
 import type { LanguageId } from '../parse/types.js'
 import { readRecord, writeRecord } from '../store/index.js'
 import { unlessCorrupt } from '../errors.js'
@@ -36,13 +36,12 @@ export async function readOverlay(ctx: IndexContext): Promise<Overlay | undefine
   return unlessCorrupt(() => readRecord<Overlay>(ctx.paths.overlay, KIND, VERSION), () => undefined)
 }
 
-/** Recomputes the overlay from `git status`; extracts only content hashes never seen before. */
-export async function syncOverlay(ctx: IndexContext, opts: BuildOptions): Promise<{ overlay: Overlay; extracted: string[] }> {
+/** Recomputes the overlay from `git status` (`changes`); extracts only content hashes never seen before. */
+export async function syncOverlay(ctx: IndexContext, opts: BuildOptions, changes: Promise<WorkingChange[]>): Promise<{ overlay: Overlay; extracted: string[] }> {
   const headTree = ctx.repo.head.tree
-  const changes = ctx.repo.isBare ? [] : await workingTreeChanges(ctx.repo)
   const files: OverlayFile[] = []
   const todo: Array<BlobItem & { index: number }> = []
-  for (const change of changes) {
+  for (const change of await changes) {
     const selection = ctx.selectFile(change.path)
     if (!selection.selected) {
       if (selection.reason !== 'secret') continue
