@@ -1,7 +1,7 @@
 import { configFingerprint, loadConfig } from '../config/index.js'
 import type { VltConfig } from '../config/types.js'
 import { createFileSelector, type FileSelector } from '../files/index.js'
-import { openRepo, type Repo } from '../git/index.js'
+import { openRepo, workingTreeChanges, type Repo, type WorkingChange } from '../git/index.js'
 import { ensureVltDir, vltPaths, type VltPaths } from '../store/index.js'
 
 /** Everything an index operation needs to know about where it runs. */
@@ -11,12 +11,23 @@ export interface IndexContext {
   configFingerprint: string
   paths: VltPaths
   selectFile: FileSelector
+  /**
+   * `git status`, started as the repository was opened for a caller about to sync: it is most of a
+   * no-change sync (~40 ms on 10k files) and runs meanwhile. The next sync takes it (once).
+   */
+  workingTree?: Promise<WorkingChange[]>
 }
 
-/** Resolves the repository (UsageError outside one), reads vlt.toml and prepares `.vlt/`. */
-export async function openIndexContext(cwd: string): Promise<IndexContext> {
+/**
+ * Resolves the repository (UsageError outside one), reads vlt.toml and prepares `.vlt/`.
+ * `syncing`: the caller syncs next, so the working tree is read already (see `workingTree`).
+ */
+export async function openIndexContext(cwd: string, { syncing = false } = {}): Promise<IndexContext> {
   const repo = await openRepo(cwd)
+  const workingTree = syncing ? workingTreeChanges(repo) : undefined
+  // Read only if the sync gets that far: a failure before it must not surface as unhandled.
+  workingTree?.catch(() => {})
   const config = await loadConfig(repo.root ?? repo.gitDir)
   await ensureVltDir(repo.vltDir)
-  return { repo, config, configFingerprint: configFingerprint(config), paths: vltPaths(repo.vltDir), selectFile: createFileSelector(config) }
+  return { repo, config, configFingerprint: configFingerprint(config), paths: vltPaths(repo.vltDir), selectFile: createFileSelector(config), workingTree }
 }

@@ -74,16 +74,17 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
 
 /** Brings the index up to date with HEAD and the working tree, touching only what changed. */
 export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncResult> {
-  return syncIndexIn(await openIndexContext(cwd), opts)
+  return syncIndexIn(await openIndexContext(cwd, { syncing: true }), opts)
 }
 
 /** syncIndex for a caller that has opened the context already (a query syncs, then reads through the same context). */
 export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promise<SyncResult> {
   const started = Date.now()
-  // `git status` is most of a no-change sync (~40 ms on 10k files): it runs while the lock, queue
-  // and state are read. Only a sync that builds nothing uses it; after a build it would be stale.
-  const earlyChanges = workingTreeChanges(ctx.repo)
+  // git status runs while the lock, queue and state are read. Only a sync that builds nothing uses
+  // this early look; after a build, which may take minutes, it would be stale.
+  const earlyChanges = ctx.workingTree ?? workingTreeChanges(ctx.repo)
   earlyChanges.catch(() => {})
+  ctx.workingTree = undefined
   return withLock(ctx.paths.root, async () => {
     // Batches queued before this point describe commits up to HEAD at the latest: the sync covers them.
     const queue = await readQueue(ctx.paths.root)

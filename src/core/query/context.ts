@@ -49,7 +49,7 @@ export interface OpenQueryOptions extends BuildOptions {
  * over them, so that an answer is never stale about a file the user just changed.
  */
 export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
-  return openQueryContextIn(await openIndexContext(cwd), opts)
+  return openQueryContextIn(await openIndexContext(cwd, { syncing: !opts.noSync }), opts)
 }
 
 /** `openQueryContext` over an index context the caller has already opened (its repository read once). */
