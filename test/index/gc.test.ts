@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { EXTRACTOR_VERSION } from '../../src/core/parse/version.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { vlt, vltAsync, vltJson } from '../helpers/cli.js'
 
@@ -41,6 +42,26 @@ describe('coderag gc', function () {
     repo.git('checkout', '-q', 'HEAD~1')
     const back = vltJson(repo.dir, ['coderag', 'sync'])
     assert.equal(back.mode, 'reused')
+  })
+
+  it('rewrites a pack most of whose records no kept tree uses', () => {
+    const module = (i: number, version: number): string => `def f${i}():\n    return ${version}\n`
+    repo = createGitRepo({ files: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`m${i}.py`, module(i, 0)])) })
+    vltJson(repo.dir, ['coderag', 'init'])
+    const packs = join(repo.dir, '.vlt', 'objects', String(EXTRACTOR_VERSION), 'packs')
+    const indexes = (): string[] => readdirSync(packs).filter((name) => name.endsWith('.idx'))
+    assert.equal(indexes().length, 1, 'a cold build of 300 files packs its records')
+    repo.write(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}.py`, module(i, 1)])))
+    repo.commit('200 changed')
+    vltJson(repo.dir, ['coderag', 'sync'])
+
+    const gc = vltJson(repo.dir, ['gc', '--keep', '1'])
+    assert.equal(gc.removedBlobRecords, 200)
+    assert.deepEqual(indexes().length, 1)
+    assert.equal(vltJson(repo.dir, ['coderag', 'def', 'f250']).definitions[0].path, 'm250.py')
+    assert.equal(vltJson(repo.dir, ['coderag', 'search', 'f250']).results[0].path, 'm250.py')
+    repo.git('checkout', '-q', 'HEAD~1')
+    assert.equal(vltJson(repo.dir, ['coderag', 'sync']).extracted.length, 200, 'the dropped records are extracted again')
   })
 
   it('runs safely while queries read the index', async () => {

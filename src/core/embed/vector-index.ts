@@ -8,13 +8,11 @@
  * wrong answers.
  */
 import { crc32 } from 'node:zlib'
-import { randomBytes } from 'node:crypto'
 import { readFile, rename, unlink, mkdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { threadId } from 'node:worker_threads'
 import { Index, MetricKind, ScalarKind } from 'usearch'
 import { CorruptFileError } from '../errors.js'
-import { readRecord, writeRecord, type VltPaths } from '../store/index.js'
+import { readRecord, tempPathFor, writeRecord, type VltPaths } from '../store/index.js'
 import { providerKey } from './vector-cache.js'
 
 const META_KIND = 'vector-index-meta'
@@ -116,8 +114,7 @@ export class VectorIndex {
   /** Writes the index then its sidecar, each replaced atomically; a crash in between leaves a mismatch that load detects. */
   async save(path: string): Promise<void> {
     await mkdir(dirname(path), { recursive: true })
-    // Named like store/atomic-file temps, so that sweepTempFiles removes one left by a killed writer.
-    const temp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
+    const temp = tempPathFor(path)
     try {
       this.index.save(temp)
       const bytes = await readFile(temp)

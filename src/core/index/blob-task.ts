@@ -4,14 +4,12 @@ import type { FileArtifact, ImportRef, LanguageId, SymbolDef, SymbolRef } from '
 
 export type { ContentSkip }
 
-/** What a worker is asked to do for one blob: classify, extract, analyse, store. */
+/** What a worker is asked to do for one blob: classify, extract, analyse, encode. */
 export interface BlobTask {
   blob: string
   language: LanguageId
   bytes: ArrayBuffer
   maxFileBytes: number
-  /** Where the worker writes the blob's artifact record. */
-  recordPath: string
 }
 
 /**

@@ -3,7 +3,7 @@ import { CorruptFileError, unlessCorrupt } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
-import { decodeRecord, readRecord, readRecordSync, writeRecord } from '../store/index.js'
+import { decodeRecord, readRecord, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
 import type { IndexContext } from './context.js'
@@ -18,6 +18,8 @@ const aggregatesModule = () => import('./aggregates.js')
 
 /** Below this many blobs to extract, worker start-up costs more than it saves. */
 const IN_THREAD_LIMIT = 8
+/** From this many records on, a build packs them (see blob-store.ts); fewer are written loose. */
+export const PACK_MIN_RECORDS = 256
 
 export interface BuildOptions {
   /** Re-extract every blob even when its artifact is cached. */
@@ -60,11 +62,6 @@ export interface IndexedTree {
  */
 export function deltaLimit(files: number): number {
   return Math.max(64, Math.ceil(files * 0.02))
-}
-
-/** Where a blob's artifact record lives; the language is part of the key (same bytes, other extension). */
-export function blobRecordPath(ctx: IndexContext, blob: string, language: LanguageId): string {
-  return ctx.paths.blobRecord(blob, EXTRACTOR_VERSION, language)
 }
 
 /**
@@ -210,6 +207,7 @@ export async function summarizeBlobs<T extends BlobItem>(
   const reader = readBytes ? undefined : new BlobReader(ctx.repo)
   const read = readBytes ?? ((item: T) => reader!.read(item.blob))
   const runner = await blobRunner(misses.length)
+  const pack = misses.length >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   try {
     const limit = runner.parallelism * 4
     const running = new Set<Promise<void>>()
@@ -221,9 +219,11 @@ export async function summarizeBlobs<T extends BlobItem>(
           language: item.language,
           bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
           maxFileBytes: ctx.config.index.maxFileBytes,
-          recordPath: blobRecordPath(ctx, item.blob, item.language),
         }
-        accept(item, await runner.run(task))
+        const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
+        if (pack) pack.add(item, encoded)
+        else ctx.blobs.writeLoose(item, encoded)
+        accept(item, summarize(record))
         progress.tick()
       })()
       running.add(job)
@@ -231,7 +231,9 @@ export async function summarizeBlobs<T extends BlobItem>(
       if (running.size >= limit) await Promise.race(running)
     }
     await Promise.all(running)
+    pack?.finish()
   } finally {
+    pack?.abort()
     progress.stop()
     reader?.close()
     await runner.close()
@@ -241,7 +243,8 @@ export async function summarizeBlobs<T extends BlobItem>(
 
 interface BlobRunner {
   parallelism: number
-  run(task: BlobTask): Promise<BlobSummary>
+  /** `label` names the record in an error. */
+  run(task: BlobTask, label: string): Promise<{ record: BlobRecord; encoded: Uint8Array }>
   close(): Promise<void>
 }
 
@@ -249,22 +252,24 @@ async function blobRunner(count: number): Promise<BlobRunner> {
   if (count <= IN_THREAD_LIMIT) {
     const [{ createExtractor }, { processBlob }] = await Promise.all([import('../parse/index.js'), import('./process-blob.js')])
     const extractor = await createExtractor()
-    return { parallelism: 1, run: async (task) => summarize((await processBlob(task, extractor)).record), close: async () => {} }
+    return { parallelism: 1, run: (task) => processBlob(task, extractor), close: async () => {} }
   }
   const entry = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
   const pool = new WorkerPool<BlobTask, Uint8Array>(entry)
   return {
     parallelism: pool.size,
-    run: async (task) => summarize(decodeRecord<BlobRecord>(await pool.run(task, [task.bytes]), BLOB_RECORD_KIND, BLOB_RECORD_VERSION, task.recordPath)),
+    run: async (task, label) => {
+      const encoded = await pool.run(task, [task.bytes])
+      return { record: decodeRecord<BlobRecord>(encoded, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, label), encoded }
+    },
     close: () => pool.close(),
   }
 }
 
 /** A missing record is a cache miss; a corrupt one is reported, then re-extracted. */
 function readCachedSummary(ctx: IndexContext, blob: string, language: LanguageId, warn: (message: string) => void): BlobSummary | undefined {
-  const path = blobRecordPath(ctx, blob, language)
   try {
-    const record = readRecordSync<BlobRecord>(path, BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+    const record = ctx.blobs.read({ blob, language }, warn)
     return record && summarize(record)
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error

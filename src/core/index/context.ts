@@ -3,6 +3,7 @@ import type { VltConfig } from '../config/types.js'
 import { createFileSelector, type FileSelector } from '../files/index.js'
 import { openRepo, workingTreeChanges, type Repo, type WorkingChange } from '../git/index.js'
 import { ensureVltDir, vltPaths, type VltPaths } from '../store/index.js'
+import { BlobStore } from './blob-store.js'
 
 /** Everything an index operation needs to know about where it runs. */
 export interface IndexContext {
@@ -11,6 +12,8 @@ export interface IndexContext {
   configFingerprint: string
   paths: VltPaths
   selectFile: FileSelector
+  /** The blob records, loose and packed. */
+  blobs: BlobStore
   /**
    * `git status`, started as the repository was opened for a caller about to sync: it is most of a
    * no-change sync (~40 ms on 10k files) and runs meanwhile. The next sync takes it (once).
@@ -29,5 +32,6 @@ export async function openIndexContext(cwd: string, { syncing = false } = {}): P
   workingTree?.catch(() => {})
   const config = await loadConfig(repo.root ?? repo.gitDir)
   await ensureVltDir(repo.vltDir)
-  return { repo, config, configFingerprint: configFingerprint(config), paths: vltPaths(repo.vltDir), selectFile: createFileSelector(config), workingTree }
+  const paths = vltPaths(repo.vltDir)
+  return { repo, config, configFingerprint: configFingerprint(config), paths, selectFile: createFileSelector(config), blobs: new BlobStore(paths), workingTree }
 }

@@ -1,9 +1,11 @@
 import { readdir, rm, stat, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join, sep } from 'node:path'
 import { UsageError } from '../errors.js'
 import type { LanguageId } from '../parse/types.js'
 import { sweepTempFiles, withLock } from '../store/index.js'
-import { blobRecordPath, loadManifest } from './build.js'
+import { EXTRACTOR_VERSION } from '../parse/version.js'
+import { keyOf } from './blob-store.js'
+import { loadManifest } from './build.js'
 import { openIndexContext } from './context.js'
 import { readOverlay } from './overlay.js'
 import { readState, writeState } from './state.js'
@@ -33,8 +35,7 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
     const recent = [...new Set([state.treeHash, ...state.recentTrees].filter((tree): tree is string => tree !== null))].slice(0, keep)
     const kept = new Set<string>()
     const liveRecords = new Set<string>()
-    // Records of other extractor versions are never read again: they go too.
-    const keepRecord = (blob: string, language: LanguageId) => liveRecords.add(blobRecordPath(ctx, blob, language))
+    const keepRecord = (blob: string, language: LanguageId) => liveRecords.add(keyOf({ blob, language }))
     for (const tree of recent) {
       const manifest = await loadManifest(ctx, tree, warn)
       if (!manifest) continue
@@ -58,16 +59,29 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
       removedTrees++
     }
     let removedBlobRecords = 0
+    const current = join(ctx.paths.objects, String(EXTRACTOR_VERSION))
+    const packs = ctx.blobs.packsDir
     for (const path of await listFiles(ctx.paths.objects)) {
-      if (liveRecords.has(path) || path.endsWith('.vlt-tmp')) continue
+      if (path.endsWith('.vlt-tmp') || path.startsWith(packs + sep)) continue
+      // Records of other extractor versions are never read again: they go too.
+      if (path.startsWith(current + sep) && liveRecords.has(looseKey(path))) continue
       freedBytes += await sizeOf(path)
       await unlink(path).catch(() => {})
       removedBlobRecords++
     }
+    const pruned = ctx.blobs.prunePacks(liveRecords, warn)
+    removedBlobRecords += pruned.removed
+    freedBytes += pruned.freedBytes
     const removedTempFiles = await sweepTempFiles(ctx.paths.root)
     await writeState(ctx.paths, { ...state, recentTrees: state.recentTrees.filter((tree) => kept.has(tree)) })
     return { keptTrees: [...kept], removedTrees, removedBlobRecords, removedTempFiles, freedBytes, durationMs: Date.now() - started }
   }, { waitMs: 120_000, onWait: (holder) => warn(`waiting for another git-vlt run (${holder}) to finish…`) })
+}
+
+/** The key of a loose record from its path, `<hh>/<rest>.<language>.mpk` (see store/layout.ts). */
+function looseKey(path: string): string {
+  const [name, fanOut] = [basename(path), basename(dirname(path))]
+  return fanOut + name.slice(0, -'.mpk'.length)
 }
 
 async function listDir(dir: string): Promise<string[]> {

@@ -1,11 +1,9 @@
 import { CorruptFileError, VltError } from '../errors.js'
-import { blobRecordPath, loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
+import { loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
 import { openIndexContext, syncIndexIn, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
 import type { FileArtifact, LanguageId } from '../parse/types.js'
-import { readRecordSync } from '../store/index.js'
 
 /** Every query result says which index answered it (the MCP and JSON contracts carry it). */
 export interface Freshness {
@@ -117,7 +115,7 @@ async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, ove
 
 function readArtifact(index: IndexContext, source: FileSource, warn: (message: string) => void): FileArtifact | null {
   try {
-    const record = readRecordSync<BlobRecord>(blobRecordPath(index, source.blob, source.language), BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+    const record = index.blobs.read(source, warn)
     return record && !record.skipped ? record.artifact : null
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error

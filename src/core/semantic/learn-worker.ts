@@ -6,7 +6,7 @@ import { learnAssociations } from './term-associations.js'
 /** Worker-thread entry of learnInBackground: learns one tree's model and stores it. */
 parentPort?.on('message', ({ id, task }: { id: number; task: LearningTask }) => {
   try {
-    const model = learnAssociations(chunksOf(task.recordPaths))
+    const model = learnAssociations(chunksOf(task.vltDir, task.records))
     writeRecordSync(task.outPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
     parentPort!.postMessage({ id, result: null })
   } catch (error) {

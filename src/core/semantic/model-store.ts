@@ -8,12 +8,12 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
-import { blobRecordPath } from '../index/build.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../index/blob-task.js'
+import { BlobStore, type BlobKey } from '../index/blob-store.js'
+import type { BlobRecord } from '../index/blob-task.js'
 import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
-import { acquireLock, readRecord, readRecordSync, writeRecord, type Lock } from '../store/index.js'
+import { acquireLock, readRecord, vltPaths, writeRecord, type Lock } from '../store/index.js'
 import { learnAssociations, type TermAssociations } from './term-associations.js'
 
 export const ASSOCIATIONS_RECORD_KIND = 'term-associations'
@@ -51,9 +51,10 @@ export function associationsPath(qctx: QueryContext): string {
   return join(qctx.index.paths.treeDir(qctx.manifest.aggregatesTree), ASSOCIATIONS_FILE)
 }
 
-/** What a learning worker is asked: the blob records to learn from, and where to store the model. */
+/** What a learning worker is asked: the blob records to learn from (in `vltDir`), and where to store the model. */
 export interface LearningTask {
-  recordPaths: string[]
+  vltDir: string
+  records: BlobKey[]
   outPath: string
 }
 
@@ -70,7 +71,7 @@ export function learnInBackground(qctx: QueryContext): Promise<void> {
   const outPath = associationsPath(qctx)
   let pending = learning.get(outPath)
   if (!pending) {
-    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { recordPaths: learningRecordPaths(qctx), outPath })
+    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { vltDir: qctx.index.paths.root, records: learningRecords(qctx), outPath })
     learning.set(outPath, pending)
     pending.then(() => learning.delete(outPath), () => learning.delete(outPath))
   }
@@ -123,32 +124,33 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (!(error instanceof CorruptFileError)) throw error
     warning = `warning: ${error.message}; rebuilt the term associations`
   }
-  const model = learnAssociations(chunksOf(learningRecordPaths(qctx)))
+  const model = learnAssociations(chunksOf(qctx.index.paths.root, learningRecords(qctx)))
   await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
   return warning ? { model, warning } : { model }
 }
 
 /** The blob records of a spread of the tree's committed files (see MAX_LEARNING_FILES). */
-function learningRecordPaths(qctx: QueryContext): string[] {
+function learningRecords(qctx: QueryContext): BlobKey[] {
   const files = qctx.manifest.files.filter((file) => !file.skipped)
   const step = Math.max(1, files.length / MAX_LEARNING_FILES)
-  const paths: string[] = []
+  const keys: BlobKey[] = []
   for (let at = 0; at < files.length; at += step) {
-    const file = files[Math.floor(at)]!
-    paths.push(blobRecordPath(qctx.index, file.blob, file.language))
+    const { blob, language } = files[Math.floor(at)]!
+    keys.push({ blob, language })
   }
-  return paths
+  return keys
 }
 
 /**
- * The chunks of the given blob records, read straight from disk so that learning neither fills
- * the query context's artifact cache nor depends on the overlay.
+ * The chunks of the given blob records of `vltDir`, read straight from disk so that learning
+ * neither fills the query context's artifact cache nor depends on the overlay.
  */
-export function* chunksOf(recordPaths: readonly string[]): Iterable<Chunk> {
-  for (const path of recordPaths) {
+export function* chunksOf(vltDir: string, records: readonly BlobKey[]): Iterable<Chunk> {
+  const store = new BlobStore(vltPaths(vltDir))
+  for (const key of records) {
     let record: BlobRecord | undefined
     try {
-      record = readRecordSync<BlobRecord>(path, BLOB_RECORD_KIND, BLOB_RECORD_VERSION)
+      record = store.read(key, () => {})
     } catch (error) {
       // A damaged artifact is reported by the paths that need it; learning just goes without it.
       if (!(error instanceof CorruptFileError)) throw error

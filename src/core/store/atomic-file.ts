@@ -22,7 +22,8 @@ export interface WriteOptions {
 /** `<name>.<pid>-<thread>-<random>.vlt-tmp`: the writer's pid tells the sweeper whether it may still be writing. */
 const TEMP_PATTERN = /\.(\d+)-(\d+)-[0-9a-f]+\.vlt-tmp$/
 
-function tempPathFor(path: string): string {
+/** A temp path beside `path` that sweepTempFiles recognises (and removes once its writer is gone). */
+export function tempPathFor(path: string): string {
   return `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
 }
 

@@ -1,6 +1,6 @@
 /** `.vlt/` storage: checksummed versioned records, atomic writes, the writer lock and the directory layout. */
 export { encodeRecord, decodeRecord } from './record.js'
 export { readRecord, readRecordSync, writeRecord, writeRecordSync } from './record-file.js'
-export { writeFileAtomic, writeFileAtomicSync, sweepTempFiles, type WriteOptions, type SweepOptions } from './atomic-file.js'
+export { writeFileAtomic, writeFileAtomicSync, sweepTempFiles, tempPathFor, type WriteOptions, type SweepOptions } from './atomic-file.js'
 export { acquireLock, withLock, type Lock, type LockHolder, type LockOptions } from './lock.js'
 export { vltPaths, ensureVltDir, GITIGNORE, type VltPaths } from './layout.js'

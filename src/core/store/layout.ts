@@ -7,8 +7,10 @@
  *     .gitignore                 ignores everything but threads/ (see GITIGNORE)
  *     state.mpk                  which tree was indexed last, and when
  *     objects/<extractorVersion>/<hh>/<rest-of-blob-hash>.<language>.mpk
- *                                per-blob artifact; hh = first two hex digits of the git blob hash
- *                                (SHA-1 or SHA-256), fanning out like .git/objects
+ *                                per-blob artifact, loose; hh = first two hex digits of the git blob
+ *                                hash (SHA-1 or SHA-256), fanning out like .git/objects
+ *     objects/<extractorVersion>/packs/<id>.pack, <id>.idx
+ *                                per-blob artifacts of a large build, packed (see index/blob-store.ts)
  *     trees/<treeHash>/manifest.mpk   per-tree file list, written last: a tree dir without it is unfinished
  *     trees/<treeHash>/<name>.mpk     per-tree aggregates (bm25, symbols, graph, ...)
  *     overlay/overlay.mpk        the working-tree overlay on HEAD (its blobs live in objects/)
@@ -34,6 +36,8 @@ export interface VltPaths {
   threads: string
   /** Artifact record of one blob as extracted for `language` by extractor `extractorVersion`. */
   blobRecord(blob: string, extractorVersion: number, language: string): string
+  /** Directory of the packs of blob records written by extractor `extractorVersion`. */
+  blobPacks(extractorVersion: number): string
   treeDir(treeHash: string): string
   /** The tree's manifest record. */
   treeManifest(treeHash: string): string
@@ -67,14 +71,19 @@ export function vltPaths(vltDir: string): VltPaths {
     logs: join(vltDir, 'logs'),
     threads: join(vltDir, 'threads'),
     blobRecord(blob, extractorVersion, language) {
-      if (!Number.isInteger(extractorVersion) || extractorVersion < 0) throw new Error(`invalid extractor version: ${extractorVersion}`)
       const id = objectId(blob, 'blob')
-      return join(objects, String(extractorVersion), id.slice(0, 2), `${id.slice(2)}.${safeName(language, 'language')}.mpk`)
+      return join(objects, versionDir(extractorVersion), id.slice(0, 2), `${id.slice(2)}.${safeName(language, 'language')}.mpk`)
     },
+    blobPacks: (extractorVersion) => join(objects, versionDir(extractorVersion), 'packs'),
     treeDir,
     treeManifest: (treeHash) => join(treeDir(treeHash), 'manifest.mpk'),
     treeRecord: (treeHash, name) => join(treeDir(treeHash), `${safeName(name, 'record name')}.mpk`),
   }
+}
+
+function versionDir(extractorVersion: number): string {
+  if (!Number.isInteger(extractorVersion) || extractorVersion < 0) throw new Error(`invalid extractor version: ${extractorVersion}`)
+  return String(extractorVersion)
 }
 
 function objectId(id: string, what: string): string {
