@@ -3,7 +3,7 @@ import { createExtractor, type Extractor } from '../parse/index.js'
 import type { BlobTask } from './blob-task.js'
 import { processBlob } from './process-blob.js'
 
-/** Worker-thread entry: one long-lived extractor per thread, one message per blob, answered with the stored record's bytes. */
+/** Worker-thread entry: one long-lived extractor per thread, one message per blob, answered with the encoded record (the main thread stores it). */
 let extractor: Promise<Extractor> | undefined
 
 parentPort?.on('message', async ({ id, task }: { id: number; task: BlobTask }) => {
