@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { AMBIGUITY_LIMIT, CodeGraph, pagerank, prepareEdges, SymbolTable, type FileContent, type WeightedEdges } from '../../src/core/graph/index.js'
 import type { ImportRef, ReferenceKind, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
 
@@ -11,7 +12,7 @@ function ref(name: string, enclosing = '', kind: ReferenceKind = 'call'): Symbol
 }
 
 function c(symbols: SymbolDef[], references: SymbolRef[] = [], imports: ImportRef[] = []): FileContent {
-  return { language: 'c', symbols, references, imports }
+  return { language: 'c', symbols, references: toReferenceColumns(references), imports }
 }
 
 function build(files: Record<string, FileContent>): CodeGraph {

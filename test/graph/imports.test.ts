@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { SymbolTable } from '../../src/core/graph/index.js'
 import type { ImportRef, LanguageId } from '../../src/core/parse/types.js'
 
@@ -9,8 +10,8 @@ function imp(module: string, relative = false, names: string[] = []): ImportRef 
 /** Resolved target of each import row of `from`, after adding `files` (empty files) and `from`. */
 function resolve(language: LanguageId, from: string, imports: ImportRef[], files: string[]): Array<string | null> {
   const table = new SymbolTable()
-  for (const path of files) table.addFile(path, { language, symbols: [], references: [], imports: [] })
-  table.addFile(from, { language, symbols: [], references: [], imports })
+  for (const path of files) table.addFile(path, { language, symbols: [], references: toReferenceColumns([]), imports: [] })
+  table.addFile(from, { language, symbols: [], references: toReferenceColumns([]), imports })
   table.commit()
   return table.imports(from).map((i) => (i.resolved ? `${i.resolved.path}${i.resolved.isDir ? '/' : ''}` : null))
 }
@@ -60,7 +61,7 @@ describe('import resolution', () => {
 
   it('re-resolves imports when a path they may name appears or disappears', () => {
     const table = new SymbolTable()
-    const c = (imports: ImportRef[]) => ({ language: 'c' as const, symbols: [], references: [], imports })
+    const c = (imports: ImportRef[]) => ({ language: 'c' as const, symbols: [], references: toReferenceColumns([]), imports })
     table.addFile('src/main.c', c([imp('util.h', true)]))
     table.addFile('src/other.c', c([imp('other.h', true)]))
     table.commit()

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { SymbolTable, type FileContent } from '../../src/core/graph/index.js'
 import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from '../../src/core/parse/types.js'
 
@@ -12,7 +13,7 @@ function ref(name: string, enclosing = '', kind: ReferenceKind = 'call'): Symbol
 }
 
 function content(language: LanguageId, symbols: SymbolDef[], references: SymbolRef[] = [], imports: ImportRef[] = []): FileContent {
-  return { language, symbols, references, imports }
+  return { language, symbols, references: toReferenceColumns(references), imports }
 }
 
 describe('SymbolTable', () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +18,7 @@ function summary(defs: string[], calls: string[], includes: string[] = []): Inde
     kind: 'function', name, qualifiedName: name, language: 'c', startLine: i * 10 + 1, endLine: i * 10 + 9, imports: '', classContext: '',
     signature: `int ${name}(void)`, decorators: '', docstring: '', body: `int ${name}(void) { ${calls.map((c) => `${c}();`).join(' ')} }`, tokenCount: 10,
   }))
-  return { language: 'c', chunkCount: chunks.length, parseErrors: 0, lineCount: defs.length * 10, analyzed: analyzeChunks(chunks), symbols, references, imports }
+  return { language: 'c', chunkCount: chunks.length, parseErrors: 0, lineCount: defs.length * 10, analyzed: analyzeChunks(chunks), symbols, references: toReferenceColumns(references), imports }
 }
 
 const TREE_A: Record<string, IndexedSummary> = {

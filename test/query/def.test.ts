@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { openQueryContext } from '../../src/core/query/context.js'
 import { findDefinitions } from '../../src/core/query/def.js'
 import { boundedLevenshtein, suggestNames } from '../../src/core/query/symbols/suggest.js'
@@ -89,7 +90,7 @@ describe('suggestNames', () => {
         const name = qualifiedName.slice(qualifiedName.lastIndexOf('.') + 1)
         return { name, qualifiedName, kind: 'function', line: line + 1, endLine: line + 1, column: 0, signature: '', scope: '' }
       })
-      table.addFile(`f${f}.py`, { language: 'python', symbols, references: [], imports: [] })
+      table.addFile(`f${f}.py`, { language: 'python', symbols, references: toReferenceColumns([]), imports: [] })
     })
     return table
   }
@@ -139,7 +140,7 @@ describe('suggestNames', () => {
     }
     assert.ok(answered > queries.length / 2, `only ${answered} of ${queries.length} queries had suggestions`)
     // A changed table is catalogued afresh.
-    table.addFile('late.py', { language: 'python', symbols: [{ name: 'kmalloc_late', qualifiedName: 'kmalloc_late', kind: 'function', line: 1, endLine: 1, column: 0, signature: '', scope: '' }], references: [], imports: [] })
+    table.addFile('late.py', { language: 'python', symbols: [{ name: 'kmalloc_late', qualifiedName: 'kmalloc_late', kind: 'function', line: 1, endLine: 1, column: 0, signature: '', scope: '' }], references: toReferenceColumns([]), imports: [] })
     assert.deepEqual(suggestNames(table, 'kmalloc_lat'), reference(table, 'kmalloc_lat'))
     assert.ok(suggestNames(table, 'kmalloc_lat').includes('kmalloc_late'))
   })

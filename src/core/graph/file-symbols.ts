@@ -3,7 +3,8 @@
  * A loaded table keeps every file in one shared set of columns (a few large arrays decode far
  * faster than thousands of small ones); a file added later gets columns of its own.
  */
-import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from '../parse/types.js'
+import { REFERENCE_KIND_ORDER, type ReferenceColumns } from '../parse/reference-columns.js'
+import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind } from '../parse/types.js'
 import { importKeys } from './imports.js'
 import type { StringTable } from './strings.js'
 
@@ -15,6 +16,7 @@ export const SYMBOL_KINDS: readonly SymbolKind[] = [
 /** Reference kinds as stored: an imported name or a doc comment's link is a plain reference to what it names. */
 export const REFERENCE_KINDS = ['call', 'reference', 'type', 'inherit'] as const
 const REFERENCE_CODES: Record<ReferenceKind, number> = { call: 0, reference: 1, type: 2, inherit: 3, import: 1, doc: 1 }
+const KIND_CODE_BY_POSITION = REFERENCE_KIND_ORDER.map((kind) => REFERENCE_CODES[kind])
 const KIND_CODES = new Map(SYMBOL_KINDS.map((kind, code) => [kind, code]))
 
 export interface SymbolColumns {
@@ -100,7 +102,7 @@ export class FileSymbols {
 export interface FileContent {
   language: LanguageId
   symbols: SymbolDef[]
-  references: SymbolRef[]
+  references: ReferenceColumns
   imports: ImportRef[]
 }
 
@@ -134,22 +136,13 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
     if (!defOf.has(def.qualifiedName)) defOf.set(def.qualifiedName, d)
   }
 
-  // One row per (enclosing, name, kind): references arrive in source order, so the enclosing
-  // definition repeats and its lookup is cached.
-  const rows = refRows.reset(references.length)
-  let lastEnclosing = ''
-  let lastFrom = -1
-  // A file names the same few hundred identifiers over and over: a small map in front of the
-  // table's large one saves most of the lookups in it.
-  const local = new Map<string, number>()
-  for (const ref of references) {
-    if (ref.enclosing !== lastEnclosing) {
-      lastEnclosing = ref.enclosing
-      lastFrom = ref.enclosing ? defOf.get(ref.enclosing) ?? -1 : -1
-    }
-    let name = local.get(ref.name)
-    if (name === undefined) local.set(ref.name, (name = strings.id(ref.name)))
-    rows.count(name, lastFrom, REFERENCE_CODES[ref.kind])
+  // One row per (enclosing, name, kind); the columns list each distinct name and enclosing
+  // definition once, so each is looked up once.
+  const rows = refRows.reset(references.name.length)
+  const from = references.enclosings.map((enclosing) => (enclosing ? defOf.get(enclosing) ?? -1 : -1))
+  const names = references.names.map((name) => strings.id(name))
+  for (let i = 0; i < references.name.length; i++) {
+    rows.count(names[references.name[i]!]!, from[references.enclosing[i]!]!, KIND_CODE_BY_POSITION[references.kind[i]!]!)
   }
 
   const imports = importRows(path, content, strings)

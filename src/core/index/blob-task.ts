@@ -1,6 +1,7 @@
 import type { AnalyzedChunks } from '../search/index.js'
 import type { ContentSkip } from '../files/index.js'
-import type { FileArtifact, ImportRef, LanguageId, SymbolDef, SymbolRef } from '../parse/types.js'
+import type { ReferenceColumns } from '../parse/reference-columns.js'
+import type { FileArtifact, ImportRef, LanguageId, SymbolDef } from '../parse/types.js'
 
 export type { ContentSkip }
 
@@ -12,13 +13,16 @@ export interface BlobTask {
   maxFileBytes: number
 }
 
+/** An artifact as a record stores it: references as columns. */
+export type StoredArtifact = Omit<FileArtifact, 'references'> & { references: ReferenceColumns }
+
 /**
  * The per-blob record stored under `.vlt/objects/`. Path-independent: the same bytes under
  * another name (rename, copy, revert) reuse it as is.
  */
 export type BlobRecord =
   | { skipped: ContentSkip }
-  | { skipped?: undefined; artifact: FileArtifact; analyzed: AnalyzedChunks }
+  | { skipped?: undefined; artifact: StoredArtifact; analyzed: AnalyzedChunks }
 
 /** The part of a record that tree aggregates need: everything but chunk text. */
 export type BlobSummary =
@@ -31,12 +35,12 @@ export type BlobSummary =
       lineCount: number
       analyzed: AnalyzedChunks
       symbols: SymbolDef[]
-      references: SymbolRef[]
+      references: ReferenceColumns
       imports: ImportRef[]
     }
 
 export const BLOB_RECORD_KIND = 'blob-artifact'
-export const BLOB_RECORD_VERSION = 1
+export const BLOB_RECORD_VERSION = 2
 
 export function summarize(record: BlobRecord): BlobSummary {
   if (record.skipped) return { skipped: record.skipped }

@@ -1,5 +1,6 @@
 import { classifyContent } from '../files/index.js'
 import type { Extractor } from '../parse/index.js'
+import { toReferenceColumns } from '../parse/reference-columns.js'
 import { analyzeChunks } from '../search/index.js'
 import { encodeRecord } from '../store/index.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord, type BlobTask } from './blob-task.js'
@@ -19,7 +20,7 @@ export async function processBlob(task: BlobTask, extractor: Extractor): Promise
   } else {
     await extractor.prepare(task.language)
     const artifact = extractor.extract(content.text, task.language)
-    record = { artifact, analyzed: analyzeChunks(artifact.chunks) }
+    record = { artifact: { ...artifact, references: toReferenceColumns(artifact.references) }, analyzed: analyzeChunks(artifact.chunks) }
   }
   return { record, encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record) }
 }

@@ -1,5 +1,6 @@
 import { CorruptFileError, VltError } from '../errors.js'
 import { loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
+import { fromReferenceColumns } from '../parse/reference-columns.js'
 import { openIndexContext, syncIndexIn, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
@@ -116,7 +117,7 @@ async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, ove
 function readArtifact(index: IndexContext, source: FileSource, warn: (message: string) => void): FileArtifact | null {
   try {
     const record = index.blobs.read(source, warn)
-    return record && !record.skipped ? record.artifact : null
+    return record && !record.skipped ? { ...record.artifact, references: fromReferenceColumns(record.artifact.references) } : null
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
     warn(`warning: ${error.message}; run \`git vlt coderag sync\` to rebuild it`)
