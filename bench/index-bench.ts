@@ -2,7 +2,8 @@
  * Issue 2's targets: cold init of ~10k files ≤ 30 s and ≤ 1 GB peak RSS, incremental sync after
  * a one-file commit ≤ 1 s, no-change sync ≤ 200 ms — each measured as a user runs it (the built
  * CLI in a child process, wall time and peak RSS from /usr/bin/time), with universal-ctags on
- * the same tree in the same run for comparison.
+ * the same tree in the same run for comparison. This machine's speed varies by a third from hour
+ * to hour, so CPU seconds (user + sys) and the ratio to ctags's wall time are reported as well.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -15,6 +16,8 @@ const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
 
 interface Timed {
   wallMs: number
+  /** user + sys of the command and its children (worker threads, git). */
+  cpuS: number
   peakRssMb: number
   stdout: string
 }
@@ -22,12 +25,12 @@ interface Timed {
 function timed(cmd: string[], cwd: string): Timed {
   const out = join(mkdtempSync(join(tmpdir(), 'vlt-bench-')), 'time')
   const started = process.hrtime.bigint()
-  const child = spawnSync('/usr/bin/time', ['-f', '%M', '-o', out, ...cmd], { cwd, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, CI: '1' } })
+  const child = spawnSync('/usr/bin/time', ['-f', '%M %U %S', '-o', out, ...cmd], { cwd, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, CI: '1' } })
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6
   if (child.status !== 0) throw new Error(`${cmd.join(' ')} failed (${child.status}): ${child.stderr}`)
-  const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop())
+  const [rssKb, user, sys] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(' ').map(Number)
   rmSync(dirname(out), { recursive: true, force: true })
-  return { wallMs: Math.round(wallMs), peakRssMb: Math.round(rssKb / 1024), stdout: child.stdout }
+  return { wallMs: Math.round(wallMs), cpuS: +(user! + sys!).toFixed(2), peakRssMb: Math.round(rssKb! / 1024), stdout: child.stdout }
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -66,12 +69,14 @@ function benchCorpus(name: CorpusName) {
     sourceMb: +(sourceBytes / 1e6).toFixed(1),
     coldInit: {
       wallS: +(cold.wallMs / 1000).toFixed(2),
+      cpuS: cold.cpuS,
+      wallPerCtagsWall: +(cold.wallMs / ctags.wallMs).toFixed(1),
       filesPerS: Math.round(files.length / (cold.wallMs / 1000)),
       peakRssMb: cold.peakRssMb,
       vltMb: +(vltBytes / 1e6).toFixed(1),
       indexed: { files: init.files, chunks: init.chunks, symbols: init.symbols, edges: init.edges, skipped: init.skipped },
     },
-    ctags: { wallS: +(ctags.wallMs / 1000).toFixed(2), peakRssMb: ctags.peakRssMb, tagsMb: +(ctagsBytes / 1e6).toFixed(1) },
+    ctags: { wallS: +(ctags.wallMs / 1000).toFixed(2), cpuS: ctags.cpuS, peakRssMb: ctags.peakRssMb, tagsMb: +(ctagsBytes / 1e6).toFixed(1) },
     incrementalSync: { wallMs: incremental.wallMs, inProcessMs: inc.durationMs, extracted: inc.extracted.length, mode: inc.mode },
     noChangeSync: { wallMsMedian: median(noChange.map((t) => t.wallMs)), inProcessMsMedian: median(noChange.map((t) => JSON.parse(t.stdout).durationMs)), nodeStartMsMedian: median(nodeStart.map((t) => t.wallMs)) },
   }
