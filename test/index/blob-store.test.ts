@@ -136,4 +136,20 @@ describe('blob store: loose records and packs', () => {
     assert.equal(packFiles('.idx').length, 1)
     assert.deepEqual(new BlobStore(vltPaths(dir)).read(key(0), silent), record(0))
   })
+
+  it('retires the packs a rewrite stored again in full, and only those', () => {
+    const pack = (...numbers: number[]) => {
+      const writer = store.packWriter()
+      for (const i of numbers) writer.add(key(i), encoded(i))
+      writer.finish()
+      return writer
+    }
+    pack(0, 1, 2, 3)
+    pack(4, 5)
+    const rewrite = pack(0, 1, 2, 3, 4)
+    assert.equal(store.retireSuperseded(rewrite, silent), 1)
+    assert.equal(packFiles('.idx').length, 2)
+    const reader = new BlobStore(vltPaths(dir))
+    for (const i of [0, 1, 2, 3, 4, 5]) assert.deepEqual(reader.read(key(i), silent), record(i), `record ${i}`)
+  })
 })

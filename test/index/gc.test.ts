@@ -51,6 +51,8 @@ describe('coderag gc', function () {
     const packs = join(repo.dir, '.vlt', 'objects', String(EXTRACTOR_VERSION), 'packs')
     const indexes = (): string[] => readdirSync(packs).filter((name) => name.endsWith('.idx'))
     assert.equal(indexes().length, 1, 'a cold build of 300 files packs its records')
+    vltJson(repo.dir, ['coderag', 'init', '--force'])
+    assert.equal(indexes().length, 1, 'a forced rebuild retires the pack it stored again')
     repo.write(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}.py`, module(i, 1)])))
     repo.commit('200 changed')
     vltJson(repo.dir, ['coderag', 'sync'])

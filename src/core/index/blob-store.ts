@@ -155,6 +155,21 @@ export class BlobStore {
     return { removed, freedBytes }
   }
 
+  /**
+   * Removes the packs (other than `written`'s own) whose every record `written` has stored again:
+   * a forced rebuild would otherwise leave a second copy of the whole index behind.
+   */
+  retireSuperseded(written: PackWriter, warn: (message: string) => void): number {
+    let retired = 0
+    for (const index of this.packIndexes(warn)) {
+      if (written.packs.has(index.pack) || !index.keys.every((key) => written.keys.has(key))) continue
+      this.removePack(index.pack.slice(0, -PACK_SUFFIX.length))
+      retired++
+    }
+    if (retired > 0) this.packed = undefined
+    return retired
+  }
+
   /** Removes a pack, its index first so that no reader finds an index without its pack. */
   removePack(id: string): void {
     rmSync(join(this.packsDir, id + INDEX_SUFFIX), { force: true })
@@ -198,11 +213,14 @@ export class BlobStore {
  * pack is finished: at a limit, or at `finish()`.
  */
 export class PackWriter {
+  /** Keys and pack file names this writer has finished. */
+  readonly keys = new Set<string>()
+  readonly packs = new Set<string>()
   private fd: number | undefined
   private temp = ''
   private id = ''
   private size = 0
-  private keys: string[] = []
+  private pending: string[] = []
   private offsets: number[] = []
   private lengths: number[] = []
 
@@ -214,11 +232,11 @@ export class PackWriter {
   add(key: BlobKey, encoded: Uint8Array): void {
     if (this.fd === undefined) this.start()
     for (let written = 0; written < encoded.length; ) written += writeSync(this.fd!, encoded, written)
-    this.keys.push(keyOf(key))
+    this.pending.push(keyOf(key))
     this.offsets.push(this.size)
     this.lengths.push(encoded.length)
     this.size += encoded.length
-    if (this.keys.length >= this.limits.records || this.size >= this.limits.bytes) this.finish()
+    if (this.pending.length >= this.limits.records || this.size >= this.limits.bytes) this.finish()
   }
 
   /** Makes the records added so far readable. */
@@ -228,10 +246,12 @@ export class PackWriter {
     this.fd = undefined
     const dir = this.store.packsDir
     renameSync(this.temp, join(dir, this.id + PACK_SUFFIX))
-    const index: PackIndex = { pack: this.id + PACK_SUFFIX, keys: this.keys, offsets: Float64Array.from(this.offsets), lengths: Uint32Array.from(this.lengths) }
+    const index: PackIndex = { pack: this.id + PACK_SUFFIX, keys: this.pending, offsets: Float64Array.from(this.offsets), lengths: Uint32Array.from(this.lengths) }
     writeRecordSync(join(dir, this.id + INDEX_SUFFIX), PACK_INDEX_KIND, PACK_INDEX_VERSION, index, { durable: false })
     this.store.registerPack(index)
-    this.keys = []
+    this.packs.add(index.pack)
+    for (const key of this.pending) this.keys.add(key)
+    this.pending = []
     this.offsets = []
     this.lengths = []
   }

@@ -232,6 +232,7 @@ export async function summarizeBlobs<T extends BlobItem>(
     }
     await Promise.all(running)
     pack?.finish()
+    if (pack && opts.force) ctx.blobs.retireSuperseded(pack, opts.warn)
   } finally {
     pack?.abort()
     progress.stop()
