@@ -2,6 +2,9 @@ import { strict as assert } from 'node:assert'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PACK_INDEX_KIND, PACK_INDEX_VERSION, type PackIndex } from '../../src/core/index/blob-store.js'
+import { EXTRACTOR_VERSION } from '../../src/core/parse/version.js'
+import { readRecordSync } from '../../src/core/store/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { vlt, vltJson } from '../helpers/cli.js'
 
@@ -100,6 +103,21 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.equal(status.files, 30)
     assert.equal(status.stale, false)
+  })
+
+  it('extracts content found under several paths once, and indexes every path', () => {
+    const copy = 'def shared(x):\n    return x * 2\n'
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 260; i++) files[`pkg/m${i}.py`] = `def f${i}(x):\n    return x + ${i}\n`
+    for (let i = 0; i < 40; i++) files[`vendor${i}/util.py`] = copy
+    repo = createGitRepo({ files })
+    const init = vltJson(repo.dir, ['coderag', 'init'])
+    assert.equal(init.files, 300)
+    const packs = join(repo.dir, '.vlt', 'objects', String(EXTRACTOR_VERSION), 'packs')
+    const packed = readdirSync(packs).filter((name) => name.endsWith('.idx')).flatMap((name) => readRecordSync<PackIndex>(join(packs, name), PACK_INDEX_KIND, PACK_INDEX_VERSION)!.keys)
+    assert.equal(packed.length, 261, 'one record per distinct content')
+    const definitions = vltJson(repo.dir, ['coderag', 'def', 'shared', '--limit', '100']).definitions
+    assert.equal(definitions.length, 40)
   })
 
   it('an incremental build equals a cold build of the same tree', () => {

@@ -6,6 +6,7 @@ import type { LanguageId } from '../parse/types.js'
 import { decodeRecord, readRecord, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
+import { keyOf } from './blob-store.js'
 import type { IndexContext } from './context.js'
 import { countIndexed, countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { WorkerPool } from './pool.js'
@@ -202,16 +203,25 @@ export async function summarizeBlobs<T extends BlobItem>(
   }
   if (misses.length === 0) return []
 
+  // The same content under several paths (empty __init__.py files, vendored copies) is extracted once.
+  const sameContent = new Map<string, T[]>()
+  for (const item of misses) {
+    const key = keyOf(item)
+    const group = sameContent.get(key)
+    if (group) group.push(item)
+    else sameContent.set(key, [item])
+  }
   const progress = opts.progress ?? silentProgress
   progress.start(misses.length, 'indexing')
   const reader = readBytes ? undefined : new BlobReader(ctx.repo)
   const read = readBytes ?? ((item: T) => reader!.read(item.blob))
-  const runner = await blobRunner(misses.length)
-  const pack = misses.length >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
+  const runner = await blobRunner(sameContent.size)
+  const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   try {
     const limit = runner.parallelism * 4
     const running = new Set<Promise<void>>()
-    for (const item of misses) {
+    for (const group of sameContent.values()) {
+      const item = group[0]!
       const job = (async () => {
         const bytes = await read(item)
         const task: BlobTask = {
@@ -223,8 +233,11 @@ export async function summarizeBlobs<T extends BlobItem>(
         const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
         if (pack) pack.add(item, encoded)
         else ctx.blobs.writeLoose(item, encoded)
-        accept(item, summarize(record))
-        progress.tick()
+        const summary = summarize(record)
+        for (const same of group) {
+          accept(same, summary)
+          progress.tick()
+        }
       })()
       running.add(job)
       void job.finally(() => running.delete(job))
