@@ -27,7 +27,7 @@ describe('blob store: loose records and packs', () => {
 
   it('reads records back from packs and loose files, a loose one shadowing a packed one', () => {
     const writer = store.packWriter({ records: 3, bytes: 1 << 20 })
-    for (let i = 0; i < 7; i++) writer.add(key(i), encoded(i))
+    for (let i = 0; i < 7; i++) writer.add(keyOf(key(i)), encoded(i))
     // Two packs finished at the limit; the seventh record waits for finish().
     assert.equal(packFiles('.idx').length, 2)
     assert.equal(new BlobStore(vltPaths(dir)).read(key(6), silent), undefined)
@@ -46,14 +46,14 @@ describe('blob store: loose records and packs', () => {
   it('makes a finished pack readable to the store that wrote it', () => {
     assert.equal(store.read(key(1), silent), undefined)
     const writer = store.packWriter()
-    writer.add(key(1), encoded(1))
+    writer.add(keyOf(key(1)), encoded(1))
     writer.finish()
     assert.deepEqual(store.read(key(1), silent), record(1))
   })
 
   it('leaves nothing of an aborted pack', () => {
     const writer = store.packWriter()
-    writer.add(key(1), encoded(1))
+    writer.add(keyOf(key(1)), encoded(1))
     writer.abort()
     assert.deepEqual(readdirSync(store.packsDir), [])
     assert.equal(store.read(key(1), silent), undefined)
@@ -61,8 +61,8 @@ describe('blob store: loose records and packs', () => {
 
   it('names the pack and the offset of a damaged record', () => {
     const writer = store.packWriter()
-    writer.add(key(0), encoded(0))
-    writer.add(key(1), encoded(1))
+    writer.add(keyOf(key(0)), encoded(0))
+    writer.add(keyOf(key(1)), encoded(1))
     writer.finish()
     const pack = join(store.packsDir, packFiles('.pack')[0]!)
     const bytes = readFileSync(pack)
@@ -75,7 +75,7 @@ describe('blob store: loose records and packs', () => {
 
   it('reports a damaged pack index once and removes it with its pack', () => {
     const writer = store.packWriter()
-    writer.add(key(0), encoded(0))
+    writer.add(keyOf(key(0)), encoded(0))
     writer.finish()
     writeFileSync(join(store.packsDir, packFiles('.idx')[0]!), 'not a record')
     const warnings: string[] = []
@@ -88,7 +88,7 @@ describe('blob store: loose records and packs', () => {
 
   it('finds a record moved by gc after the reader read the pack indexes', () => {
     const writer = store.packWriter()
-    for (let i = 0; i < 4; i++) writer.add(key(i), encoded(i))
+    for (let i = 0; i < 4; i++) writer.add(keyOf(key(i)), encoded(i))
     writer.finish()
     const reader = new BlobStore(vltPaths(dir))
     assert.deepEqual(reader.read(key(0), silent), record(0))
@@ -103,7 +103,7 @@ describe('blob store: loose records and packs', () => {
   it('gc keeps packs at least half alive, rewrites the others, and removes dead and old orphan packs', () => {
     const pack = (...numbers: number[]): void => {
       const writer = store.packWriter()
-      for (const i of numbers) writer.add(key(i), encoded(i))
+      for (const i of numbers) writer.add(keyOf(key(i)), encoded(i))
       writer.finish()
     }
     pack(0, 1, 2, 3)
@@ -129,7 +129,7 @@ describe('blob store: loose records and packs', () => {
   it('gc keeps one copy of a record packed twice', () => {
     for (let copy = 0; copy < 2; copy++) {
       const writer = store.packWriter()
-      writer.add(key(0), encoded(0))
+      writer.add(keyOf(key(0)), encoded(0))
       writer.finish()
     }
     assert.equal(new BlobStore(vltPaths(dir)).prunePacks(new Set([keyOf(key(0))]), silent).removed, 1)
@@ -140,7 +140,7 @@ describe('blob store: loose records and packs', () => {
   it('retires the packs a rewrite stored again in full, and only those', () => {
     const pack = (...numbers: number[]) => {
       const writer = store.packWriter()
-      for (const i of numbers) writer.add(key(i), encoded(i))
+      for (const i of numbers) writer.add(keyOf(key(i)), encoded(i))
       writer.finish()
       return writer
     }

@@ -59,10 +59,6 @@ export function keyOf({ blob, language }: BlobKey): string {
   return `${blob}.${language}`
 }
 
-function keyFromString(key: string): BlobKey {
-  const dot = key.indexOf('.')
-  return { blob: key.slice(0, dot), language: key.slice(dot + 1) as LanguageId }
-}
 
 export class BlobStore {
   /** Every packed record by key, read from the packs' indexes on first use. */
@@ -129,11 +125,10 @@ export class BlobStore {
       kept.forEach((i) => claimed.add(index.keys[i]!))
       if (kept.length * 2 >= index.keys.length) continue
       const path = join(this.packsDir, index.pack)
-      const id = index.pack.slice(0, -PACK_SUFFIX.length)
       if (kept.length > 0) {
         const writer = this.packWriter({ records: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY })
         try {
-          for (const i of kept) writer.add(keyFromString(index.keys[i]!), readRange(path, index.offsets[i]!, index.lengths[i]!))
+          for (const i of kept) writer.add(index.keys[i]!, readRange(path, index.offsets[i]!, index.lengths[i]!))
           writer.finish()
         } finally {
           writer.abort()
@@ -141,7 +136,7 @@ export class BlobStore {
       }
       freedBytes += sizeOf(path)
       removed += index.keys.length - kept.length
-      this.removePack(id)
+      this.removePack(packId(index.pack))
     }
     const indexed = new Set(indexes.map((index) => index.pack))
     for (const name of listDir(this.packsDir)) {
@@ -163,7 +158,7 @@ export class BlobStore {
     let retired = 0
     for (const index of this.packIndexes(warn)) {
       if (written.packs.has(index.pack) || !index.keys.every((key) => written.keys.has(key))) continue
-      this.removePack(index.pack.slice(0, -PACK_SUFFIX.length))
+      this.removePack(packId(index.pack))
       retired++
     }
     if (retired > 0) this.packed = undefined
@@ -229,10 +224,11 @@ export class PackWriter {
     private readonly limits: PackLimits,
   ) {}
 
-  add(key: BlobKey, encoded: Uint8Array): void {
+  /** Appends the record stored under `key` (see keyOf). */
+  add(key: string, encoded: Uint8Array): void {
     if (this.fd === undefined) this.start()
     for (let written = 0; written < encoded.length; ) written += writeSync(this.fd!, encoded, written)
-    this.pending.push(keyOf(key))
+    this.pending.push(key)
     this.offsets.push(this.size)
     this.lengths.push(encoded.length)
     this.size += encoded.length
@@ -278,9 +274,9 @@ export class PackWriter {
   }
 }
 
-/** The pack id of a pack file name, undefined for anything else. */
-export function packIdOf(name: string): string | undefined {
-  return name.endsWith(PACK_SUFFIX) ? name.slice(0, -PACK_SUFFIX.length) : undefined
+/** `<id>.pack` → `<id>`. */
+function packId(packName: string): string {
+  return packName.slice(0, -PACK_SUFFIX.length)
 }
 
 function readRange(path: string, offset: number, length: number): Buffer {

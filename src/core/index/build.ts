@@ -220,7 +220,7 @@ export async function summarizeBlobs<T extends BlobItem>(
   try {
     const limit = runner.parallelism * 4
     const running = new Set<Promise<void>>()
-    for (const group of sameContent.values()) {
+    for (const [key, group] of sameContent) {
       const item = group[0]!
       const job = (async () => {
         const bytes = await read(item)
@@ -231,7 +231,7 @@ export async function summarizeBlobs<T extends BlobItem>(
           maxFileBytes: ctx.config.index.maxFileBytes,
         }
         const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
-        if (pack) pack.add(item, encoded)
+        if (pack) pack.add(key, encoded)
         else ctx.blobs.writeLoose(item, encoded)
         const summary = summarize(record)
         for (const same of group) {

@@ -1,9 +1,8 @@
 import { readdir, rm, stat, unlink } from 'node:fs/promises'
-import { basename, dirname, join, sep } from 'node:path'
+import { join, sep } from 'node:path'
 import { UsageError } from '../errors.js'
 import type { LanguageId } from '../parse/types.js'
 import { sweepTempFiles, withLock } from '../store/index.js'
-import { EXTRACTOR_VERSION } from '../parse/version.js'
 import { keyOf } from './blob-store.js'
 import { loadManifest } from './build.js'
 import { openIndexContext } from './context.js'
@@ -34,8 +33,13 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
     const state = await readState(ctx.paths, warn)
     const recent = [...new Set([state.treeHash, ...state.recentTrees].filter((tree): tree is string => tree !== null))].slice(0, keep)
     const kept = new Set<string>()
+    /** Live records by key (packed) and by path (loose); loose records of other extractor versions are never read again. */
     const liveRecords = new Set<string>()
-    const keepRecord = (blob: string, language: LanguageId) => liveRecords.add(keyOf({ blob, language }))
+    const liveLoose = new Set<string>()
+    const keepRecord = (blob: string, language: LanguageId) => {
+      liveRecords.add(keyOf({ blob, language }))
+      liveLoose.add(ctx.blobs.loosePath({ blob, language }))
+    }
     for (const tree of recent) {
       const manifest = await loadManifest(ctx, tree, warn)
       if (!manifest) continue
@@ -59,12 +63,9 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
       removedTrees++
     }
     let removedBlobRecords = 0
-    const current = join(ctx.paths.objects, String(EXTRACTOR_VERSION))
     const packs = ctx.blobs.packsDir
     for (const path of await listFiles(ctx.paths.objects)) {
-      if (path.endsWith('.vlt-tmp') || path.startsWith(packs + sep)) continue
-      // Records of other extractor versions are never read again: they go too.
-      if (path.startsWith(current + sep) && liveRecords.has(looseKey(path))) continue
+      if (liveLoose.has(path) || path.endsWith('.vlt-tmp') || path.startsWith(packs + sep)) continue
       freedBytes += await sizeOf(path)
       await unlink(path).catch(() => {})
       removedBlobRecords++
@@ -76,12 +77,6 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
     await writeState(ctx.paths, { ...state, recentTrees: state.recentTrees.filter((tree) => kept.has(tree)) })
     return { keptTrees: [...kept], removedTrees, removedBlobRecords, removedTempFiles, freedBytes, durationMs: Date.now() - started }
   }, { waitMs: 120_000, onWait: (holder) => warn(`waiting for another git-vlt run (${holder}) to finish…`) })
-}
-
-/** The key of a loose record from its path, `<hh>/<rest>.<language>.mpk` (see store/layout.ts). */
-function looseKey(path: string): string {
-  const [name, fanOut] = [basename(path), basename(dirname(path))]
-  return fanOut + name.slice(0, -'.mpk'.length)
 }
 
 async function listDir(dir: string): Promise<string[]> {

@@ -8,12 +8,12 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
-import { BlobStore, type BlobKey } from '../index/blob-store.js'
+import type { BlobKey, BlobStore } from '../index/blob-store.js'
 import type { BlobRecord } from '../index/blob-task.js'
 import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
-import { acquireLock, readRecord, vltPaths, writeRecord, type Lock } from '../store/index.js'
+import { acquireLock, readRecord, writeRecord, type Lock } from '../store/index.js'
 import { learnAssociations, type TermAssociations } from './term-associations.js'
 
 export const ASSOCIATIONS_RECORD_KIND = 'term-associations'
@@ -124,7 +124,7 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (!(error instanceof CorruptFileError)) throw error
     warning = `warning: ${error.message}; rebuilt the term associations`
   }
-  const model = learnAssociations(chunksOf(qctx.index.paths.root, learningRecords(qctx)))
+  const model = learnAssociations(chunksOf(qctx.index.blobs, learningRecords(qctx)))
   await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
   return warning ? { model, warning } : { model }
 }
@@ -142,11 +142,10 @@ function learningRecords(qctx: QueryContext): BlobKey[] {
 }
 
 /**
- * The chunks of the given blob records of `vltDir`, read straight from disk so that learning
- * neither fills the query context's artifact cache nor depends on the overlay.
+ * The chunks of the given blob records, read straight from the store so that learning neither
+ * fills the query context's artifact cache nor depends on the overlay.
  */
-export function* chunksOf(vltDir: string, records: readonly BlobKey[]): Iterable<Chunk> {
-  const store = new BlobStore(vltPaths(vltDir))
+export function* chunksOf(store: BlobStore, records: readonly BlobKey[]): Iterable<Chunk> {
   for (const key of records) {
     let record: BlobRecord | undefined
     try {
