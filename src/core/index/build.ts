@@ -9,7 +9,7 @@ import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type
 import { keyOf } from './blob-store.js'
 import type { IndexContext } from './context.js'
 import { countIndexed, countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
-import { WorkerPool } from './pool.js'
+import { TASKS_PER_WORKER, WorkerPool } from './pool.js'
 
 /**
  * The aggregates (graph, BM25) and the extractor (tree-sitter) load on first use: a sync with
@@ -218,7 +218,7 @@ export async function summarizeBlobs<T extends BlobItem>(
   const runner = await blobRunner(sameContent.size)
   const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   try {
-    const limit = runner.parallelism * 4
+    const limit = runner.parallelism * TASKS_PER_WORKER
     const running = new Set<Promise<void>>()
     for (const [key, group] of sameContent) {
       const item = group[0]!

@@ -1,5 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
+import { ANSWER_BATCH, type Answer } from './task-server.js'
+
+/** Tasks to keep queued per worker: a batch of answers on its way back, and two to work on meanwhile. */
+export const TASKS_PER_WORKER = 3 * ANSWER_BATCH
 
 interface Pending<R> {
   resolve: (value: R) => void
@@ -12,7 +16,7 @@ interface Slot<R> {
 }
 
 /**
- * A fixed set of worker threads answering one message per task. Tasks go to the least-busy
+ * A fixed set of worker threads (entries call `serveTasks`), one message per task, answered in batches. Tasks go to the least-busy
  * worker; a worker that dies rejects only its own pending tasks and is replaced, so one
  * pathological file (a grammar crash, an OOM in wasm) never stops the whole index.
  */
@@ -65,13 +69,15 @@ export class WorkerPool<T, R> {
         new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(this.entry.href)}) })`, { eval: true, workerData: this.workerData })
       : new Worker(this.entry, { workerData: this.workerData })
     const slot: Slot<R> = { worker, inFlight: new Map() }
-    worker.on('message', (message: { id: number; result?: R; error?: string }) => {
-      const pending = slot.inFlight.get(message.id)
-      if (!pending) return
-      slot.inFlight.delete(message.id)
+    worker.on('message', (answers: Array<Answer<R>>) => {
+      for (const answer of answers) {
+        const pending = slot.inFlight.get(answer.id)
+        if (!pending) continue
+        slot.inFlight.delete(answer.id)
+        if (answer.error !== undefined) pending.reject(new Error(answer.error))
+        else pending.resolve(answer.result as R)
+      }
       if (slot.inFlight.size === 0) worker.unref()
-      if (message.error !== undefined) pending.reject(new Error(message.error))
-      else pending.resolve(message.result as R)
     })
     const fail = (error: Error): void => {
       const index = this.slots.indexOf(slot)
