@@ -132,7 +132,7 @@ function stemmed(word: string): string {
  * A token's term ids live in one shared pool (`poolStart`/`poolCount` per token) rather than a
  * typed array each: a million small arrays cost more heap than the text they summarise.
  */
-const MEMO_LIMIT = 1 << 18
+const MEMO_LIMIT = Number(process.env.ML ?? 1 << 18)
 /** Open addressing, two ints per slot: the token's hash and its index + 1 (0 = empty), so a probe touches one cache line. */
 let slots = new Int32Array(1 << 17)
 const tokens: string[] = []

@@ -46,13 +46,13 @@ function roleOf(captureName: string): Role {
   throw new Error(`tags query: unknown capture @${captureName}`)
 }
 
-const rolesByQuery = new WeakMap<Query, Map<string, Role>>()
+const rolesByQuery = new WeakMap<Query, Role[]>()
 
-/** Role of each capture name of a query; an unknown capture name is a bug in a query file. */
-export function captureRoles(query: Query): Map<string, Role> {
+/** Role of each capture of a query, by capture index; an unknown capture name is a bug in a query file. */
+export function captureRoles(query: Query): Role[] {
   let roles = rolesByQuery.get(query)
   if (!roles) {
-    roles = new Map(query.captureNames.map((name) => [name, roleOf(name)]))
+    roles = query.captureNames.map(roleOf)
     rolesByQuery.set(query, roles)
   }
   return roles

@@ -1,5 +1,3 @@
-import type { Node } from 'web-tree-sitter'
-
 export interface DocLink {
   start: number
   end: number
@@ -24,14 +22,17 @@ const BUILTIN_TYPES = new Set(['any', 'bigint', 'boolean', 'false', 'function', 
  * (`Foo#bar` names `Foo`, and `bar` as a member of `Foo`). Only `/**` comments: TypeScript reads
  * tags in no other.
  */
-export function readDocLinks(comment: Node, source: string, found: (link: DocLink) => void): void {
-  const from = comment.startIndex
+export function readDocLinks(
+  comment: { start: number; end: number; row: number; column: number },
+  source: string,
+  found: (link: DocLink) => void,
+): void {
+  const from = comment.start
   if (!source.startsWith('/**', from)) return
-  const text = source.slice(from, comment.endIndex)
+  const text = source.slice(from, comment.end)
   if (!text.includes('{')) return
-  const origin = comment.startPosition
-  let row = origin.row
-  let lineStart = -origin.column
+  let row = comment.row
+  let lineStart = -comment.column
   let scanned = 0
   const segments = (target: string, targetAt: number): void => {
     for (; scanned < targetAt; scanned++) {

@@ -4,6 +4,7 @@ import type { ImportRef, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from 
 import { captureRoles, type Role } from './captures.js'
 import { IMPORT_READERS } from './imports.js'
 import { tagsQuery } from './query.js'
+import { RawMatches } from './raw-matches.js'
 import { readDocLinks } from './doc-links.js'
 import { ScopeCursor, qualify, type LocalNames, type Scope } from './scopes.js'
 import { signatureText } from './signature.js'
@@ -15,13 +16,17 @@ export interface Tags {
 }
 
 interface DefCandidate {
-  node: Node
-  name: Node | undefined
+  /** The definition's capture in `matches`, and its name's (-1 for a nameless container). */
+  node: number
+  name: number
   kind: SymbolKind | 'container'
   weak: boolean
-  qualifier: Node | undefined
-  body: Node | undefined
-  sig: Node | undefined
+  /** Text of an explicit qualifier (`Foo::`, a Go receiver type), '' when none. */
+  qualifier: string
+  /** Where the body starts (the signature ends there), -1 when none. */
+  bodyStart: number
+  /** Where the signature starts when it is not the definition's start, -1 otherwise. */
+  sigStart: number
   pattern: number
   /** Where the name starts, -1 for a nameless container. */
   nameStart: number
@@ -31,20 +36,19 @@ interface DefCandidate {
 }
 
 interface RefCandidate {
-  /** The name's node; a name read out of a comment has none, and gives its end and position. */
-  node: Node | undefined
   start: number
   end: number
   row: number
   column: number
   kind: ReferenceKind
-  receiver: Node | string | undefined
+  /** The receiver's text, or its range in the source. */
+  receiver: string | { start: number; end: number } | undefined
   pattern: number
 }
 
 interface LocalCandidate {
-  node: Node
   start: number
+  end: number
   /** A type parameter: it hides type references, which other locals do not (`struct ring *ring`). */
   type: boolean
 }
@@ -53,6 +57,7 @@ interface LocalCandidate {
 const TYPE_SCOPES = new Set<Scope['kind']>(['class', 'interface', 'struct', 'trait', 'enum', 'container'])
 const FUNCTION_SCOPES = new Set<Scope['kind']>(['function', 'method'])
 const MAX_RECEIVER = 80
+const STRIDE = RawMatches.CAPTURE_STRIDE
 
 /**
  * Definitions, references and imports of one parsed file, from one run of the language's tags
@@ -63,71 +68,85 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
   const query = tagsQuery(tree.language, language)
   const roles = captureRoles(query)
   const readImport = IMPORT_READERS[language]
+  const matches = new RawMatches(query, tree, source)
 
   const defs: DefCandidate[] = []
   const refs: RefCandidate[] = []
   const locals: LocalCandidate[] = []
   const imports: ImportRef[] = []
-  const nodeRef = (node: Node, kind: ReferenceKind, pattern: number): RefCandidate =>
-    ({ node, start: node.startIndex, end: node.endIndex, row: 0, column: 0, kind, receiver: undefined, pattern })
   const importedName = (node: Node): void => {
-    refs.push(nodeRef(node, 'import', -1))
+    const { row, column } = node.startPosition
+    refs.push({ start: node.startIndex, end: node.endIndex, row, column, kind: 'import', receiver: undefined, pattern: -1 })
   }
 
-  for (const match of query.matches(tree.rootNode)) {
-    const pattern = match.patternIndex
+  for (let m = 0; m < matches.count; m++) {
+    const pattern = matches.pattern(m)
     let defRole: (Role & { role: 'definition' | 'container' }) | undefined
-    let defNode: Node | undefined
-    let name: Node | undefined
-    let qualifier: Node | undefined
-    let body: Node | undefined
-    let sig: Node | undefined
-    let receiver: Node | undefined
+    let defNode = -1
+    let name = -1
+    let qualifier = -1
+    let bodyStart = -1
+    let sigStart = -1
+    let receiver = -1
     const firstRef = refs.length
-    for (const capture of match.captures) {
-      const role = roles.get(capture.name)!
-      const node = capture.node
+    const first = matches.firstCapture(m)
+    const last = first + matches.captureCount(m) * STRIDE
+    for (let capture = first; capture < last; capture += STRIDE) {
+      const role = roles[matches.captureIndex(capture)]!
       switch (role.role) {
-        case 'definition': case 'container': defRole = role; defNode = node; break
-        case 'name': name = node; break
-        case 'scope': qualifier = node; break
-        case 'body': body = node; break
-        case 'sig': sig = node; break
-        case 'reference': refs.push(nodeRef(node, role.kind, pattern)); break
-        case 'receiver': receiver = node; break
-        case 'local': locals.push({ node, start: node.startIndex, type: role.type }); break
-        case 'import': readImport(node, source, imports, importedName); break
-        case 'doc':
-          readDocLinks(node, source, (link) => refs.push({ node: undefined, ...link, kind: 'doc', pattern }))
+        case 'definition': case 'container': defRole = role; defNode = capture; break
+        case 'name': name = capture; break
+        case 'scope': qualifier = capture; break
+        case 'body': bodyStart = matches.start(capture); break
+        case 'sig': sigStart = matches.start(capture); break
+        case 'reference': {
+          const start = matches.start(capture)
+          refs.push({ start, end: matches.end(capture), row: matches.row(capture), column: matches.column(capture), kind: role.kind, receiver: undefined, pattern })
           break
+        }
+        case 'receiver': receiver = capture; break
+        case 'local': locals.push({ start: matches.start(capture), end: matches.end(capture), type: role.type }); break
+        case 'import': {
+          const node = matches.node(capture)
+          if (node) readImport(node, source, imports, importedName)
+          break
+        }
+        case 'doc': {
+          const comment = { start: matches.start(capture), end: matches.end(capture), row: matches.row(capture), column: matches.column(capture) }
+          readDocLinks(comment, source, (link) => refs.push({ ...link, kind: 'doc', pattern }))
+          break
+        }
         case 'ignore': break
       }
     }
     // A container may lack a name (Ruby `class << self`): it still scopes what is inside it.
-    if (defRole && (name || defRole.role === 'container')) {
+    if (defRole && (name >= 0 || defRole.role === 'container')) {
       defs.push({
-        node: defNode!,
+        node: defNode,
         name,
         kind: defRole.role === 'container' ? 'container' : defRole.kind,
         weak: defRole.role === 'definition' && defRole.weak,
-        qualifier,
-        body,
-        sig,
+        qualifier: qualifier >= 0 ? qualifierText(source.slice(matches.start(qualifier), matches.end(qualifier))) : '',
+        bodyStart,
+        sigStart,
         pattern,
-        nameStart: name ? name.startIndex : -1,
+        nameStart: name >= 0 ? matches.start(name) : -1,
         start: 0,
         end: 0,
       })
     }
-    if (receiver) for (let i = firstRef; i < refs.length; i++) refs[i]!.receiver = receiver
+    if (receiver >= 0) {
+      const range = { start: matches.start(receiver), end: matches.end(receiver) }
+      for (let i = firstRef; i < refs.length; i++) refs[i]!.receiver = range
+    }
   }
 
-  const { symbols, scopes, nameStarts } = resolveDefinitions(defs, source)
+  const { symbols, scopes, nameStarts } = resolveDefinitions(defs, matches, source)
   const references = resolveReferences(refs, locals, scopes, nameStarts, source)
   return { symbols, references, imports }
 }
 
-function resolveDefinitions(candidates: DefCandidate[], source: string): {
+function resolveDefinitions(candidates: DefCandidate[], matches: RawMatches, source: string): {
   symbols: SymbolDef[]
   scopes: Scope[]
   nameStarts: Set<number>
@@ -141,8 +160,8 @@ function resolveDefinitions(candidates: DefCandidate[], source: string): {
     const at = candidate.nameStart
     if (at >= 0 && at === lastName) continue
     lastName = at
-    candidate.start = candidate.node.startIndex
-    candidate.end = candidate.node.endIndex
+    candidate.start = matches.start(candidate.node)
+    candidate.end = matches.end(candidate.node)
     unique.push(candidate)
   }
   unique.sort(byRange)
@@ -156,21 +175,21 @@ function resolveDefinitions(candidates: DefCandidate[], source: string): {
   for (const def of unique) {
     while (open.length > 0 && open[open.length - 1]!.end <= def.start) open.pop()
     const parent = open[open.length - 1]
-    const name = def.name ? source.slice(def.nameStart, def.name.endIndex) : ''
-    if (def.name) nameStarts.add(def.nameStart)
+    const name = def.name >= 0 ? source.slice(def.nameStart, matches.end(def.name)) : ''
+    if (def.name >= 0) nameStarts.add(def.nameStart)
     if ((def.kind === 'variable' || def.kind === 'constant') && parent && FUNCTION_SCOPES.has(parent.kind)) {
       ;(parent.locals ??= { values: new Set(), types: new Set() }).values.add(name)
       continue
     }
     const kind = def.kind === 'function' && parent && TYPE_SCOPES.has(parent.kind) ? 'method' : def.kind
-    const scopeName = qualify(parent?.qualifiedName ?? '', def.qualifier ? qualifierText(def.qualifier) : '')
+    const scopeName = qualify(parent?.qualifiedName ?? '', def.qualifier)
     const scope: Scope = { start: def.start, end: def.end, kind, qualifiedName: qualify(scopeName, name) }
     scopes.push(scope)
     open.push(scope)
     if (kind === 'container') continue
 
-    const startRow = def.node.startPosition.row
-    const end = def.node.endPosition
+    const startRow = matches.row(def.node)
+    const end = matches.endPosition(def.node)
     const symbol: SymbolDef = {
       name,
       qualifiedName: scope.qualifiedName,
@@ -178,8 +197,8 @@ function resolveDefinitions(candidates: DefCandidate[], source: string): {
       line: startRow + 1,
       // Nodes that swallow their trailing newline (`#define`) end at column 0 of the next line.
       endLine: end.column === 0 && end.row > startRow ? end.row : end.row + 1,
-      column: def.name!.startPosition.column,
-      signature: signatureText(source, (def.sig ?? def.node).startIndex, def.body ? def.body.startIndex : def.end),
+      column: matches.column(def.name),
+      signature: signatureText(source, def.sigStart >= 0 ? def.sigStart : def.start, def.bodyStart >= 0 ? def.bodyStart : def.end),
       scope: scopeName,
     }
     if (def.weak) weak.push({ symbol, index: symbols.length })
@@ -206,7 +225,7 @@ function resolveReferences(
     const open = localCursor.at(local.start)
     const owner = open[open.length - 1]
     const names = owner ? (owner.locals ??= { values: new Set(), types: new Set() }) : rootLocals
-    ;(local.type ? names.types : names.values).add(source.slice(local.start, local.node.endIndex))
+    ;(local.type ? names.types : names.values).add(source.slice(local.start, local.end))
   }
 
   // Matches come out nearly in source order, which the sort is quick to finish.
@@ -221,16 +240,15 @@ function resolveReferences(
     const open = cursor.at(start)
     const name = source.slice(start, ref.end)
     if (!ref.receiver && ref.kind !== 'import' && isLocal(name, ref.kind === 'type', open, rootLocals)) continue
-    const position = ref.node ? ref.node.startPosition : { row: ref.row, column: ref.column }
     const reference: SymbolRef = {
       name,
-      line: position.row + 1,
-      column: position.column,
+      line: ref.row + 1,
+      column: ref.column,
       kind: ref.kind,
       enclosing: open.length > 0 ? open[open.length - 1]!.qualifiedName : '',
     }
     if (ref.receiver) {
-      const receiver = typeof ref.receiver === 'string' ? ref.receiver : collapse(source.slice(ref.receiver.startIndex, ref.receiver.endIndex))
+      const receiver = typeof ref.receiver === 'string' ? ref.receiver : collapse(source.slice(ref.receiver.start, ref.receiver.end))
       if (receiver.length <= MAX_RECEIVER) reference.receiver = receiver
     }
     references.push(reference)
@@ -272,8 +290,8 @@ function byStartThenPattern(a: RefCandidate, b: RefCandidate): number {
   return a.start - b.start || a.pattern - b.pattern
 }
 /** `Foo<T>::`, `a::b`, `Foo.prototype`, `module.exports` → dotted qualified-name segments. */
-function qualifierText(node: Node): string {
-  return node.text
+function qualifierText(text: string): string {
+  return text
     .replace(/<[^<>]*(<[^<>]*>[^<>]*)*>/g, '')
     .replace(/::/g, '.')
     .replace(/^(module\.exports|exports|this|self)(\.|$)/, '')
