@@ -7,7 +7,7 @@
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
 import { grow } from './segment.js'
-import { detached } from './terms.js'
+import { detached, TermTable } from './terms.js'
 
 /**
  * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
@@ -132,7 +132,7 @@ function stemmed(word: string): string {
  * A token's term ids live in one shared pool (`poolStart`/`poolCount` per token) rather than a
  * typed array each: a million small arrays cost more heap than the text they summarise.
  */
-const MEMO_LIMIT = Number(process.env.ML ?? 1 << 18)
+const MEMO_LIMIT = 1 << 18
 /** Open addressing, two ints per slot: the token's hash and its index + 1 (0 = empty), so a probe touches one cache line. */
 let slots = new Int32Array(1 << 17)
 const tokens: string[] = []
@@ -140,8 +140,7 @@ let poolStart = new Int32Array(1 << 12)
 let poolCount = new Uint8Array(1 << 12)
 let pool = new Int32Array(1 << 14)
 let poolUsed = 0
-const termIds = new Map<string, number>()
-const termStrings: string[] = []
+let termTable = new TermTable()
 let counts = new Uint32Array(1 << 16)
 const touched: number[] = []
 
@@ -149,19 +148,13 @@ function resetMemo(): void {
   slots = new Int32Array(1 << 17)
   tokens.length = 0
   poolUsed = 0
-  termIds.clear()
-  termStrings.length = 0
+  termTable = new TermTable()
   stems.clear()
 }
 
 function termId(term: string): number {
-  let id = termIds.get(term)
-  if (id === undefined) {
-    id = termStrings.length
-    termIds.set(term, id)
-    termStrings.push(term)
-    if (id >= counts.length) counts = grow(counts, counts.length * 2)
-  }
+  const id = termTable.id(term)
+  if (id >= counts.length) counts = grow(counts, counts.length * 2)
   return id
 }
 
@@ -254,7 +247,7 @@ function takeCounts(): TermCounts {
   let length = 0
   for (let k = 0; k < touched.length; k++) {
     const id = touched[k]
-    terms[k] = termStrings[id]
+    terms[k] = termTable.terms[id]
     tfs[k] = counts[id]
     length += counts[id]
     counts[id] = 0
@@ -283,7 +276,7 @@ export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
       if (position === undefined) {
         position = blobTerms.length
         positions.set(id, position)
-        blobTerms.push(termStrings[id])
+        blobTerms.push(termTable.terms[id])
       }
       terms[k] = position
       tfs[k] = counts[id]
