@@ -107,9 +107,10 @@ describe('history: ingest, search and file history over real transcripts', funct
 
     assert.deepEqual(await ids('fork child reaped'), [`${MAIN_SESSION}:main:14`])
     assert.deepEqual(await ids('fork child reaped', { includeSidechains: true }), [`${MAIN_SESSION}:main:14`, `${MAIN_SESSION}:${AGENT}:0`])
-    assert.deepEqual(await ids('k1 prose'), [`${WORKTREE_SESSION}:main:0`])
-    assert.deepEqual(await ids('k1 prose', { branch: 'main' }), [])
-    assert.deepEqual(await ids('k1 prose', { branch: 'feature/bm25' }), [`${WORKTREE_SESSION}:main:0`])
+    // Not 'k1': its part '1' also matches the random temp directory names the transcripts mention (vlt-git-a1bC9z).
+    assert.deepEqual(await ids('prose'), [`${WORKTREE_SESSION}:main:0`])
+    assert.deepEqual(await ids('prose', { branch: 'main' }), [])
+    assert.deepEqual(await ids('prose', { branch: 'feature/bm25' }), [`${WORKTREE_SESSION}:main:0`])
     // Both words beat one repeated.
     assert.deepEqual(await ids('lock fix'), [`${OLD_SESSION}:main:5`, `${MAIN_SESSION}:main:21`, `${MAIN_SESSION}:main:1`, `${MAIN_SESSION}:main:14`, `${MAIN_SESSION}:main:25`])
     assert.deepEqual(await ids('release notes', { after: '2025-06-01' }), [])
