@@ -65,8 +65,7 @@ export function createGitRepo(options: FixtureOptions = {}): GitFixture {
       return git('rev-parse', 'HEAD')
     },
     cleanup() {
-      // A process that wrote into the repository (a background indexer, a server) may still be finishing.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+      removeTree(dir)
     },
   }
   if (options.files) {
@@ -74,4 +73,21 @@ export function createGitRepo(options: FixtureOptions = {}): GitFixture {
     fixture.commit('initial')
   }
   return fixture
+}
+
+/**
+ * rmSync, again as long as a directory is found non-empty: a process that wrote into the
+ * repository (a background indexer, a daemon) may still be finishing. rmSync's own maxRetries
+ * retries only the rmdir of the directory, never removing what appeared in it meanwhile.
+ */
+function removeTree(dir: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true })
+      return
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt === 50) throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100)
+    }
+  }
 }
