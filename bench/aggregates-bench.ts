@@ -14,7 +14,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAggregates, loadAggregates, saveAggregates, type IndexedSummary } from '../src/core/index/aggregates.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord } from '../src/core/index/blob-task.js'
+import { BlobStore } from '../src/core/index/blob-store.js'
+import { summarize, type BlobRecord } from '../src/core/index/blob-task.js'
 import { MANIFEST_KIND, type ManifestFile } from '../src/core/index/manifest.js'
 import { decodeRecord, vltPaths } from '../src/core/store/index.js'
 
@@ -24,9 +25,9 @@ const PATCHED = 4321
 const STREAMED = process.env.STREAMED === '1'
 
 /**
- * The indexed files' summaries, decoded up front (`held`, the default) or on demand from their
- * record bytes (`streamed`, as init receives them from workers: then only a few are alive at a
- * time and the collector does not keep re-marking a gigabyte of summaries; decoding is untimed).
+ * The indexed files' summaries, from their records in the blob store (loose or packed), read up
+ * front and untimed. `held` (the default) builds every summary first; `streamed` builds each when
+ * it is added, as init does with what workers send.
  */
 function loadSummaries(): { paths: string[]; summaryOf: (f: number) => IndexedSummary; decodeMs: () => number } {
   const layout = vltPaths(VLT)
@@ -36,18 +37,20 @@ function loadSummaries(): { paths: string[]; summaryOf: (f: number) => IndexedSu
   const bytes = readFileSync(layout.treeManifest(tree))
   const version = bytes.readUInt32LE(5 + bytes[4]!)
   const manifest = decodeRecord<{ extractorVersion: number; files: ManifestFile[] }>(bytes, MANIFEST_KIND, version, layout.treeManifest(tree))
+  const blobs = new BlobStore(layout)
   const paths: string[] = []
-  const records: Buffer[] = []
+  const records: BlobRecord[] = []
   for (const file of manifest.files) {
     if (file.skipped) continue
-    const path = layout.blobRecord(file.blob, manifest.extractorVersion, file.language)
+    const record = blobs.read({ blob: file.blob, language: file.language }, (message) => process.stderr.write(`${message}\n`))
+    if (!record) throw new Error(`no record for ${file.path}`)
     paths.push(file.path)
-    records.push(readFileSync(path))
+    records.push(record)
   }
   let decodeMs = 0
   const decode = (f: number): IndexedSummary => {
     const t0 = performance.now()
-    const summary = summarize(decodeRecord<BlobRecord>(records[f]!, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, paths[f]!))
+    const summary = summarize(records[f]!)
     decodeMs += performance.now() - t0
     if (summary.skipped) throw new Error(`${paths[f]} was indexed but its record says skipped`)
     return summary
