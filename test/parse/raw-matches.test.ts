@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert'
-import { Parser, type Query, type Tree } from 'web-tree-sitter'
-import { loadLanguage } from '../../src/core/parse/grammars.js'
+import type { Query, Tree } from 'web-tree-sitter'
 import type { ParsedLanguageId } from '../../src/core/parse/languages.js'
 import { tagsQuery } from '../../src/core/parse/tags/query.js'
 import { RawMatches } from '../../src/core/parse/tags/raw-matches.js'
+import { withTree } from './tags-helpers.js'
 
 type Flat = Array<[number, Array<[string, number, number, number, number]>]>
 
@@ -49,35 +49,27 @@ const SOURCES: Array<[ParsedLanguageId, string]> = [
   ['ruby', "require 'set'\nclass A\n  class << self\n    def b; Set.new; end\n  end\nend\n"],
 ]
 
+/** The tags query of `language` and its RawMatches over `source`, for `use`. */
+function withMatches(language: ParsedLanguageId, source: string, use: (query: Query, matches: RawMatches, tree: Tree) => void): Promise<void> {
+  return withTree(language, source, (tree, grammar) => {
+    const query = tagsQuery(grammar, language)
+    use(query, new RawMatches(query, tree, source), tree)
+  })
+}
+
 describe('RawMatches (query matches read from wasm memory)', () => {
   for (const [language, source] of SOURCES) {
-    it(`reads the same matches as Query.matches for ${language}, predicates applied`, async () => {
-      const grammar = await loadLanguage(language)
-      const parser = new Parser()
-      parser.setLanguage(grammar)
-      const tree = parser.parse(source)!
-      try {
-        const query = tagsQuery(grammar, language)
-        const matches = new RawMatches(query, tree, source)
+    it(`reads the same matches as Query.matches for ${language}, predicates applied`, () =>
+      withMatches(language, source, (query, matches, tree) => {
         const expected = official(query, tree)
         assert.ok(expected.length > 3)
         assert.deepEqual(raw(query, matches), expected)
-      } finally {
-        tree.delete()
-        parser.delete()
-      }
-    })
+      }))
   }
 
-  it('gives end positions and Node objects identical to web-tree-sitter\'s', async () => {
+  it('gives end positions and Node objects identical to web-tree-sitter\'s', () => {
     const [language, source] = SOURCES[1]!
-    const grammar = await loadLanguage(language)
-    const parser = new Parser()
-    parser.setLanguage(grammar)
-    const tree = parser.parse(source)!
-    try {
-      const query = tagsQuery(grammar, language)
-      const matches = new RawMatches(query, tree, source)
+    return withMatches(language, source, (query, matches, tree) => {
       const nodes = query.matches(tree.rootNode).flatMap((m) => m.captures.map((c) => c.node))
       let k = 0
       for (let m = 0; m < matches.count; m++) {
@@ -91,9 +83,6 @@ describe('RawMatches (query matches read from wasm memory)', () => {
         }
       }
       assert.equal(k, nodes.length)
-    } finally {
-      tree.delete()
-      parser.delete()
-    }
+    })
   })
 })

@@ -1,20 +1,27 @@
 /** What the per-language tags tests share: parsing a fixture and flattening the tags for exact assertions. */
-import { Parser } from 'web-tree-sitter'
+import { Parser, type Language, type Tree } from 'web-tree-sitter'
 import { loadLanguage } from '../../src/core/parse/grammars.js'
 import type { ParsedLanguageId } from '../../src/core/parse/languages.js'
 import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
 
 export type { Tags }
 
-export async function tagsOf(language: ParsedLanguageId, source: string): Promise<Tags> {
+/** Parses `source`, hands the tree to `use`, then frees the tree and parser (wasm memory is never collected). */
+export async function withTree<T>(language: ParsedLanguageId, source: string, use: (tree: Tree, grammar: Language) => T): Promise<T> {
   const grammar = await loadLanguage(language)
   const parser = new Parser()
   parser.setLanguage(grammar)
+  const tree = parser.parse(source)!
   try {
-    return extractTags(parser.parse(source)!, language, source)
+    return use(tree, grammar)
   } finally {
+    tree.delete()
     parser.delete()
   }
+}
+
+export function tagsOf(language: ParsedLanguageId, source: string): Promise<Tags> {
+  return withTree(language, source, (tree) => extractTags(tree, language, source))
 }
 
 /** Definitions as [name, qualifiedName, kind, line, endLine, scope]. */

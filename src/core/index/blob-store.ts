@@ -59,7 +59,6 @@ export function keyOf({ blob, language }: BlobKey): string {
   return `${blob}.${language}`
 }
 
-
 export class BlobStore {
   /** Every packed record by key, read from the packs' indexes on first use. */
   private packed: Map<string, Packed> | undefined

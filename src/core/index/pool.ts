@@ -16,9 +16,10 @@ interface Slot<R> {
 }
 
 /**
- * A fixed set of worker threads (entries call `serveTasks`), one message per task, answered in batches. Tasks go to the least-busy
- * worker; a worker that dies rejects only its own pending tasks and is replaced, so one
- * pathological file (a grammar crash, an OOM in wasm) never stops the whole index.
+ * A fixed set of worker threads (their entries call `serveTasks`): one message per task, answers
+ * in batches. Tasks go to the least-busy worker; a worker that dies rejects only its own pending
+ * tasks and is replaced, so one pathological file (a grammar crash, an OOM in wasm) never stops
+ * the whole index.
  */
 export class WorkerPool<T, R> {
   private readonly slots: Array<Slot<R>> = []

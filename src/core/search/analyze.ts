@@ -7,7 +7,7 @@
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
 import { grow } from './segment.js'
-import { detached, TermTable } from './terms.js'
+import { TermTable } from './terms.js'
 
 /**
  * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
@@ -133,9 +133,7 @@ function stemmed(word: string): string {
  * typed array each: a million small arrays cost more heap than the text they summarise.
  */
 const MEMO_LIMIT = 1 << 18
-/** Open addressing, two ints per slot: the token's hash and its index + 1 (0 = empty), so a probe touches one cache line. */
-let slots = new Int32Array(1 << 17)
-const tokens: string[] = []
+let tokenTable = new TermTable()
 let poolStart = new Int32Array(1 << 12)
 let poolCount = new Uint8Array(1 << 12)
 let pool = new Int32Array(1 << 14)
@@ -145,8 +143,7 @@ let counts = new Uint32Array(1 << 16)
 const touched: number[] = []
 
 function resetMemo(): void {
-  slots = new Int32Array(1 << 17)
-  tokens.length = 0
+  tokenTable = new TermTable()
   poolUsed = 0
   termTable = new TermTable()
   stems.clear()
@@ -158,19 +155,12 @@ function termId(term: string): number {
   return id
 }
 
-function insertSlot(table: Int32Array, hash: number, index: number): void {
-  const mask = (table.length >> 1) - 1
-  let slot = hash & mask
-  while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask
-  table[2 * slot] = hash
-  table[2 * slot + 1] = index + 1
-}
-
-/** Memoizes a token; returns its index. */
-function memoize(text: string, start: number, end: number, hash: number): number {
-  const terms = tokenTerms(text.slice(start, end))
-  const index = tokens.length
-  tokens.push(detached(text.slice(start, end)))
+/** The memo index of the token `text[start, end)`, splitting and stemming it on first sight. */
+function lookup(text: string, start: number, end: number, hash: number): number {
+  const memoized = tokenTable.size
+  const index = tokenTable.idAt(text, start, end, hash)
+  if (index < memoized) return index
+  const terms = tokenTerms(tokenTable.terms[index]!)
   if (index >= poolStart.length) {
     poolStart = grow(poolStart, poolStart.length * 2)
     poolCount = grow(poolCount, poolCount.length * 2)
@@ -179,31 +169,7 @@ function memoize(text: string, start: number, end: number, hash: number): number
   poolStart[index] = poolUsed
   poolCount[index] = terms.length
   for (let k = 0; k < terms.length; k++) pool[poolUsed++] = termId(terms[k])
-  if (tokens.length * 4 > slots.length) {
-    const table = new Int32Array(slots.length * 2)
-    for (let slot = 0; slot < slots.length; slot += 2) {
-      if (slots[slot + 1] !== 0) insertSlot(table, slots[slot], slots[slot + 1] - 1)
-    }
-    slots = table
-  }
-  insertSlot(slots, hash, index)
   return index
-}
-
-/** The memo index of the token `text[start, end)`, memoizing it on first sight. */
-function lookup(text: string, start: number, end: number, hash: number): number {
-  const mask = (slots.length >> 1) - 1
-  const length = end - start
-  for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-    const entry = slots[2 * slot + 1]
-    if (entry === 0) return memoize(text, start, end, hash)
-    if (slots[2 * slot] !== hash) continue
-    const token = tokens[entry - 1]
-    if (token.length !== length) continue
-    let i = 0
-    while (i < length && token.charCodeAt(i) === text.charCodeAt(start + i)) i++
-    if (i === length) return entry - 1
-  }
 }
 
 /** 1 for the characters of identifier-like tokens: [A-Za-z0-9_$]. */
@@ -253,7 +219,7 @@ function takeCounts(): TermCounts {
     counts[id] = 0
   }
   touched.length = 0
-  if (tokens.length > MEMO_LIMIT) resetMemo()
+  if (tokenTable.size > MEMO_LIMIT) resetMemo()
   return { terms, tfs, length }
 }
 
@@ -287,7 +253,7 @@ export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
     return { terms, tfs, length }
   })
   // Term ids must survive the whole blob, so the memo is only ever dropped between blobs.
-  if (tokens.length > MEMO_LIMIT) resetMemo()
+  if (tokenTable.size > MEMO_LIMIT) resetMemo()
   return { terms: blobTerms.join(' '), docs }
 }
 

@@ -34,24 +34,28 @@ export class RawMatches {
     writeNode(wasm, (root as unknown as Addressed)[0], root.id, root.startIndex, root.startPosition.row, root.startPosition.column)
     const none = 0xffffffff
     wasm._ts_query_matches_wasm((query as unknown as Addressed)[0], (tree as unknown as Addressed)[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, none, none)
-    let heap = wasm.HEAP32
+    const heap = wasm.HEAP32
     const transfer = wasm.transferBuffer >> 2
     const count = heap[transfer]!
     const address = heap[transfer + 1]!
     // Walk once to find the end, then copy the whole result out and free it.
     let end = address >> 2
     for (let i = 0; i < count; i++) end += 2 + heap[end + 1]! * CAPTURE_INTS
-    this.#data = heap.slice(address >> 2, end)
+    const data = heap.slice(address >> 2, end)
     wasm._free(address)
-    heap = this.#data
+    this.#data = data
     this.#tree = tree
     this.#wasm = wasm
 
     const predicates = (query as unknown as PredicateQuery).textPredicates
     this.#offsets = []
-    for (let at = 0; at < heap.length; at += 2 + heap[at + 1]! * CAPTURE_INTS) {
-      const tests = predicates[heap[at]!]!
-      if (tests.length === 0 || tests.every((test) => test(this.#predicateCaptures(at, query, source)))) this.#offsets.push(at)
+    for (let at = 0; at < data.length; at += 2 + data[at + 1]! * CAPTURE_INTS) {
+      const tests = predicates[data[at]!]!
+      if (tests.length > 0) {
+        const captures = this.#predicateCaptures(at, query, source)
+        if (!tests.every((test) => test(captures))) continue
+      }
+      this.#offsets.push(at)
     }
   }
 
