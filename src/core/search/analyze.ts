@@ -7,7 +7,7 @@
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
 import { grow } from './segment.js'
-import { TermTable } from './terms.js'
+import { hashOf, TermTable } from './terms.js'
 
 /**
  * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
@@ -56,17 +56,22 @@ const STOPWORDS = new Set([
 const MAX_TOKEN = 64
 
 /**
- * Terms of one identifier-like token. A compound identifier yields its lowercased whole (not
- * stemmed, so an exact identifier query matches it strongly) and its stemmed parts; a simple
- * word yields its stem. Numbers stay whole (`0x1f` is not split into 0, x, 1, f).
- * Parts follow `[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+`: parseHTTPResponse2 → parse, HTTP, Response, 2.
+ * Term ids of one identifier-like token, appended to `out`. A compound identifier yields its
+ * lowercased whole (not stemmed, so an exact identifier query matches it strongly) and its
+ * stemmed parts; a simple word yields its stem. Numbers stay whole (`0x1f` is not split into 0,
+ * x, 1, f). Parts follow `[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+`: parseHTTPResponse2 → parse,
+ * HTTP, Response, 2. Runs once per distinct token (the memo below keeps the result), so parts
+ * are looked up in place in `lower` and only a part never seen before allocates a string.
  */
-function tokenTerms(token: string): string[] {
-  const lower = token.toLowerCase()
+function tokenTermIds(token: string, out: number[]): void {
+  const lower = hasUpper(token) ? token.toLowerCase() : token
+  const n = lower.length
   const first = token.charCodeAt(0)
-  if (first >= 48 && first <= 57) return [lower]
-  const parts: string[] = []
-  const n = token.length
+  if (first >= 48 && first <= 57) {
+    out.push(termIdAt(lower, 0, n))
+    return
+  }
+  let parts = 0
   let i = 0
   while (i < n) {
     const c = token.charCodeAt(i)
@@ -78,7 +83,8 @@ function tokenTerms(token: string): string[] {
       if (j < n && isLower(token.charCodeAt(j))) {
         // The last capital of a run starts the next word: HTTPResponse → HTTP, Response.
         if (j - i > 1) {
-          parts.push(lower.slice(i, j - 1))
+          partBounds[2 * parts++] = i
+          partBounds[2 * parts - 1] = j - 1
           i = j - 1
         }
         while (j < n && isLower(token.charCodeAt(j))) j++
@@ -89,20 +95,24 @@ function tokenTerms(token: string): string[] {
       i = j
       continue
     }
-    parts.push(lower.slice(i, j))
+    partBounds[2 * parts++] = i
+    partBounds[2 * parts - 1] = j
     i = j
   }
-  const terms: string[] = parts.length > 1 ? [lower] : []
-  for (const part of parts) {
-    if (STOPWORDS.has(part)) continue
-    const isNumber = part.charCodeAt(0) <= 57
-    if (!isNumber && part.length < 2) continue
-    const term = isNumber ? part : stemmed(part)
-    if (!terms.includes(term)) terms.push(term)
+  if (parts > 1) out.push(termIdAt(lower, 0, n))
+  for (let p = 0; p < parts; p++) {
+    const term = partTermId(lower, partBounds[2 * p]!, partBounds[2 * p + 1]!)
+    if (term >= 0 && !out.includes(term)) out.push(term)
   }
-  return terms
 }
 
+/** Start and end of each part of the token being split (tokens are at most MAX_TOKEN long). */
+const partBounds = new Int32Array(2 * 64)
+
+function hasUpper(token: string): boolean {
+  for (let i = 0; i < token.length; i++) if (isUpper(token.charCodeAt(i))) return true
+  return false
+}
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57
 }
@@ -113,15 +123,21 @@ function isLower(c: number): boolean {
   return c >= 97 && c <= 122
 }
 
-/** The same word parts recur in many identifiers (get_device, device_add, …). */
-const stems = new Map<string, string>()
-function stemmed(word: string): string {
-  let s = stems.get(word)
-  if (s === undefined) {
-    s = stem(word)
-    stems.set(word, s)
-  }
-  return s
+/**
+ * The term id of the word part `lower[start, end)`: its stem's (a number's own), or -1 for a
+ * stopword or a one-letter word. The same parts recur in many identifiers (get_device,
+ * device_add, …), so each distinct part is stemmed once per memo generation.
+ */
+function partTermId(lower: string, start: number, end: number): number {
+  const known = partTable.size
+  const part = partTable.idAt(lower, start, end, hashOf(lower, start, end))
+  if (part < known) return partTerms[part]!
+  if (part >= partTerms.length) partTerms = grow(partTerms, partTerms.length * 2)
+  const word = partTable.terms[part]!
+  const isNumber = word.charCodeAt(0) <= 57
+  const skip = STOPWORDS.has(word) || (!isNumber && word.length < 2)
+  partTerms[part] = skip ? -1 : termId(isNumber ? word : stem(word))
+  return partTerms[part]!
 }
 
 /**
@@ -139,6 +155,8 @@ let poolCount = new Uint8Array(1 << 12)
 let pool = new Int32Array(1 << 14)
 let poolUsed = 0
 let termTable = new TermTable()
+let partTable = new TermTable()
+let partTerms = new Int32Array(1 << 12)
 let counts = new Uint32Array(1 << 16)
 const touched: number[] = []
 
@@ -146,21 +164,29 @@ function resetMemo(): void {
   tokenTable = new TermTable()
   poolUsed = 0
   termTable = new TermTable()
-  stems.clear()
+  partTable = new TermTable()
 }
 
 function termId(term: string): number {
-  const id = termTable.id(term)
+  return termIdAt(term, 0, term.length)
+}
+
+function termIdAt(text: string, start: number, end: number): number {
+  const id = termTable.idAt(text, start, end, hashOf(text, start, end))
   if (id >= counts.length) counts = grow(counts, counts.length * 2)
   return id
 }
+
+const tokenScratch: number[] = []
 
 /** The memo index of the token `text[start, end)`, splitting and stemming it on first sight. */
 function lookup(text: string, start: number, end: number, hash: number): number {
   const memoized = tokenTable.size
   const index = tokenTable.idAt(text, start, end, hash)
   if (index < memoized) return index
-  const terms = tokenTerms(tokenTable.terms[index]!)
+  const terms = tokenScratch
+  terms.length = 0
+  tokenTermIds(tokenTable.terms[index]!, terms)
   if (index >= poolStart.length) {
     poolStart = grow(poolStart, poolStart.length * 2)
     poolCount = grow(poolCount, poolCount.length * 2)
@@ -168,7 +194,7 @@ function lookup(text: string, start: number, end: number, hash: number): number 
   if (poolUsed + terms.length > pool.length) pool = grow(pool, pool.length * 2)
   poolStart[index] = poolUsed
   poolCount[index] = terms.length
-  for (let k = 0; k < terms.length; k++) pool[poolUsed++] = termId(terms[k])
+  for (let k = 0; k < terms.length; k++) pool[poolUsed++] = terms[k]!
   return index
 }
 
