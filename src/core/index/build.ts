@@ -240,7 +240,10 @@ export async function summarizeBlobs<T extends BlobItem>(
         }
       })()
       running.add(job)
-      void job.finally(() => running.delete(job))
+      // Settled either way without deriving a promise of its own: a `finally` chain would reject
+      // too, unhandled, and one unreadable file would crash the process instead of failing the build.
+      const settled = (): void => void running.delete(job)
+      job.then(settled, settled)
       if (running.size >= limit) await Promise.race(running)
     }
     await Promise.all(running)
