@@ -195,27 +195,23 @@ export async function summarizeBlobs<T extends BlobItem>(
   accept: (item: T, summary: BlobSummary) => void,
   readBytes?: (item: T) => Promise<Buffer>,
 ): Promise<string[]> {
-  const misses: T[] = []
-  for (const item of items) {
-    const cached = opts.force ? undefined : readCachedSummary(ctx, item.blob, item.language, opts.warn)
-    if (cached) accept(item, cached)
-    else misses.push(item)
+  let early: Promise<BlobRunner> | undefined
+  let uncached: Uncached<T>
+  try {
+    uncached = takeCached(ctx, items, opts, accept, (count) => {
+      early = blobRunner(count)
+    })
+  } catch (error) {
+    await early?.then((runner) => runner.close())
+    throw error
   }
+  const { misses, sameContent } = uncached
   if (misses.length === 0) return []
-
-  // The same content under several paths (empty __init__.py files, vendored copies) is extracted once.
-  const sameContent = new Map<string, T[]>()
-  for (const item of misses) {
-    const key = keyOf(item)
-    const group = sameContent.get(key)
-    if (group) group.push(item)
-    else sameContent.set(key, [item])
-  }
   const progress = opts.progress ?? silentProgress
   progress.start(misses.length, 'indexing')
   const reader = readBytes ? undefined : new BlobReader(ctx.repo)
   const read = readBytes ?? ((item: T) => reader!.read(item.blob))
-  const runner = await blobRunner(sameContent.size)
+  const runner = await (early ?? blobRunner(sameContent.size))
   const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   try {
     const limit = runner.parallelism * TASKS_PER_WORKER
@@ -256,6 +252,47 @@ export async function summarizeBlobs<T extends BlobItem>(
     await runner.close()
   }
   return misses.map((item) => item.path)
+}
+
+interface Uncached<T> {
+  misses: T[]
+  /** The misses by content key: the same content under several paths (empty __init__.py files, vendored copies) is extracted once. */
+  sameContent: Map<string, T[]>
+}
+
+/**
+ * Accepts the cached summaries and collects the misses. Workers take about half a second to
+ * start (modules, wasm, the queries' compilation), so `onManyMisses` is called as soon as more
+ * distinct contents miss than are extracted in this thread: the caller starts them then, and
+ * they boot while the rest of the cache is checked.
+ */
+function takeCached<T extends BlobItem>(
+  ctx: IndexContext,
+  items: T[],
+  opts: BuildOptions,
+  accept: (item: T, summary: BlobSummary) => void,
+  onManyMisses: (count: number) => void,
+): Uncached<T> {
+  const misses: T[] = []
+  const sameContent = new Map<string, T[]>()
+  let told = false
+  for (const item of items) {
+    const cached = opts.force ? undefined : readCachedSummary(ctx, item.blob, item.language, opts.warn)
+    if (cached) {
+      accept(item, cached)
+      continue
+    }
+    misses.push(item)
+    const key = keyOf(item)
+    const group = sameContent.get(key)
+    if (group) group.push(item)
+    else sameContent.set(key, [item])
+    if (!told && sameContent.size > IN_THREAD_LIMIT) {
+      told = true
+      onManyMisses(sameContent.size)
+    }
+  }
+  return { misses, sameContent }
 }
 
 interface BlobRunner {
