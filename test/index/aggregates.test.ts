@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
 import { PAGERANK_TOLERANCE } from '../../src/core/graph/index.js'
-import { createAggregates, loadAggregates, saveAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
+import { createAggregates, finishAndSave, loadAggregates, saveAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
 import type { Chunk, ImportRef, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
 import { analyzeChunks } from '../../src/core/search/index.js'
 
@@ -104,6 +104,38 @@ describe('tree aggregates', () => {
     const fresh = build({ ...TREE_A, 'src/args.c': change })
     assert.deepEqual(snapshotOf(loaded), snapshotOf(fresh))
     assertSameRanks(loaded, fresh)
+  })
+
+  it('writes a large BM25 index on a worker thread beside finish() to the same index as in-thread', async function () {
+    this.timeout(30_000)
+    const unfinished = (): TreeAggregates => {
+      const aggregates = createAggregates()
+      for (const [path, s] of Object.entries(TREE_A)) aggregates.addFile(path, s)
+      return aggregates
+    }
+    const inThread = unfinished()
+    const aside = unfinished()
+    const asideDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-aside-'))
+    try {
+      assert.deepEqual(await finishAndSave(dir, inThread, Number.POSITIVE_INFINITY), { edges: inThread.graph.edgeCount })
+      assert.deepEqual(await finishAndSave(asideDir, aside, 0), { edges: inThread.graph.edgeCount })
+      // The index moved to the worker: nothing is left here to answer from.
+      assert.equal(aside.bm25.docCount, 0)
+      for (const name of ['bm25.mpk', 'symbols.mpk', 'graph.mpk']) assert.deepEqual(readFileSync(join(asideDir, name)), readFileSync(join(dir, name)), name)
+      assert.deepEqual(snapshotOf(await loadAggregates(asideDir)), snapshotOf(inThread))
+    } finally {
+      rmSync(asideDir, { recursive: true, force: true })
+    }
+  })
+
+  it('fails with the write error once the BM25 thread is settled, when the tree directory cannot be written', async function () {
+    this.timeout(30_000)
+    const aggregates = createAggregates()
+    for (const [path, s] of Object.entries(TREE_A)) aggregates.addFile(path, s)
+    // A file where the tree directory should be: no part can be written, in this thread or the BM25 one.
+    const blocked = join(dir, 'not-a-directory')
+    writeFileSync(blocked, '')
+    await assert.rejects(finishAndSave(blocked, aggregates, 0), /ENOTDIR|EEXIST/)
   })
 
   it('throws CorruptFileError for a damaged or missing file', async () => {

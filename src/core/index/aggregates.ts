@@ -16,6 +16,7 @@ import { Bm25Index } from '../search/index.js'
 import { decodeRecord, writeRecord } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
+import { startWorker } from './pool.js'
 
 export const BM25_RECORD_KIND = 'bm25'
 export const BM25_RECORD_VERSION = 1
@@ -162,11 +163,57 @@ export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
  * at 10k files a part's snapshot and encoding are hundreds of megabytes, and holding all three
  * at once made saving the peak of a whole cold build's memory.
  */
-export async function saveAggregates(treeDir: string, aggregates: TreeAggregates): Promise<void> {
+export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, bm25Written?: Promise<void>): Promise<void> {
   const files = paths(treeDir)
   const remap = await saveSymbols(files.symbols, aggregates.symbols)
   await writeRecord(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, aggregates.graph.snapshot(remap))
-  await writeRecord(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION, aggregates.bm25.snapshot())
+  if (bm25Written) await bm25Written
+  else await writeRecord(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION, aggregates.bm25.snapshot())
+}
+
+/**
+ * A build's last steps: `finish()`, then `saveAggregates`. A large BM25 index is written on a
+ * worker thread meanwhile (see `writeBm25Aside`), which never outlives this call, error or not.
+ */
+export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, asideFrom = BM25_ASIDE_DOCS): Promise<{ edges: number }> {
+  const bm25Written = aggregates.bm25.docCount >= asideFrom ? writeBm25Aside(treeDir, aggregates) : undefined
+  // Handled from the start: a failure is reported where saveAggregates waits for it, not as unhandled meanwhile.
+  bm25Written?.catch(() => {})
+  try {
+    const { edges } = aggregates.finish()
+    await saveAggregates(treeDir, aggregates, bm25Written)
+    return { edges }
+  } finally {
+    await bm25Written?.catch(() => {})
+  }
+}
+
+/** From this many chunks on, `writeBm25Aside` pays for its thread (about a tenth of a second to start). */
+const BM25_ASIDE_DOCS = 20_000
+
+/**
+ * Writes the BM25 part of `saveAggregates` on a worker thread, started before the graph's
+ * `finish()`: sealing and encoding a 10k-file index takes about a second of one core at the end
+ * of a cold build, with the other core idle. The index moves to the worker (its arrays are
+ * transferred, not copied), so `aggregates.bm25` is empty afterwards; pass the promise to
+ * `saveAggregates`, which then writes the other parts and waits for this one.
+ */
+function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<void> {
+  const { parts, transfer } = aggregates.bm25.handOff()
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './bm25-writer.ts' : './bm25-writer.js', import.meta.url)
+  const worker = startWorker(entry, { workerData: { path: paths(treeDir).bm25, parts }, transferList: transfer })
+  return new Promise((resolve, reject) => {
+    let answered = false
+    worker.once('message', (answer: { ok: boolean; error?: string }) => {
+      answered = true
+      if (answer.ok) resolve()
+      else reject(new Error(`could not write the BM25 index: ${answer.error}`))
+    })
+    worker.once('error', reject)
+    worker.once('exit', (code) => {
+      if (!answered) reject(new Error(`the BM25 writer thread exited with code ${code}`))
+    })
+  })
 }
 
 /** Writes the symbol table; returns the string-id remapping the graph's snapshot needs. */

@@ -130,7 +130,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     aggregates?.addFile(file.path, summary)
   })
 
-  const edges = aggregates ? aggregates.finish().edges : null
+  const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(ctx.paths.treeDir(treeHash), aggregates)).edges : null
   const manifest: TreeManifest = {
     treeHash,
     builtFrom: reusable ? reusable.treeHash : null,
@@ -141,7 +141,6 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     edges,
     files,
   }
-  if (aggregates) await (await aggregatesModule()).saveAggregates(ctx.paths.treeDir(treeHash), aggregates)
   // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
   await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
 

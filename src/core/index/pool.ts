@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { ANSWER_BATCH, type Answer } from './task-server.js'
 
 /** Tasks to keep queued per worker: a batch of answers on its way back, and two to work on meanwhile. */
@@ -64,11 +64,7 @@ export class WorkerPool<T, R> {
   }
 
   private spawn(): Slot<R> {
-    const worker = this.entry.pathname.endsWith('.ts')
-      ? // Run from the TypeScript sources (tests, bin/dev.js), the worker registers the tsx loader
-        // itself: Node 20 does not carry a loader registered with --import over to worker threads.
-        new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(this.entry.href)}) })`, { eval: true, workerData: this.workerData })
-      : new Worker(this.entry, { workerData: this.workerData })
+    const worker = startWorker(this.entry, { workerData: this.workerData })
     const slot: Slot<R> = { worker, inFlight: new Map() }
     worker.on('message', (answers: Array<Answer<R>>) => {
       for (const answer of answers) {
@@ -93,6 +89,14 @@ export class WorkerPool<T, R> {
     worker.unref()
     return slot
   }
+}
+
+/** A worker thread running `entry`, a module of this package (compiled, or its TypeScript source). */
+export function startWorker(entry: URL, options: WorkerOptions = {}): Worker {
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options)
+  // Run from the TypeScript sources (tests, bin/dev.js), the worker registers the tsx loader
+  // itself: Node 20 does not carry a loader registered with --import over to worker threads.
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`, { ...options, eval: true })
 }
 
 /** Leave the main thread a share of one core: it reads git objects and merges aggregates. */

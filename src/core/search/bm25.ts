@@ -14,7 +14,7 @@
  */
 import { CorruptFileError } from '../errors.js'
 import { analyzePath, analyzeQuery, type AnalyzedChunks } from './analyze.js'
-import { FreshPostings, freshSegment } from './fresh.js'
+import { FreshPostings, freshSegment, type FreshParts } from './fresh.js'
 import { mergeSegments } from './merge.js'
 import { eachPosting, findTerm, grow, type Segment } from './segment.js'
 
@@ -57,6 +57,21 @@ interface SegmentSnapshot {
   docByteStarts: Uint8Array
   docBytes: Uint8Array
   tfs: Uint8Array
+}
+
+/** An index's whole state as structured-clone data, for another thread to go on with (see `handOff`). */
+export interface Bm25Parts {
+  segments: Segment[]
+  segmentDead: number[]
+  fresh: FreshParts
+  docFile: Int32Array
+  docLengths: Uint32Array<ArrayBuffer>
+  docEnd: number
+  liveDocs: number
+  liveLength: number
+  paths: Array<string | null>
+  fileStarts: number[]
+  fileCounts: number[]
 }
 
 const SNAPSHOT_VERSION = 1
@@ -224,6 +239,52 @@ export class Bm25Index {
         tfs: segment.tfs,
       })),
     }
+  }
+
+  /**
+   * Gives this index's state away, typed arrays listed in `transfer` so that posting them to
+   * another thread moves them instead of copying; this index is left empty. Sealing and encoding
+   * a large index can then run beside other work (see index/aggregates.ts).
+   */
+  handOff(): { parts: Bm25Parts; transfer: ArrayBuffer[] } {
+    const parts: Bm25Parts = {
+      // A segment's term lookup table is derived: rebuilt on the first query, never moved.
+      segments: this.segments.map(({ termSlots: _derived, ...segment }) => segment),
+      segmentDead: this.segmentDead,
+      fresh: this.fresh.toParts(),
+      docFile: this.docFile,
+      docLengths: this.docLengths,
+      docEnd: this.docEnd,
+      liveDocs: this.liveDocs,
+      liveLength: this.liveLength,
+      paths: this.paths,
+      fileStarts: this.fileStarts,
+      fileCounts: this.fileCounts,
+    }
+    const arrays: ArrayBufferView[] = [parts.docFile, parts.docLengths, parts.fresh.postingTerms, parts.fresh.postingTfs, parts.fresh.docEnds]
+    for (const segment of parts.segments) arrays.push(segment.termOffsets, segment.postingStarts, segment.docByteStarts, segment.docBytes, segment.tfs)
+    Object.assign(this, new Bm25Index())
+    return { parts, transfer: [...new Set(arrays.map((array) => array.buffer as ArrayBuffer))] }
+  }
+
+  /** The index `handOff` gave away. */
+  static fromParts(parts: Bm25Parts): Bm25Index {
+    const index = new Bm25Index()
+    index.segments = parts.segments
+    index.segmentDead = parts.segmentDead
+    index.fresh = FreshPostings.fromParts(parts.fresh)
+    index.docFile = parts.docFile
+    index.docLengths = parts.docLengths
+    index.docEnd = parts.docEnd
+    index.liveDocs = parts.liveDocs
+    index.liveLength = parts.liveLength
+    index.paths = parts.paths
+    index.fileStarts = parts.fileStarts
+    index.fileCounts = parts.fileCounts
+    parts.paths.forEach((path, slot) => {
+      if (path !== null) index.slots.set(path, slot)
+    })
+    return index
   }
 
   /** Rebuilds an index from `snapshot()`'s data; `source` names it in the error if it is malformed. */

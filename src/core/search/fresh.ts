@@ -5,8 +5,19 @@
 import { grow, MAX_TF, SegmentBuilder, type Segment } from './segment.js'
 import { TermTable } from './terms.js'
 
+/** FreshPostings as structured-clone data (see Bm25Index.handOff). */
+export interface FreshParts {
+  docBase: number
+  terms: string[]
+  postingTerms: Int32Array
+  postingTfs: Uint8Array<ArrayBuffer>
+  size: number
+  docEnds: Int32Array
+  docs: number
+}
+
 export class FreshPostings {
-  readonly terms = new TermTable()
+  readonly terms: TermTable
   postingTerms: Int32Array = new Int32Array(1024)
   postingTfs = new Uint8Array(1024)
   size = 0
@@ -14,7 +25,24 @@ export class FreshPostings {
   docEnds: Int32Array = new Int32Array(64)
   docs = 0
 
-  constructor(readonly docBase: number) {}
+  constructor(readonly docBase: number, terms: string[] = []) {
+    this.terms = new TermTable(terms)
+  }
+
+  static fromParts(parts: FreshParts): FreshPostings {
+    const fresh = new FreshPostings(parts.docBase, parts.terms)
+    fresh.postingTerms = parts.postingTerms
+    fresh.postingTfs = parts.postingTfs
+    fresh.size = parts.size
+    fresh.docEnds = parts.docEnds
+    fresh.docs = parts.docs
+    return fresh
+  }
+
+  toParts(): FreshParts {
+    const { docBase, postingTerms, postingTfs, size, docEnds, docs } = this
+    return { docBase, terms: this.terms.terms, postingTerms, postingTfs, size, docEnds, docs }
+  }
 
   add(term: number, tf: number): void {
     if (this.size === this.postingTerms.length) {
