@@ -201,7 +201,8 @@ export async function summarizeBlobs<T extends BlobItem>(
       early = blobRunner(count)
     })
   } catch (error) {
-    await early?.then((runner) => runner.close())
+    // The error that stopped the check is the one to report, not one from stopping the workers.
+    await early?.then((runner) => runner.close()).catch(() => {})
     throw error
   }
   const { misses, sameContent } = uncached
