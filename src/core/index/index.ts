@@ -80,8 +80,10 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
 /** syncIndex for a caller that has opened the context already (a query syncs, then reads through the same context). */
 export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promise<SyncResult> {
   const started = Date.now()
-  // git status runs while the lock, queue and state are read. Only a sync that builds nothing uses
-  // this early look; after a build, which may take minutes, it would be stale.
+  // git status runs while the lock, queue and state are read. It is also the look that matches the
+  // HEAD this sync builds (read at the same moment): a status taken after the build would compare
+  // the working tree with a HEAD that may have moved meanwhile, while the overlay is laid over the
+  // tree built here. Edits made during the build are the next sync's, as edits made after it are.
   const earlyChanges = ctx.workingTree ?? workingTreeChanges(ctx.repo)
   earlyChanges.catch(() => {})
   ctx.workingTree = undefined
@@ -105,7 +107,7 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promis
       }
       await recordIndexed(ctx, state, mode === 'cold' ? 'full' : 'incremental')
     }
-    const overlay = await syncOverlay(ctx, opts, mode === 'unchanged' ? earlyChanges : workingTreeChanges(ctx.repo))
+    const overlay = await syncOverlay(ctx, opts, earlyChanges)
     const covered = [...queue.batches.map((batch) => batch.id), ...queue.unreadable]
     const queueDrained = covered.length > 0 ? await drainQueue(ctx.paths.root, covered) : 0
     return {
