@@ -62,19 +62,29 @@ GIT_VLT_EOF
   fi
   # One indexer at a time: its state file starts with {"pid":N; an unfinished run of a live N will see
   # this batch (it looks at the queue again after recording that it finished).
-  if [ -f $q/indexer-state.json ]; then
-    IFS= read -r state <$q/indexer-state.json
+  state=
+  [ -f $q/indexer-state.json ] && IFS= read -r state <$q/indexer-state.json
+  case $state in
+  *'"finishedAt":null'*)
+    pid=${state#\{\"pid\":}
+    pid=${pid%%[!0-9]*}
+    [ -n "$pid" ] && kill -0 "$pid" && exit 0
+    ;;
+  esac
+  # An indexer started by a hook moments ago has not recorded itself yet (node is still starting),
+  # and it reads the queue only after it has: its pid, kept in indexer.pid, stands for it until the
+  # state file names it. From then on the state file alone decides (above).
+  if [ -f $q/indexer.pid ]; then
+    IFS= read -r launched <$q/indexer.pid
     case $state in
-    *'"finishedAt":null'*)
-      pid=${state#\{\"pid\":}
-      pid=${pid%%[!0-9]*}
-      [ -n "$pid" ] && kill -0 "$pid" && exit 0
-      ;;
+    *"{\"pid\":$launched,"*) ;;
+    *) [ -n "$launched" ] && kill -0 "$launched" && exit 0 ;;
     esac
   fi
   [ -d .vlt/logs ] || mkdir .vlt/logs || exit 0
   unset GIT_INDEX_FILE GIT_PREFIX
   nohup "$@" @ARGS@ </dev/null >>.vlt/logs/indexer.log 2>&1 &
+  echo $! >$q/.indexer-pid.$$.tmp && mv -f $q/.indexer-pid.$$.tmp $q/indexer.pid
   exit 0
 ) </dev/null >/dev/null 2>&1 || :
 if [ @HOOK@ = post-rewrite ]; then exec <<GIT_VLT_EOF

@@ -73,6 +73,32 @@ describe('hooks never get in the way of git', () => {
     })
   }
 
+  it('starts no second indexer while the one it just started has not recorded itself yet', async function () {
+    this.timeout(30_000)
+    // A stand-in for an indexer in its first moments: alive, counted, but not in indexer-state.json yet.
+    const cli = join(repo.dir, '..', `${repo.dir.split('/').pop()}-slow-cli.mjs`)
+    writeFileSync(cli, `import { appendFileSync } from 'node:fs'\nappendFileSync('.vlt/launches', process.pid + '\\n')\nsetTimeout(() => {}, 3000)\n`)
+    const launches = (): string[] => (existsSync(join(vltDir, 'launches')) ? readFileSync(join(vltDir, 'launches'), 'utf8').split('\n').filter(Boolean) : [])
+    try {
+      await installHooks(repo.dir, { launcher: { node: process.execPath, cli } })
+      assert.equal(commit(repo.dir, 'a.txt', 'b\n').status, 0)
+      assert.equal(commit(repo.dir, 'a.txt', 'c\n').status, 0)
+      await waitFor(join(vltDir, 'launches'))
+      await sleep(500)
+      assert.equal(launches().length, 1)
+      assert.equal((await readQueue(vltDir)).batches.length, 2)
+
+      // Once it has recorded itself and finished, the state file decides again: the next commit starts one.
+      await writeIndexerState(vltDir, { pid: Number(launches()[0]), startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), lastResult: 'ok', lastError: null })
+      assert.equal(commit(repo.dir, 'a.txt', 'd\n').status, 0)
+      const deadline = Date.now() + 10_000
+      while (launches().length < 2 && Date.now() < deadline) await sleep(20)
+      assert.equal(launches().length, 2)
+    } finally {
+      rmSync(cli, { force: true })
+    }
+  })
+
   it('starts the background indexer detached, with its output in .vlt/logs/indexer.log, and only if none is alive', async () => {
     // A stand-in CLI that reports how it was started, then stays alive a moment like a real indexer.
     const cli = join(repo.dir, '..', `${repo.dir.split('/').pop()}-fake-cli.mjs`)
