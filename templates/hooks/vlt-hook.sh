@@ -82,6 +82,11 @@ GIT_VLT_EOF
     esac
   fi
   [ -d .vlt/logs ] || mkdir .vlt/logs || exit 0
+  # Every run appends to the log: past 1 MiB it is kept as indexer.log.1 and a new one is started.
+  if [ -f .vlt/logs/indexer.log ]; then
+    size=$(wc -c <.vlt/logs/indexer.log)
+    [ $size -gt 1048576 ] && mv -f .vlt/logs/indexer.log .vlt/logs/indexer.log.1
+  fi
   unset GIT_INDEX_FILE GIT_PREFIX
   nohup "$@" @ARGS@ </dev/null >>.vlt/logs/indexer.log 2>&1 &
   echo $! >$q/.indexer-pid.$$.tmp && mv -f $q/.indexer-pid.$$.tmp $q/indexer.pid

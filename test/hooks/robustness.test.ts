@@ -24,6 +24,15 @@ function commitAsync(dir: string, file: string, content: string): Promise<number
   })
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 async function waitFor(path: string, ms = 10_000): Promise<string> {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
@@ -72,6 +81,31 @@ describe('hooks never get in the way of git', () => {
       assert.equal(repo.git('log', '-1', '--format=%s'), 'change a.txt')
     })
   }
+
+  it('keeps a log past 1 MiB as indexer.log.1 and starts a new one before a launch', async function () {
+    this.timeout(30_000)
+    const cli = join(repo.dir, '..', `${repo.dir.split('/').pop()}-log-cli.mjs`)
+    writeFileSync(cli, `console.log('indexer says hi')\n`)
+    const log = join(vltDir, 'logs', 'indexer.log')
+    try {
+      await installHooks(repo.dir, { launcher: { node: process.execPath, cli } })
+      mkdirSync(join(vltDir, 'logs'), { recursive: true })
+      writeFileSync(log, 'x'.repeat(1 << 20))
+      assert.equal(commit(repo.dir, 'a.txt', 'b\n').status, 0)
+      // Exactly 1 MiB is kept: the run appends to it.
+      assert.equal(await waitFor(log), `${'x'.repeat(1 << 20)}indexer says hi\n`)
+      assert.equal(existsSync(`${log}.1`), false)
+
+      // Until it has exited, the indexer just started stands in the way of a second launch.
+      const launched = Number(readFileSync(join(vltDir, 'queue', 'indexer.pid'), 'utf8'))
+      while (isAlive(launched)) await sleep(20)
+      assert.equal(commit(repo.dir, 'a.txt', 'c\n').status, 0)
+      assert.equal(await waitFor(log), 'indexer says hi\n')
+      assert.equal(readFileSync(`${log}.1`, 'utf8'), `${'x'.repeat(1 << 20)}indexer says hi\n`)
+    } finally {
+      rmSync(cli, { force: true })
+    }
+  })
 
   it('starts no second indexer while the one it just started has not recorded itself yet', async function () {
     this.timeout(30_000)

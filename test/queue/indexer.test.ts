@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import {
-  indexerLogPath,
   indexerRunning,
   indexerStatePath,
-  launchIndexer,
   markIndexerFinished,
   markIndexerStarted,
   readIndexerState,
 } from '../../src/core/queue/index.js'
 
-describe('background indexer state and launch', () => {
+describe('background indexer state', () => {
   let vltDir: string
   beforeEach(() => {
     vltDir = mkdtempSync(join(tmpdir(), 'vlt-indexer-'))
@@ -52,26 +49,5 @@ describe('background indexer state and launch', () => {
     assert.equal(await readIndexerState(vltDir), null)
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' })
     assert.equal(indexerRunning({ pid: Number(dead.stdout), startedAt: 'x', finishedAt: null, lastResult: null, lastError: null }), false)
-  })
-
-  it('launches detached with output appended to the log, rotating a log past 1 MiB', async () => {
-    const cli = join(vltDir, 'fake-cli.mjs')
-    writeFileSync(cli, "console.log('args', process.argv.slice(2).join(' ')); console.error('cwd', process.cwd())\n")
-    const log = indexerLogPath(vltDir)
-    const pid = launchIndexer({ vltDir, cwd: vltDir, launcher: { node: process.execPath, cli } })
-    assert.ok(pid > 0)
-    const deadline = Date.now() + 10_000
-    while (Date.now() < deadline && !(existsSync(log) && readFileSync(log, 'utf8').split('\n').length === 3)) await sleep(20)
-    assert.deepEqual(readFileSync(log, 'utf8').split('\n').sort(), ['', 'args coderag sync --queued', `cwd ${vltDir}`])
-
-    writeFileSync(log, 'x'.repeat((1 << 20) + 1))
-    launchIndexer({ vltDir, cwd: vltDir, launcher: { node: process.execPath, cli }, args: ['one'] })
-    while (Date.now() < deadline && !(existsSync(log) && readFileSync(log, 'utf8').split('\n').length === 3)) await sleep(20)
-    assert.equal(readFileSync(`${log}.1`, 'utf8').length, (1 << 20) + 1)
-    assert.deepEqual(readFileSync(log, 'utf8').split('\n').sort(), ['', 'args one', `cwd ${vltDir}`])
-  })
-
-  it('fails loudly when the launcher cannot be started', () => {
-    assert.throws(() => launchIndexer({ vltDir, cwd: vltDir, launcher: { node: '/nonexistent/node', cli: 'x' } }), /could not start/)
   })
 })

@@ -5,15 +5,12 @@ export { queueSummary, type DeltaPolicy, type DueReason, type QueueSummary } fro
 export {
   INDEXER_ARGS,
   defaultLauncher,
-  indexerLogPath,
   indexerRunning,
   indexerStatePath,
-  launchIndexer,
   markIndexerFinished,
   markIndexerStarted,
   readIndexerState,
   writeIndexerState,
   type IndexerState,
-  type LaunchOptions,
   type Launcher,
 } from './indexer.js'

@@ -1,11 +1,9 @@
 /**
- * The background indexer's footprint in `.vlt/`: how it is started (detached, output appended to
- * `.vlt/logs/indexer.log`) and the state it leaves in `.vlt/queue/indexer-state.json`, which
- * `coderag status` shows and hooks read to avoid starting a second one. The indexing itself is the
- * index layer's business.
+ * The background indexer's footprint in `.vlt/`: the CLI the hooks start (templates/hooks/vlt-hook.sh
+ * launches it detached, output appended to `.vlt/logs/indexer.log`) and the state it leaves in
+ * `.vlt/queue/indexer-state.json`, which `coderag status` shows and hooks read to avoid starting a
+ * second one. The indexing itself is the index layer's business.
  */
-import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -39,10 +37,6 @@ export interface IndexerState {
 
 export function indexerStatePath(vltDir: string): string {
   return join(queueDir(vltDir), 'indexer-state.json')
-}
-
-export function indexerLogPath(vltDir: string): string {
-  return join(vltDir, 'logs', 'indexer.log')
 }
 
 /** The recorded state; null when there is none or it cannot be read (the next run rewrites it). */
@@ -108,49 +102,4 @@ export async function markIndexerFinished(vltDir: string, error: unknown, now: D
 /** Whether the recorded indexer is still at work (a killed one left finishedAt null but its pid is dead). */
 export function indexerRunning(state: IndexerState | null): boolean {
   return state !== null && state.finishedAt === null && isProcessAlive(state.pid)
-}
-
-/** The log is appended to forever by hooks; past this size it is rotated to `indexer.log.1` before a launch. */
-const LOG_ROTATE_BYTES = 1 << 20
-
-export interface LaunchOptions {
-  vltDir: string
-  /** Working directory of the indexer: the repository's working tree. */
-  cwd: string
-  launcher?: Launcher
-  args?: readonly string[]
-}
-
-/**
- * Starts the indexer detached from this process (own session, stdin closed, output appended to
- * the log) and returns its pid without waiting for it.
- */
-export function launchIndexer(options: LaunchOptions): number {
-  const launcher = options.launcher ?? defaultLauncher()
-  const log = indexerLogPath(options.vltDir)
-  mkdirSync(dirname(log), { recursive: true })
-  rotateLog(log)
-  const fd = openSync(log, 'a')
-  try {
-    const child = spawn(launcher.node, [launcher.cli, ...(options.args ?? INDEXER_ARGS)], {
-      cwd: options.cwd,
-      detached: true,
-      stdio: ['ignore', fd, fd],
-    })
-    // A missing executable is reported by the pid check below; the async 'error' event must not crash us.
-    child.once('error', () => {})
-    child.unref()
-    if (child.pid === undefined) throw new Error(`could not start ${launcher.node} ${launcher.cli}`)
-    return child.pid
-  } finally {
-    closeSync(fd)
-  }
-}
-
-function rotateLog(log: string): void {
-  try {
-    if (statSync(log).size > LOG_ROTATE_BYTES) renameSync(log, `${log}.1`)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
 }
