@@ -189,6 +189,27 @@ describe('Bm25Index', () => {
     assert.deepEqual(answers(loaded), answers(index))
   })
 
+  it('hands its whole state over through a structured clone, sealed segments, tombstones and fresh postings alike', () => {
+    const tree = sourceTree()
+    const index = build(tree)
+    // A loaded (sealed) index, patched: a tombstoned file and fresh postings on top of the segment.
+    const patched = Bm25Index.fromSnapshot(unpack(pack(index.snapshot())))
+    patched.search('uart', { limit: 1 })
+    patched.removeFile('drivers/serial/uart.c')
+    patched.addFile('drivers/serial/uart.c', analyzeChunks([chunk('uart_write', 'int uart_write(struct port *p) { return write_register(p, TX); }')]))
+    const expected = answers(patched)
+    const { parts, transfer } = patched.handOff()
+    assert.equal(patched.docCount, 0)
+    assert.deepEqual(patched.search('uart', { limit: 10 }), [])
+    const moved = Bm25Index.fromParts(structuredClone(parts, { transfer }))
+    assert.deepEqual(answers(moved), expected)
+    assert.ok(moved.hasFile('drivers/serial/uart.c'))
+    assert.equal(moved.fileCount, 4)
+    // Still patchable, and its snapshot loads to the same answers.
+    moved.removeFile('net/http/client.c')
+    assert.deepEqual(answers(Bm25Index.fromSnapshot(unpack(pack(moved.snapshot())))), answers(moved))
+  })
+
   it('rejects a snapshot of another version or with inconsistent tables', () => {
     const snapshot = build(sourceTree()).snapshot()
     assert.throws(() => Bm25Index.fromSnapshot({ ...snapshot, version: 99 }, 'bm25.mpk'), CorruptFileError)

@@ -161,7 +161,8 @@ export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
 /**
  * One part at a time, each snapshot built just before it is encoded and dropped once written:
  * at 10k files a part's snapshot and encoding are hundreds of megabytes, and holding all three
- * at once made saving the peak of a whole cold build's memory.
+ * at once made saving the peak of a whole cold build's memory. `bm25Written`: the BM25 part is
+ * being written by a thread of its own (see `finishAndSave`), waited for instead of written here.
  */
 export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, bm25Written?: Promise<void>): Promise<void> {
   const files = paths(treeDir)
@@ -195,8 +196,7 @@ const BM25_ASIDE_DOCS = 20_000
  * Writes the BM25 part of `saveAggregates` on a worker thread, started before the graph's
  * `finish()`: sealing and encoding a 10k-file index takes about a second of one core at the end
  * of a cold build, with the other core idle. The index moves to the worker (its arrays are
- * transferred, not copied), so `aggregates.bm25` is empty afterwards; pass the promise to
- * `saveAggregates`, which then writes the other parts and waits for this one.
+ * transferred, not copied), so `aggregates.bm25` is empty afterwards.
  */
 function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<void> {
   const { parts, transfer } = aggregates.bm25.handOff()
