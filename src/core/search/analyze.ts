@@ -135,8 +135,12 @@ function partTermId(lower: string, start: number, end: number): number {
   if (part >= partTerms.length) partTerms = grow(partTerms, partTerms.length * 2)
   const word = partTable.terms[part]!
   const isNumber = word.charCodeAt(0) <= 57
-  const skip = STOPWORDS.has(word) || (!isNumber && word.length < 2)
-  partTerms[part] = skip ? -1 : termId(isNumber ? word : stem(word))
+  if (STOPWORDS.has(word) || (!isNumber && word.length < 2)) {
+    partTerms[part] = -1
+  } else {
+    const term = isNumber ? word : stem(word)
+    partTerms[part] = termIdAt(term, 0, term.length)
+  }
   return partTerms[part]!
 }
 
@@ -165,10 +169,6 @@ function resetMemo(): void {
   poolUsed = 0
   termTable = new TermTable()
   partTable = new TermTable()
-}
-
-function termId(term: string): number {
-  return termIdAt(term, 0, term.length)
 }
 
 function termIdAt(text: string, start: number, end: number): number {
