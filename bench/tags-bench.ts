@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Parser, type Tree } from 'web-tree-sitter'
+import { parserInput } from '../src/core/parse/extract.js'
 import { loadLanguage } from '../src/core/parse/grammars.js'
 import type { ParsedLanguageId } from '../src/core/parse/languages.js'
 import { extractTags } from '../src/core/parse/tags/index.js'
@@ -50,7 +51,7 @@ async function measure(language: ParsedLanguageId, repo: string, pattern: string
   let trees: Tree[] = []
   const parseMs = bestOf(() => {
     for (const tree of trees) tree.delete()
-    trees = sources.map((source) => parser.parse(source)!)
+    trees = sources.map((source) => parser.parse(parserInput(source, language))!)
   })
   let captures = 0
   const queryMs = bestOf(() => {

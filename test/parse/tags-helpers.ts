@@ -1,5 +1,6 @@
 /** What the per-language tags tests share: parsing a fixture and flattening the tags for exact assertions. */
 import { Parser, type Language, type Tree } from 'web-tree-sitter'
+import { parserInput } from '../../src/core/parse/extract.js'
 import { loadLanguage } from '../../src/core/parse/grammars.js'
 import type { ParsedLanguageId } from '../../src/core/parse/languages.js'
 import { extractTags, type Tags } from '../../src/core/parse/tags/index.js'
@@ -11,7 +12,7 @@ export async function withTree<T>(language: ParsedLanguageId, source: string, us
   const grammar = await loadLanguage(language)
   const parser = new Parser()
   parser.setLanguage(grammar)
-  const tree = parser.parse(source)!
+  const tree = parser.parse(parserInput(source, language))!
   try {
     return use(tree, grammar)
   } finally {

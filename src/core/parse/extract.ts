@@ -1,4 +1,5 @@
 import { Parser, type Node } from 'web-tree-sitter'
+import { blankAttributeMacros } from './c-attribute-macros.js'
 import { chunkTree, LineIndex } from './chunk/index.js'
 import { loadLanguage } from './grammars.js'
 import type { ParsedLanguageId } from './languages.js'
@@ -45,7 +46,7 @@ class TreeSitterExtractor implements Extractor {
     }
     const parser = this.ready.get(language)
     if (!parser) throw new Error(`extract: prepare('${language}') was not awaited`)
-    const tree = parser.parse(source)
+    const tree = parser.parse(parserInput(source, language))
     if (!tree) throw new Error(`extract: the ${language} parser returned no tree`)
     // The tree lives in wasm memory, which is never garbage-collected.
     try {
@@ -64,6 +65,11 @@ class TreeSitterExtractor implements Extractor {
       tree.delete()
     }
   }
+}
+
+/** What the parser reads: the source, or for C the source with attribute macros blanked (same offsets). */
+export function parserInput(source: string, language: ParsedLanguageId): string {
+  return language === 'c' ? blankAttributeMacros(source) : source
 }
 
 /** ERROR and MISSING nodes, descending only into subtrees that contain one. */

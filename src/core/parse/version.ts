@@ -3,4 +3,4 @@
  * whenever chunks, symbols, references or imports of some input would change. Kept apart from
  * the extractor so that reading the index never loads the parser.
  */
-export const EXTRACTOR_VERSION = 4
+export const EXTRACTOR_VERSION = 5
