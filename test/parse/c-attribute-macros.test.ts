@@ -40,6 +40,13 @@ describe('C attribute macros', () => {
     ])
   })
 
+  it('reads string and character literals in an argument list as such', () => {
+    const section = ' __section(".data;(hot)")'
+    const attribute = ' __attribute__((alias("a\\")")))'
+    const source = `static int x${section} = 1;\nchar c${attribute} = ';';\n`
+    assert.equal(blankAttributeMacros(source), `static int x${' '.repeat(section.length)} = 1;\nchar c${' '.repeat(attribute.length)} = ';';\n`)
+  })
+
   it('leaves names that only start like one, and sources without any, as they are', () => {
     const source = 'int __initialise(void);\nint my__init;\nint x = __user_count;\n'
     assert.equal(blankAttributeMacros(source), source)

@@ -61,9 +61,21 @@ function argumentsEnd(source: string, from: number): number {
     const c = source.charCodeAt(i)
     if (c === 40) depth++
     else if (c === 41 && --depth === 0) return i + 1
+    else if (c === 34 || c === 39) i = literalEnd(source, i) // `__section(".text;x")`
     else if (c === 59 || c === 123) return from // `;` or `{` first: not an argument list after all
   }
   return from
+}
+
+/** The index of the quote closing the string or character literal opened at `open` (the last index when unclosed). */
+function literalEnd(source: string, open: number): number {
+  const quote = source.charCodeAt(open)
+  for (let i = open + 1; i < source.length; i++) {
+    const c = source.charCodeAt(i)
+    if (c === 92) i++
+    else if (c === quote || c === 10) return i
+  }
+  return source.length - 1
 }
 
 function blanks(text: string): string {
