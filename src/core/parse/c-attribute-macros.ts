@@ -39,9 +39,16 @@ export function blankAttributeMacros(source: string): string {
   if (!match) return source
   let out = ''
   let copied = 0
+  // The start of the match's line, found moving forward only: linear even on one huge line.
+  let lineStart = 0
+  let nextNewline = source.indexOf('\n')
   for (; match; match = MACRO.exec(source)) {
     const start = match.index
-    if (DIRECTIVE.test(source.slice(source.lastIndexOf('\n', start) + 1, start))) continue
+    while (nextNewline !== -1 && nextNewline < start) {
+      lineStart = nextNewline + 1
+      nextNewline = source.indexOf('\n', lineStart)
+    }
+    if (DIRECTIVE.test(source.slice(lineStart, start))) continue
     let end = start + match[0].length
     if (TAKES_ARGUMENTS.has(match[0])) end = argumentsEnd(source, end)
     out += source.slice(copied, start) + blanks(source.slice(start, end))
