@@ -3,7 +3,9 @@
  * a one-file commit ≤ 1 s, no-change sync ≤ 200 ms — each measured as a user runs it (the built
  * CLI in a child process, wall time and peak RSS from /usr/bin/time), with universal-ctags on
  * the same tree in the same run for comparison. This machine's speed varies by a third from hour
- * to hour, so CPU seconds (user + sys) and the ratio to ctags's wall time are reported as well.
+ * to hour, so CPU seconds (user + sys) and the ratio to ctags's wall time are reported as well,
+ * and so is the tree-sitter floor: the same files only parsed (and tags-queried) on as many
+ * workers, which bounds from below what any index built on web-tree-sitter can reach here.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -13,6 +15,8 @@ import { fileURLToPath } from 'node:url'
 import { corpus, directoryBytes, git, type CorpusName } from './corpus.js'
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const FLOOR = join(dirname(fileURLToPath(import.meta.url)), 'tree-sitter-floor.ts')
 
 interface Timed {
   wallMs: number
@@ -52,6 +56,15 @@ function benchCorpus(name: CorpusName) {
   const ctagsBytes = statSync(tags).size
   rmSync(dirname(tags), { recursive: true, force: true })
 
+  // The same files parsed (and queried) on as many workers as the init, and nothing else: what any
+  // index built on web-tree-sitter costs here, whatever it does with the trees (tree-sitter-floor.ts).
+  const floor = (parseOnly: boolean) => {
+    const run = timed(['node', '--import', 'tsx', FLOOR, dir, ...(parseOnly ? ['--parse-only'] : [])], ROOT)
+    return { wallS: JSON.parse(run.stdout).wallS as number, cpuS: run.cpuS }
+  }
+  const parseAndQuery = floor(false)
+  const parseOnly = floor(true)
+
   // One-file commit: append a function to a mid-sized file.
   const victim = files[Math.floor(files.length / 2)]!
   appendFileSync(join(dir, victim), name === 'django' ? '\n\ndef vlt_bench_added(x):\n    return x + 1\n' : '\nint vlt_bench_added(int x) { return x + 1; }\n')
@@ -77,6 +90,7 @@ function benchCorpus(name: CorpusName) {
       indexed: { files: init.files, chunks: init.chunks, symbols: init.symbols, edges: init.edges, skipped: init.skipped },
     },
     ctags: { wallS: +(ctags.wallMs / 1000).toFixed(2), cpuS: ctags.cpuS, peakRssMb: ctags.peakRssMb, tagsMb: +(ctagsBytes / 1e6).toFixed(1) },
+    treeSitterFloor: { parseAndQuery, parseOnly, coldInitPerParseAndQuery: +(cold.wallMs / 1000 / parseAndQuery.wallS).toFixed(2) },
     incrementalSync: { wallMs: incremental.wallMs, inProcessMs: inc.durationMs, extracted: inc.extracted.length, mode: inc.mode },
     noChangeSync: { wallMsMedian: median(noChange.map((t) => t.wallMs)), inProcessMsMedian: median(noChange.map((t) => JSON.parse(t.stdout).durationMs)), nodeStartMsMedian: median(nodeStart.map((t) => t.wallMs)) },
   }
