@@ -14,9 +14,10 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { corpus, directoryBytes, git, type CorpusName } from './corpus.js'
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const FLOOR = join(dirname(fileURLToPath(import.meta.url)), 'tree-sitter-floor.ts')
+const BENCH = dirname(fileURLToPath(import.meta.url))
+const ROOT = join(BENCH, '..')
+const CLI = join(ROOT, 'bin', 'run.js')
+const FLOOR = join(BENCH, 'tree-sitter-floor.ts')
 
 interface Timed {
   wallMs: number

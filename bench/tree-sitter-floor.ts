@@ -1,23 +1,25 @@
 /**
  * `node --import tsx bench/tree-sitter-floor.ts <repo> [--parse-only]`: the part of a cold init
- * that no change to git-vlt's own code can shorten. Every tracked file in a parsed language is read
- * from the working tree, parsed and run through its tags query exactly as extraction runs them
+ * that no change to git-vlt's own code can shorten. Every file of HEAD that an init would parse
+ * (vlt.toml's selection, a parsed language, within the size limit) is read from the working tree
+ * (the bench's corpora have no edits), parsed and run through its tags query exactly as extraction runs them
  * (`parserInput`, `RawMatches`), on as many worker threads as an init starts, and nothing else is
  * done: no chunks, no analysis, no storage. `--parse-only` leaves out the query too: the least any
  * index built on tree-sitter's parse trees can take. Prints {mode, files, megabytes, workers,
  * captures, wallS} as JSON; wallS runs from starting the workers (their boot, wasm and query
  * compilation included, as in an init) to the last file. Run it under /usr/bin/time for CPU seconds.
  */
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { isMainThread, parentPort, workerData } from 'node:worker_threads'
 import { Parser, type Query } from 'web-tree-sitter'
+import { listTree } from '../src/core/git/index.js'
+import { openIndexContext } from '../src/core/index/index.js'
 import { defaultPoolSize, startWorker } from '../src/core/index/pool.js'
 import { parserInput } from '../src/core/parse/extract.js'
 import { loadLanguage } from '../src/core/parse/grammars.js'
-import { languageForPath, type ParsedLanguageId } from '../src/core/parse/languages.js'
+import type { ParsedLanguageId } from '../src/core/parse/languages.js'
 import { tagsQuery } from '../src/core/parse/tags/query.js'
 import { RawMatches } from '../src/core/parse/tags/raw-matches.js'
 
@@ -34,7 +36,7 @@ interface FloorData {
   next: SharedArrayBuffer
 }
 
-export interface FloorFigures {
+interface FloorFigures {
   mode: 'parse+query' | 'parse'
   files: number
   megabytes: number
@@ -70,14 +72,21 @@ async function parseAndQuery({ repo, files, query, next }: FloorData): Promise<{
   return { captures, bytes }
 }
 
-export async function measureFloor(repo: string, query: boolean): Promise<FloorFigures> {
+/** The files of HEAD an init would parse, chosen as buildTree chooses them. */
+async function parsedFiles(cwd: string): Promise<{ root: string; files: FloorFile[] }> {
+  const ctx = await openIndexContext(cwd)
   const files: FloorFile[] = []
-  for (const path of execFileSync('git', ['ls-files', '-z'], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\0')) {
-    const language = path ? languageForPath(path) : undefined
-    if (language) files.push({ path, language })
+  for (const entry of await listTree(ctx.repo, ctx.repo.head.tree)) {
+    const selection = ctx.selectFile(entry.path)
+    if (selection.selected && selection.language !== 'text' && entry.size <= ctx.config.index.maxFileBytes) files.push({ path: entry.path, language: selection.language })
   }
+  return { root: ctx.repo.root ?? cwd, files }
+}
+
+async function measureFloor(cwd: string, query: boolean): Promise<FloorFigures> {
+  const { root, files } = await parsedFiles(cwd)
   const workers = defaultPoolSize()
-  const data: FloorData = { repo, files, query, next: new SharedArrayBuffer(4) }
+  const data: FloorData = { repo: root, files, query, next: new SharedArrayBuffer(4) }
   const started = process.hrtime.bigint()
   const results = await Promise.all(Array.from({ length: workers }, () => new Promise<{ captures: number; bytes: number }>((resolve, reject) => {
     const worker = startWorker(new URL(import.meta.url), { workerData: data })
