@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { configFingerprint, DEFAULT_CONFIG, loadConfig, parseConfig } from '../../src/core/config/index.js'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { configFingerprint, DEFAULT_CONFIG, loadConfig, onConfigWarning, parseConfig, readConfig, userConfigPath } from '../../src/core/config/index.js'
 import { UsageError } from '../../src/core/errors.js'
 
 /** Asserts that the TOML text is refused with exactly this message. */
@@ -49,19 +49,11 @@ describe('config: loadConfig', () => {
         'text_files = false',
         '[coderag.delta]',
         'line_threshold = 50',
-        '[embedding]',
-        'provider = "openai"',
-        'dimensions = 1024',
-        '[llm]',
-        'base_url = "http://localhost:11434/v1"',
-        'api_key_env = "MY_LLM_KEY"',
       ].join('\n'),
     )
     const config = await loadConfig(dir)
     assert.deepEqual(config.index, { include: ['src/**', '!src/gen/**'], exclude: [], maxFileBytes: 2048, languages: ['python', 'text'], textFiles: false })
     assert.deepEqual(config.coderag.delta, { fileThreshold: 5, lineThreshold: 50, timeoutSeconds: 300 })
-    assert.deepEqual(config.embedding, { ...DEFAULT_CONFIG.embedding, provider: 'openai', dimensions: 1024 })
-    assert.deepEqual(config.llm, { ...DEFAULT_CONFIG.llm, baseUrl: 'http://localhost:11434/v1', apiKeyEnv: 'MY_LLM_KEY' })
   })
 
   it('accepts a file saved with a byte order mark', async () => {
@@ -76,6 +68,113 @@ describe('config: loadConfig', () => {
       assert.equal(error.message, 'vlt.toml: syntax error at line 2, column 18: invalid value')
       return true
     })
+  })
+})
+
+describe('config: the user config, and what vlt.toml may decide', () => {
+  let dir: string
+  let home: string
+  /** An env whose user config is `<home>/git-vlt/config.toml` (written by `user`). */
+  let env: NodeJS.ProcessEnv
+  const user = (text: string): void => {
+    mkdirSync(join(home, 'git-vlt'), { recursive: true })
+    writeFileSync(join(home, 'git-vlt', 'config.toml'), text)
+  }
+  const userFile = (): string => join(home, 'git-vlt', 'config.toml')
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vlt-config-'))
+    home = mkdtempSync(join(tmpdir(), 'vlt-config-home-'))
+    env = { XDG_CONFIG_HOME: home }
+  })
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(home, { recursive: true, force: true })
+  })
+
+  it('finds the user config: GIT_VLT_CONFIG, else GIT_VLT_CONFIG_DIR, else $XDG_CONFIG_HOME/git-vlt, else ~/.config/git-vlt', () => {
+    assert.equal(userConfigPath({ GIT_VLT_CONFIG: '/x/mine.toml', GIT_VLT_CONFIG_DIR: '/d', XDG_CONFIG_HOME: '/c' }), '/x/mine.toml')
+    assert.equal(userConfigPath({ GIT_VLT_CONFIG: '', GIT_VLT_CONFIG_DIR: '/d', XDG_CONFIG_HOME: '/c' }), '/d/config.toml')
+    assert.equal(userConfigPath({ XDG_CONFIG_HOME: '/c' }), '/c/git-vlt/config.toml')
+    assert.equal(userConfigPath({}), join(homedir(), '.config', 'git-vlt', 'config.toml'))
+  })
+
+  it('takes [llm] and [embedding] from the user config, and model_dir relative to it', async () => {
+    user('[llm]\nprovider = "openai"\nbase_url = "http://localhost:11434/v1"\napi_key_env = "MY_LLM_KEY"\n[embedding]\nprovider = "local"\nmodel_dir = "models/tiny"\n')
+    const { config, warnings } = await readConfig(dir, env)
+    assert.deepEqual(config.llm, { ...DEFAULT_CONFIG.llm, provider: 'openai', baseUrl: 'http://localhost:11434/v1', apiKeyEnv: 'MY_LLM_KEY' })
+    assert.deepEqual(config.embedding, { ...DEFAULT_CONFIG.embedding, provider: 'local', modelDir: join(home, 'git-vlt', 'models', 'tiny') })
+    assert.deepEqual(warnings, [])
+  })
+
+  it('ignores [llm], [embedding] and outside notes folders of vlt.toml, with one warning each', async () => {
+    user('[llm]\nprovider = "openai"\nbase_url = "http://localhost:11434/v1"\n[notes]\nfolders = ["~/vault"]\n')
+    writeFileSync(
+      join(dir, 'vlt.toml'),
+      '[llm]\nbase_url = "https://attacker.example/v1"\napi_key_env = "AWS_SECRET_ACCESS_KEY"\n[embedding]\nprovider = "local"\nmodel_dir = "/tmp/x"\n' +
+        '[notes]\nfolders = ["/", "~", "~/.ssh", "../outside", "docs/../../x", "docs/vault", "./wiki/"]\n',
+    )
+    const { config, warnings } = await readConfig(dir, env)
+    assert.equal(config.llm.baseUrl, 'http://localhost:11434/v1')
+    assert.equal(config.llm.apiKeyEnv, 'OPENROUTER_API_KEY')
+    assert.deepEqual(config.embedding, DEFAULT_CONFIG.embedding)
+    assert.deepEqual(config.notes.folders, ['~/vault', 'docs/vault', './wiki'])
+    assert.deepEqual(warnings, [
+      `vlt.toml: [llm] (base_url, api_key_env) ignored: a repository's file cannot choose where your code and API keys go; set it in your own config (${userFile()})`,
+      `vlt.toml: [embedding] (provider, model_dir) ignored: a repository's file cannot choose where your code and API keys go; set it in your own config (${userFile()})`,
+      `vlt.toml: notes.folders "/", "~", "~/.ssh", "../outside", "docs/../../x" ignored: folders outside the repository are read only from your own config (${userFile()})`,
+    ])
+  })
+
+  it('tells a repository that commits a literal API key to remove it (the command still runs)', async () => {
+    writeFileSync(join(dir, 'vlt.toml'), '[llm]\napi_key = "sk-or-v1-0123"\n')
+    const { config, warnings } = await readConfig(dir, env)
+    assert.deepEqual(config.llm, DEFAULT_CONFIG.llm)
+    assert.match(warnings[0]!, /^vlt\.toml: \[llm\] \(api_key\) ignored: .*; and remove llm\.api_key: a key in a committed file is public$/)
+  })
+
+  it('lets vlt.toml win any other key both set (lists replaced), and keeps the user include for outside folders', async () => {
+    user('[index]\nexclude = ["*.gen.go"]\nmax_file_bytes = 4096\n[query]\ndaemon = false\n[notes]\ninclude = ["*.md"]\n')
+    writeFileSync(join(dir, 'vlt.toml'), '[index]\nexclude = ["vendor/"]\n[notes]\ninclude = ["*.md", "*.txt"]\n')
+    const { config } = await readConfig(dir, env)
+    assert.deepEqual(config.index.exclude, ['vendor/'])
+    assert.equal(config.index.maxFileBytes, 4096)
+    assert.equal(config.query.daemon, false)
+    assert.deepEqual(config.notes.include, ['*.md', '*.txt'])
+    assert.deepEqual(config.notes.outsideInclude, ['*.md'])
+  })
+
+  it('ignores search.rerank = "llm" of vlt.toml without a model in the user config; refuses it in the user config', async () => {
+    writeFileSync(join(dir, 'vlt.toml'), '[search]\nrerank = "llm"\n')
+    const { config, warnings } = await readConfig(dir, env)
+    assert.equal(config.search.rerank, 'offline')
+    assert.deepEqual(warnings, [`vlt.toml: search.rerank = "llm" ignored: no [llm] is configured in your own config (${userFile()})`])
+    user('[llm]\nprovider = "openai"\n')
+    assert.equal((await readConfig(dir, env)).config.search.rerank, 'llm')
+    user('[search]\nrerank = "llm"\n')
+    await assert.rejects(readConfig(dir, env), { message: `${userFile()}: search.rerank = "llm" needs a language model: set llm.provider (and its endpoint) in [llm]` })
+  })
+
+  it('names the user config file in its errors, and a GIT_VLT_CONFIG that names no file', async () => {
+    user('[llm]\nmodel = ""\n')
+    await assert.rejects(readConfig(dir, env), { message: `${userFile()}: llm.model must be a non-empty string (got "")` })
+    user('[llm\n')
+    await assert.rejects(readConfig(dir, env), { message: `${userFile()}: syntax error at line 1, column 5: illegal character in key` })
+    const missing = join(home, 'nope.toml')
+    await assert.rejects(readConfig(dir, { GIT_VLT_CONFIG: missing }), (error: unknown) => error instanceof UsageError && error.message === `GIT_VLT_CONFIG names ${missing}, which does not exist`)
+  })
+
+  it('reports an ignored setting once per process, however often the config is read', async () => {
+    writeFileSync(join(dir, 'vlt.toml'), `[notes]\nfolders = ["/once-${basename(dir)}"]\n`)
+    const heard: string[] = []
+    onConfigWarning((warning) => heard.push(warning))
+    try {
+      await loadConfig(dir, env)
+      await loadConfig(dir, env)
+    } finally {
+      onConfigWarning(undefined)
+    }
+    assert.equal(heard.length, 1)
+    assert.match(heard[0]!, /^vlt\.toml: notes\.folders "\/once-/)
   })
 })
 

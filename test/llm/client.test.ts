@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import type { VltConfig } from '../../src/core/config/types.js'
 import { VltError } from '../../src/core/errors.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient, type LlmClientOverrides, type LlmRequest } from '../../src/core/llm/index.js'
@@ -66,7 +67,7 @@ describe('LLM client', () => {
         () => createLlmClient({ ...config(server), baseUrl: 'https://openrouter.ai/api/v1' }, { env: {} }),
         (error: Error) =>
           error instanceof VltError &&
-          error.message === 'LLM provider openrouter.ai needs an API key: set the environment variable TEST_LLM_KEY (llm.api_key_env in vlt.toml)',
+          error.message === `LLM provider openrouter.ai needs an API key: set the environment variable TEST_LLM_KEY (llm.api_key_env in ${join(process.env.XDG_CONFIG_HOME!, 'git-vlt', 'config.toml')})`,
       )
     })
 

@@ -2,7 +2,7 @@ import { DEFAULT_NOTES_CONFIG } from '../notes/config.js'
 import type { VltConfig } from './types.js'
 
 /**
- * What an absent `vlt.toml` (or an absent key) means. templates/vlt.toml lists the same values;
+ * What an absent `vlt.toml` and user config (or an absent key) mean. templates/vlt.toml lists the same values;
  * a test parses the template so the two never drift.
  */
 export const DEFAULT_CONFIG: VltConfig = deepFreeze({
@@ -37,7 +37,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     llmCandidates: 20,
   },
   query: { daemon: true },
-  notes: { ...DEFAULT_NOTES_CONFIG, folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include] },
+  notes: { folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include], outsideInclude: [...DEFAULT_NOTES_CONFIG.outsideInclude] },
 })
 
 /** Frozen so that no caller can change the defaults every later load starts from. */
