@@ -57,6 +57,26 @@ describe(`files: the secret rules (gitleaks ${GITLEAKS_VERSION}, vendored)`, () 
   }
 })
 
+describe('files: the secret rules on hostile text', () => {
+  it('stay linear: each rule on 40 KB of its keyword repeated on one line takes well under a second', function () {
+    this.timeout(120_000)
+    // Written for Go's linear RE2, two rules were quadratic under JavaScript's backtracking (31 s for
+    // 100 KB of `curl curl …`) before repetitions of `.` were bounded (go-regex.ts).
+    const slow: string[] = []
+    for (const rule of loadRuleSet().rules) {
+      for (const separator of [' ', '=']) {
+        const keyword = rule.keywords[0] ?? 'x'
+        const text = (keyword + separator).repeat(Math.ceil(40_000 / (keyword.length + 1)))
+        const started = performance.now()
+        findByRuleId(text, rule.id)
+        const elapsed = performance.now() - started
+        if (elapsed > 1_000) slow.push(`${rule.id} (${JSON.stringify(separator)}): ${elapsed.toFixed(0)} ms`)
+      }
+    }
+    assert.deepEqual(slow, [])
+  })
+})
+
 describe('files: redactSecrets', () => {
   const keyLines = FAKE.privateKey.split('\n')
   const cases: Array<[string, string, string]> = [

@@ -99,7 +99,7 @@ describe('secrets never leave their file (built CLI, real repository)', function
     const blobs = repo.git('ls-tree', '-r', 'HEAD').split('\n').map((line) => line.split(/\s+/)[2]!)
     let decoded = 0
     for (const blob of blobs) {
-      for (const language of ['python', 'text']) {
+      for (const language of ['python', 'text'] as const) {
         const record = store.read({ blob, language }, () => {})
         if (!record) continue
         decoded++
