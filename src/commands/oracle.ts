@@ -18,11 +18,14 @@ With [llm] configured in your own config (~/.config/git-vlt/config.toml, or the 
 names; a repository's vlt.toml cannot set it) the answer is written by the model and streamed;
 otherwise it is the evidence itself, grouped and cited, each piece quoted so that no text from the
 repository can pass for the answer. When nothing relevant is found, it says so.
-Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.`
+Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.
+That thread is committed: secrets are redacted from it, and excerpts of agent conversations
+(private transcripts) are left out of it unless --log-history.`
 
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> "where is openQueryContext defined"', description: 'A definition question: the exact file:line first.' },
     { command: '<%= config.bin %> <%= command.id %> "why was the lock timeout changed" --source code,git', description: 'A history question over code and commits only.' },
+    { command: '<%= config.bin %> <%= command.id %> "what did we decide about retries" --log-history', description: 'Also log the agent-conversation excerpts the answer quotes in the session thread.' },
     {
       command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
       description: 'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings}.',
@@ -39,6 +42,10 @@ Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unl
     'max-tokens': Flags.integer({ description: 'Token budget of the evidence given to the answer.', default: DEFAULT_MAX_TOKENS, min: 256 }),
     model: Flags.string({ description: 'The LLM model (overrides llm.model of your config).' }),
     'no-log': Flags.boolean({ description: 'Do not append the question and answer to the oracle-session thread.' }),
+    'log-history': Flags.boolean({
+      description: 'Log the agent-conversation excerpts the answer quotes in the oracle-session thread too (left out by default: the thread is committed, transcripts are private).',
+      exclusive: ['no-log'],
+    }),
     author: Flags.string({ char: 'a', description: 'Author of the session entry (default: git config user.name).' }),
   }
 
@@ -52,6 +59,7 @@ Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unl
       maxTokens: flags['max-tokens'],
       model: flags.model,
       noLog: flags['no-log'],
+      logHistory: flags['log-history'],
       author: flags.author,
       progress: json ? undefined : terminalProgress(),
       warn: (message) => this.note(message),

@@ -166,8 +166,9 @@ describe('LLM client', () => {
   })
 
   it('redacts secrets in every outgoing message and counts them', async () => {
-    const awsKey = 'AKIAIOSFODNN7EXAMPLE'
-    const githubToken = `ghp_${'a1B2c3D4e5'.repeat(4)}`
+    // Not AWS's documented example key: the rules (rightly) leave that one alone.
+    const awsKey = 'AKIA' + 'Z7Q2R4XB6N3M5K7J'
+    const githubToken = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`
     const llm = client(server)
     const result = await llm.stream(
       {
@@ -187,8 +188,8 @@ describe('LLM client', () => {
       server.chatRequests[0]!.body.messages!.map((m) => m.content),
       [
         'Answer from the data.',
-        'config.py:\naws_key = "[REDACTED:aws-access-key]"\nclone with [REDACTED:github-token]',
-        'I saw [REDACTED:aws-access-key].',
+        'config.py:\naws_key = "[REDACTED:aws-access-token]"\nclone with [REDACTED:github-pat]',
+        'I saw [REDACTED:aws-access-token].',
       ],
     )
   })

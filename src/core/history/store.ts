@@ -17,9 +17,10 @@ import { Bm25Index, type Bm25Snapshot } from '../search/index.js'
 import type { Exchange, SessionMeta } from './types.js'
 
 const INDEX_KIND = 'history-index'
-const INDEX_VERSION = 1
+/** 2: text redacted at ingest (records of version 1 may hold secrets, so they are rebuilt). */
+const INDEX_VERSION = 2
 const TRANSCRIPT_KIND = 'history-transcript'
-const TRANSCRIPT_VERSION = 1
+const TRANSCRIPT_VERSION = 2
 
 /** Where ingest stopped in one transcript file. */
 export interface TranscriptState {

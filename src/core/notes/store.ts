@@ -19,8 +19,8 @@ import type { RawLink } from './links.js'
 import type { ParsedNote } from './markdown.js'
 import type { NoteFile } from './sources.js'
 
-/** Bump when parsing or analysis changes what an artifact holds. */
-export const NOTE_ARTIFACT_VERSION = 1
+/** Bump when parsing or analysis changes what an artifact holds (2: credentials found with the gitleaks rules). */
+export const NOTE_ARTIFACT_VERSION = 2
 export const NOTES_INDEX_VERSION = 1
 const LATEST_VERSION = 1
 /** Indexes kept besides the newest, for switching back and forth between branches. */

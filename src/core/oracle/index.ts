@@ -151,7 +151,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   if (options.explain) response.traces = traces
   if (!options.noLog) {
     try {
-      await logSession(repo.vltDir, question, response, options.author ?? (await defaultAuthor(repo)))
+      const author = options.author ?? (await defaultAuthor(repo))
+      await logSession(repo.vltDir, question, response, { author, symbol: cls.symbol, logHistory: options.logHistory })
     } catch (error) {
       if (!(error instanceof VltError)) throw error
       warn(`session log: ${error.message}`)

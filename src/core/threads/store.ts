@@ -1,11 +1,14 @@
 /**
  * Threads on disk: `.vlt/threads/<name>.md`, committed with the repository. Writers append under
  * the `threads` lock and replace the file atomically, so concurrent pushes never lose an entry
- * and a reader never sees half of one.
+ * and a reader never sees half of one. Being committed, a thread never receives a secret: every
+ * title, description and entry is redacted here, whoever writes it (thread push, MCP, the
+ * oracle's session log); entries are redacted on the way out too, for files written by hand.
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
+import { redactSecrets } from '../files/index.js'
 import { ensureVltDir, withLock, writeFileAtomic } from '../store/index.js'
 import { newEntryId } from './entry-id.js'
 import { recoverEntries } from './recover.js'
@@ -58,8 +61,8 @@ export interface NewThread {
 
 export async function createThread(vltDir: string, options: NewThread): Promise<Thread> {
   const path = threadPath(vltDir, options.name)
-  const title = oneLine(options.title ?? options.name, 'title')
-  const description = validateDescription(options.description ?? '')
+  const title = redacted(oneLine(options.title ?? options.name, 'title'))
+  const description = redacted(validateDescription(options.description ?? ''))
   await ensureVltDir(vltDir)
   return withLock(
     vltDir,
@@ -86,7 +89,7 @@ export interface NewEntry {
 /** Appends one entry; never summarises or embeds (reads do that lazily). */
 export async function appendEntry(vltDir: string, name: string, entry: NewEntry): Promise<Entry> {
   const path = threadPath(vltDir, name)
-  const text = validateEntryText(entry.text)
+  const text = redacted(validateEntryText(entry.text))
   const author = validateAuthor(entry.author)
   return withLock(
     vltDir,
@@ -107,7 +110,12 @@ export async function appendEntry(vltDir: string, name: string, entry: NewEntry)
 }
 
 export async function readThread(vltDir: string, name: string): Promise<Thread> {
-  return (await loadThread(vltDir, name, threadPath(vltDir, name))).thread
+  const { thread } = await loadThread(vltDir, name, threadPath(vltDir, name))
+  return { ...thread, entries: thread.entries.map((entry) => ({ ...entry, text: redacted(entry.text) })) }
+}
+
+function redacted(text: string): string {
+  return redactSecrets(text).text
 }
 
 /** Parses the file and restores entries a union merge spliced; `repaired` says whether any were. */

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { redactSecrets } from '../files/index.js'
 import { writeFileAtomic } from '../store/index.js'
 import { validateThreadName } from './format.js'
 import type { Thread } from './store.js'
@@ -59,7 +60,8 @@ export async function summarizeThread(vltDir: string, thread: Thread, summarizer
   const covered = new Set(reusable?.entryIds)
   const fresh = thread.entries.filter((entry) => !covered.has(entry.id))
   if (reusable && fresh.length === 0) return { text: reusable.text, upToEntry: last.id, stale: false, generatedBy: reusable.generatedBy }
-  const text = await summarizer.summarize(reusable?.text ?? null, fresh)
+  // Entries are read redacted, but a summariser may still echo one written before redaction existed.
+  const text = redactSecrets(await summarizer.summarize(reusable?.text ?? null, fresh)).text
   const record: SummaryCache = {
     version: 1,
     text,
