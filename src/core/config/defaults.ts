@@ -2,6 +2,15 @@ import { DEFAULT_NOTES_CONFIG } from '../notes/config.js'
 import type { VltConfig } from './types.js'
 
 /**
+ * Parse bounds that real code never reaches (bench/parse-cost.ts): the slowest source file of
+ * Linux 6.1, a 24 MB register header, took 31 s on a machine loaded 10x over (its wasm memory 98 MB,
+ * heap 164 MB); typescript.js (9 MB of dense JavaScript) needs 286 MB of wasm memory. A 50 MB
+ * generated file, which grew the parser to its 2 GB limit and crashed, stops at the memory bound.
+ */
+const PARSE_TIMEOUT_MS = 60_000
+const PARSE_MEMORY_MB = 1024
+
+/**
  * What an absent `vlt.toml` (or an absent key) means. templates/vlt.toml lists the same values;
  * a test parses the template so the two never drift.
  */
@@ -12,6 +21,8 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     maxFileBytes: 1024 * 1024,
     languages: [],
     textFiles: true,
+    parseTimeoutMs: PARSE_TIMEOUT_MS,
+    parseMemoryMb: PARSE_MEMORY_MB,
   },
   coderag: {
     delta: { fileThreshold: 5, lineThreshold: 1000, timeoutSeconds: 300 },
