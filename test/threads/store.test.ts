@@ -30,7 +30,7 @@ describe('thread store (real git repositories)', function () {
       { title: thread.title, created: thread.created, description: thread.description, entries: thread.entries.map(({ author, type, text, timestamp }) => ({ author, type, text, timestamp })) },
       { title: 'auth', created: '2024-05-01T09:00:00.000Z', description: 'Sessions to JWT.', entries: [{ author: 'claude', type: 'decision', text: 'Use JWT.', timestamp: '2024-05-01T10:00:00.000Z' }] },
     )
-    assert.deepEqual(await listThreads(vltDir), [{ name: 'auth', title: 'auth', entries: 1, lastActivity: '2024-05-01T10:00:00.000Z' }])
+    assert.deepEqual(await listThreads(vltDir), { threads: [{ name: 'auth', title: 'auth', entries: 1, lastActivity: '2024-05-01T10:00:00.000Z' }], warnings: [] })
   })
 
   it('never writes a secret to a thread file: titles, descriptions and entries are redacted, and hand-written ones on read', async () => {

@@ -17,6 +17,10 @@ export interface VltConfig {
     languages: LanguageId[]
     /** Index non-code text files as line windows. */
     textFiles: boolean
+    /** Time one file's parse may take; past it the file is indexed as text windows (recorded, never retried). */
+    parseTimeoutMs: number
+    /** Memory one parsing worker may use (its heap, and the parser's wasm memory); past it, likewise. */
+    parseMemoryMb: number
   }
   coderag: {
     delta: { fileThreshold: number; lineThreshold: number; timeoutSeconds: number }

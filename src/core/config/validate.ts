@@ -27,6 +27,8 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
       maxFileBytes: t.value('max_file_bytes', positiveInteger, d.index.maxFileBytes),
       languages: t.value('languages', languages, d.index.languages),
       textFiles: t.value('text_files', boolean, d.index.textFiles),
+      parseTimeoutMs: t.value('parse_timeout_ms', atLeast(100), d.index.parseTimeoutMs),
+      parseMemoryMb: t.value('parse_memory_mb', atLeast(128), d.index.parseMemoryMb),
     })),
     coderag: root.table('coderag', (t) => ({
       delta: t.table('delta', (delta) => ({
@@ -152,6 +154,14 @@ function refuseLiteralKey(table: Table): void {
 const positiveInteger: Check<number> = (value, path) => {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value
   throw invalid(path, 'a positive integer', value)
+}
+
+/** A bound below `minimum` would leave nothing room to work (a worker's runtime alone takes ~100 MB). */
+function atLeast(minimum: number): Check<number> {
+  return (value, path) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum) return value
+    throw invalid(path, `an integer of at least ${minimum}`, value)
+  }
 }
 
 const boolean: Check<boolean> = (value, path) => {

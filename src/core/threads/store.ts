@@ -36,14 +36,6 @@ export interface Thread extends ParsedThread {
   path: string
 }
 
-export interface ThreadListing {
-  name: string
-  title: string
-  entries: number
-  /** Timestamp of the newest entry, else the creation time. */
-  lastActivity: string
-}
-
 export function threadsDir(vltDir: string): string {
   return join(vltDir, 'threads')
 }
@@ -153,16 +145,6 @@ export async function threadNames(vltDir: string): Promise<string[]> {
     .map((file) => file.slice(0, -3))
     .filter(isThreadName)
     .sort()
-}
-
-export async function listThreads(vltDir: string): Promise<ThreadListing[]> {
-  const threads = await Promise.all((await threadNames(vltDir)).map((name) => readThread(vltDir, name)))
-  return threads.map((thread) => ({
-    name: thread.name,
-    title: thread.title,
-    entries: thread.entries.length,
-    lastActivity: thread.entries.reduce((latest, entry) => (entry.timestamp > latest ? entry.timestamp : latest), thread.created),
-  }))
 }
 
 async function requireSource(vltDir: string, name: string, path: string): Promise<string> {
