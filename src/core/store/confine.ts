@@ -129,6 +129,7 @@ export function readFileConfinedSync(path: string): Buffer | undefined {
 /** An open handle on the regular file at `path` (the caller closes it), or undefined when absent. */
 export async function openConfined(path: string): Promise<FileHandle | undefined> {
   if (!dirExistsSync(dirname(path))) return undefined
+  refuseLinkWithoutNoFollow(path)
   let handle: FileHandle
   try {
     handle = await open(path, READ_FLAGS)
@@ -245,6 +246,7 @@ function rootOf(path: string): string {
 }
 
 function openRegularSync(path: string, flags: number): number | undefined {
+  refuseLinkWithoutNoFollow(path)
   let fd: number
   try {
     fd = openSync(path, flags, 0o666)
@@ -260,11 +262,16 @@ function openRegularSync(path: string, flags: number): number | undefined {
   }
 }
 
+/** Where the platform has no O_NOFOLLOW (Windows), an lstat stands in for it. */
+function refuseLinkWithoutNoFollow(path: string): void {
+  if (NO_FOLLOW === 0 && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw linked(path)
+}
+
 /** ENOENT: absent. ELOOP: O_NOFOLLOW met a link. ENXIO: a FIFO with no reader, opened for writing without blocking. */
 function refuseOpen(path: string, error: unknown): undefined {
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ENOENT') return undefined
-  if (code === 'ELOOP' || (NO_FOLLOW === 0 && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())) throw linked(path)
+  if (code === 'ELOOP') throw linked(path)
   if (code === 'ENXIO') throw notRegular(path, 'a FIFO or socket')
   throw error
 }
@@ -275,7 +282,8 @@ function requireRegular(path: string, info: Stats): void {
 }
 
 function notRegular(path: string, kind: string): ConfinementError {
-  return new ConfinementError(path, `${shown(path)} is not a regular file (${kind}); git-vlt reads and writes only regular files inside .vlt/: remove it and run again`)
+  const root = rootOf(resolve(path))
+  return new ConfinementError(path, `${shown(path, root)} is not a regular file (${kind}); git-vlt reads and writes only regular files inside ${shown(root, root)}/: remove it and run again`)
 }
 
 function linked(path: string, root = rootOf(resolve(path))): ConfinementError {
