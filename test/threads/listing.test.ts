@@ -27,7 +27,7 @@ describe('thread listing with malformed files beside sound ones', function () {
     assert.deepEqual(warnings, [
       `${path('binary')}: not a thread file (its first line should be "# <title>"); left out`,
       `${path('empty')}: not a thread file (its first line should be "# <title>"); left out`,
-      `${path('folder')}: a directory, not a thread file; left out`,
+      '.vlt/threads/folder.md is not a regular file (a directory); git-vlt reads and writes only regular files inside .vlt/: remove it and run again; left out',
     ])
   })
 

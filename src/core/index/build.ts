@@ -3,7 +3,7 @@ import { CorruptFileError, unlessCorrupt } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
-import { readRecord, writeRecord } from '../store/index.js'
+import { readRecord, refuseShippedRecords, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
 import { blobRunner, IN_THREAD_LIMIT, type BlobRunner } from './blob-runner.js'
 import { summarize, type BlobSummary, type BlobTask } from './blob-task.js'
@@ -73,6 +73,9 @@ export function deltaLimit(files: number): number {
 export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeManifest | null, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now()
   const entries = await listTree(ctx.repo, treeHash)
+  // Records committed where ours live would be read as ours (store/shipped.ts). A bare
+  // repository keeps `.vlt` in its git dir, where no tree reaches.
+  if (ctx.repo.root !== null) refuseShippedRecords(entries.map((entry) => entry.path))
   const wanted = selectEntries(ctx, entries)
 
   const reusable = base && isCurrent(ctx, base) ? base : null

@@ -5,6 +5,7 @@
  * naming it) and left out, never hiding the others.
  */
 import { UsageError } from '../errors.js'
+import { ConfinementError } from '../store/index.js'
 import { readThread, threadNames, threadPath, type Thread } from './store.js'
 
 export interface ThreadListing {
@@ -49,10 +50,9 @@ export async function listThreads(vltDir: string): Promise<{ threads: ThreadList
 
 /** Why a thread file was not read: what the file holds, or the file system's refusal. Anything else is a bug and is thrown. */
 function unreadable(path: string, error: unknown): string {
-  // The parser's refusals already name the file.
-  if (error instanceof UsageError) return error.message
+  // The parser's refusals, and confinement's (a link, a FIFO, a directory named like a thread), already name the file.
+  if (error instanceof UsageError || error instanceof ConfinementError) return error.message
   const code = (error as NodeJS.ErrnoException | undefined)?.code
-  if (code === 'EISDIR') return `${path}: a directory, not a thread file`
   if (typeof code === 'string') return `${path}: cannot be read (${code})`
   throw error
 }

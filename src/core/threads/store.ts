@@ -5,11 +5,10 @@
  * title, description and entry is redacted here, whoever writes it (thread push, MCP, the
  * oracle's session log); entries are redacted on the way out too, for files written by hand.
  */
-import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { redactSecrets } from '../files/index.js'
-import { ensureVltDir, withLock, writeFileAtomic } from '../store/index.js'
+import { ensureVltDir, listDirConfined, readFileConfined, withLock, writeFileAtomic } from '../store/index.js'
 import { newEntryId } from './entry-id.js'
 import { recoverEntries } from './recover.js'
 import {
@@ -133,13 +132,8 @@ async function loadThread(vltDir: string, name: string, path: string): Promise<{
 }
 
 export async function threadNames(vltDir: string): Promise<string[]> {
-  let files: string[]
-  try {
-    files = await readdir(threadsDir(vltDir))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
+  // Confined (store/confine.ts): a threads folder that is a link is refused, never listed.
+  const files = await listDirConfined(threadsDir(vltDir))
   return files
     .filter((file) => file.endsWith('.md'))
     .map((file) => file.slice(0, -3))
@@ -180,13 +174,9 @@ async function ensureGitattributes(vltDir: string): Promise<void> {
   if ((await readOptional(path)) !== THREADS_GITATTRIBUTES) await writeFileAtomic(path, Buffer.from(THREADS_GITATTRIBUTES))
 }
 
+/** A thread file that is a link (to a private key, a FIFO) is refused, never read (store/confine.ts). */
 async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
+  return (await readFileConfined(path))?.toString('utf8')
 }
 
 function oneLine(value: string, what: string): string {

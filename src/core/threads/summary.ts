@@ -5,10 +5,9 @@
  * the cached text. The cache lists every entry it covers rather than trusting ids to be
  * increasing: a merge can bring in entries older than the last one summarised.
  */
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { redactSecrets } from '../files/index.js'
-import { writeFileAtomic } from '../store/index.js'
+import { readFileConfined, writeFileAtomic } from '../store/index.js'
 import { validateThreadName } from './format.js'
 import type { Thread } from './store.js'
 import type { Summarizer } from './summarizer.js'
@@ -76,13 +75,8 @@ export async function summarizeThread(vltDir: string, thread: Thread, summarizer
 }
 
 async function readCache(vltDir: string, name: string): Promise<SummaryCache | undefined> {
-  let text: string
-  try {
-    text = await readFile(summaryCachePath(vltDir, name), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
+  const text = (await readFileConfined(summaryCachePath(vltDir, name)))?.toString('utf8')
+  if (text === undefined) return undefined
   try {
     const value = JSON.parse(text) as Partial<SummaryCache>
     const valid =
