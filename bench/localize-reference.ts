@@ -92,10 +92,6 @@ export class CommitMessages {
     }
   }
 
-  get size(): number {
-    return this.commits.length
-  }
-
   /** Limits every later `similar` to the commits `commit` reaches (itself included). */
   reachFrom(dir: string, commit: string): void {
     this.reachable = new Uint8Array(this.commits.length)
