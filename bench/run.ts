@@ -22,6 +22,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   daemon: { describe: 'CLI wall time of search/def/refs on Linux 10k: served by the warm query daemon, in process, and the first call', load: () => import('./daemon-bench.js') },
   commit: { describe: 'one-file commit → hooks → background sync → index holds the new tree (Django, Linux 10k)', load: () => import('./commit-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
+  localize: { describe: 'file localization from commit messages on 8 real repositories (tuning and held-out halves): plain BM25, coderag search, the history prototype', load: () => import('./localize.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },
 }
 
