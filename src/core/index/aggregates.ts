@@ -10,10 +10,9 @@
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { crc32 } from 'node:zlib'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { decodeRecord, writeRecord } from '../store/index.js'
+import { checkRecord, decodeRecord, writeRecord } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -123,11 +122,18 @@ function paths(treeDir: string): { bm25: string; symbols: string; graph: string 
   return { bm25: join(treeDir, 'bm25.mpk'), symbols: join(treeDir, 'symbols.mpk'), graph: join(treeDir, 'graph.mpk') }
 }
 
-/**
- * The record's bytes once its framing holds: checksum (the last four bytes), kind and version,
- * at the offsets store/record.ts lays out. The payload is decoded later, by decodeRecord.
- */
-async function readChecked(path: string, kind: string, version: number): Promise<Buffer> {
+/** The files of a tree's stored aggregates, with the kind and version of each record. */
+export function aggregateFiles(treeDir: string): Array<{ path: string; kind: string; version: number }> {
+  const files = paths(treeDir)
+  return [
+    { path: files.bm25, kind: BM25_RECORD_KIND, version: BM25_RECORD_VERSION },
+    { path: files.symbols, kind: SYMBOLS_RECORD_KIND, version: SYMBOLS_RECORD_VERSION },
+    { path: files.graph, kind: GRAPH_RECORD_KIND, version: GRAPH_RECORD_VERSION },
+  ]
+}
+
+/** The record's bytes once its framing holds (see checkRecord); the payload is decoded later, on first access. */
+export async function readChecked(path: string, kind: string, version: number): Promise<Buffer> {
   let bytes: Buffer
   try {
     bytes = await readFile(path)
@@ -135,12 +141,7 @@ async function readChecked(path: string, kind: string, version: number): Promise
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CorruptFileError(path, 'missing')
     throw error
   }
-  const kindEnd = 5 + kind.length
-  if (bytes.length < kindEnd + 12 || crc32(bytes.subarray(0, bytes.length - 4)) !== bytes.readUInt32LE(bytes.length - 4)) throw new CorruptFileError(path, 'checksum mismatch')
-  if (bytes[4] !== kind.length || bytes.toString('latin1', 5, kindEnd) !== kind) throw new CorruptFileError(path, `not a '${kind}' record`)
-  const stored = bytes.readUInt32LE(kindEnd)
-  if (stored !== version) throw new CorruptFileError(path, `unknown version: '${kind}' format version ${stored}, this build reads ${version}`)
-  return bytes
+  return checkRecord(bytes, kind, version, path).bytes
 }
 
 /** Throws CorruptFileError when a file is missing, damaged or of another version (the caller rebuilds). */
