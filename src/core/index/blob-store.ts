@@ -66,10 +66,12 @@ export function keyOf({ blob, language }: BlobKey): string {
   return `${blob}.${language}`
 }
 
-/** Where a reader's record comes from when it must be extracted again: a working-tree file (its path), else git. */
+/** Where a record's content is, should it have to be extracted again. */
 export interface RecordOrigin {
-  /** The working-tree file whose content the key's hash names (an uncommitted file of the overlay). */
-  workingPath?: string
+  /** The file's path: its working-tree copy serves when git lacks the object, if it is the same content. */
+  path?: string
+  /** An uncommitted file (the key hashes its working-tree content): read from there only. */
+  dirty?: boolean
 }
 
 /** What `inspect` found among a set of keys. */
@@ -114,7 +116,7 @@ export class BlobStore {
 
   /**
    * The key's record for a reader that needs it (a query reading chunk text): one missing or damaged
-   * is extracted again (from `origin`'s working file, else from git) while this thread waits, stored
+   * is extracted again (from git or the working tree, see RecordOrigin) while this thread waits, stored
    * loose and noted in the repairs for the caller to report. With it, the other damaged records of
    * the same pack are healed too (a garbled pack is one repair, not one per query). Undefined when
    * that fails as well (noted).
@@ -133,7 +135,7 @@ export class BlobStore {
       damage = error
     }
     if (!this.healer) return undefined
-    const items: HealItem[] = [{ blob: key.blob, language: key.language, workingPath: origin.workingPath }]
+    const items: HealItem[] = [{ blob: key.blob, language: key.language, ...origin }]
     const at = damage && this.packed?.get(keyOf(key))
     if (at) items.push(...this.damagedInPack(at.pack).filter((other) => keyOf(other) !== keyOf(key)))
     const results = this.healer.extract(items)

@@ -1,5 +1,5 @@
 import { silentProgress, type Progress } from '../cli/progress.js'
-import { CorruptFileError, unlessCorrupt } from '../errors.js'
+import { CorruptFileError, unlessCorrupt, VltError } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
@@ -7,6 +7,7 @@ import { decodeRecord, readRecord, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
 import { keyOf } from './blob-store.js'
+import { readItemBytes } from './heal.js'
 import type { IndexContext } from './context.js'
 import { countIndexed, countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { TASKS_PER_WORKER, WorkerPool } from './pool.js'
@@ -198,11 +199,11 @@ export interface SummarizeOptions<T> {
   readBytes?: (item: T) => Promise<Buffer>
   /**
    * Every item's record should exist (a tree's files, an overlay that was synced): a miss is a lost
-   * record, counted in the repairs, rather than new content.
+   * record, counted in the repairs, rather than new content; and one that cannot be extracted
+   * again (its git object gone, its file changed since) is noted there and left out, rather than
+   * failing the caller, which answers from the rest.
    */
   expected?: boolean
-  /** Store the records loose, never packed: they replace damaged packed copies, which loose ones shadow. */
-  loose?: boolean
 }
 
 export async function summarizeBlobs<T extends BlobItem>(
@@ -228,16 +229,27 @@ export async function summarizeBlobs<T extends BlobItem>(
   const progress = opts.progress ?? silentProgress
   progress.start(misses.length, 'indexing')
   const reader = how.readBytes ? undefined : new BlobReader(ctx.repo)
-  const read = how.readBytes ?? ((item: T) => reader!.read(item.blob))
+  // A lost record of a git blob whose object is gone too may still come back from the working file.
+  const read = how.readBytes ?? (how.expected ? (item: T) => readItemBytes(ctx.repo, reader!, item) : (item: T) => reader!.read(item.blob))
   const runner = await (early ?? blobRunner(sameContent.size))
-  const pack = sameContent.size >= PACK_MIN_RECORDS && !how.loose ? ctx.blobs.packWriter() : undefined
+  const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
+  /** Why the records of `expected` items that could not be read were left out, by content key. */
+  const lost = new Map<string, string>()
   try {
     const limit = runner.parallelism * TASKS_PER_WORKER
     const running = new Set<Promise<void>>()
     for (const [key, group] of sameContent) {
       const item = group[0]!
       const job = (async () => {
-        const bytes = await read(item)
+        let bytes: Buffer
+        try {
+          bytes = await read(item)
+        } catch (error) {
+          if (!how.expected || !(error instanceof VltError)) throw error
+          lost.set(key, error.message)
+          group.forEach(() => progress.tick())
+          return
+        }
         const task: BlobTask = {
           blob: item.blob,
           language: item.language,
@@ -263,14 +275,15 @@ export async function summarizeBlobs<T extends BlobItem>(
     await Promise.all(running)
     pack?.finish()
     if (pack && opts.force) ctx.blobs.retireSuperseded(pack)
-    ctx.repairs.recordsRestored(how.expected ? sameContent.size : damaged)
+    ctx.repairs.recordsRestored((how.expected ? sameContent.size : damaged) - lost.size)
+    if (lost.size > 0) ctx.repairs.recordsLost(lost.size, lost.values().next().value!)
   } finally {
     pack?.abort()
     progress.stop()
     reader?.close()
     await runner.close()
   }
-  return misses.map((item) => item.path)
+  return misses.filter((item) => !lost.has(keyOf(item))).map((item) => item.path)
 }
 
 interface Uncached<T> {

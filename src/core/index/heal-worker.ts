@@ -7,7 +7,7 @@ import { workerData } from 'node:worker_threads'
 import { BlobReader } from '../git/index.js'
 import { createExtractor } from '../parse/index.js'
 import type { Healed, HealJob } from './heal.js'
-import { readWorkingContent } from './heal.js'
+import { readItemBytes } from './heal.js'
 import { processBlob } from './process-blob.js'
 
 const job = workerData as HealJob
@@ -31,7 +31,7 @@ async function extractAll(): Promise<Healed[]> {
   try {
     for (const item of job.items) {
       try {
-        const bytes = item.workingPath ? await readWorkingContent(job.repo, item.workingPath, item.blob) : await reader.read(item.blob)
+        const bytes = await readItemBytes(job.repo, reader, item)
         const task = { blob: item.blob, language: item.language, bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxFileBytes: job.maxFileBytes }
         // A copy of its own: the encoder's buffer may be a slice of a shared pool.
         results.push({ encoded: new Uint8Array((await processBlob(task, extractor)).encoded) })

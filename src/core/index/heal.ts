@@ -7,7 +7,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads'
 import { VltError } from '../errors.js'
-import { readWorkingFile, type Repo } from '../git/index.js'
+import { readWorkingFile, type BlobReader, type Repo } from '../git/index.js'
 import { runInRepo } from '../git/repo.js'
 import type { LanguageId } from '../parse/types.js'
 import { startWorker } from './pool.js'
@@ -15,8 +15,10 @@ import { startWorker } from './pool.js'
 export interface HealItem {
   blob: string
   language: LanguageId
-  /** The working-tree file whose content `blob` hashes (an uncommitted file); absent: a git blob. */
-  workingPath?: string
+  /** Where the content is in the working tree (see RecordOrigin in blob-store.ts). */
+  path?: string
+  /** Only there: an uncommitted file of the overlay. */
+  dirty?: boolean
 }
 
 export type Healed = { encoded: Uint8Array } | { error: string }
@@ -59,6 +61,21 @@ export class RecordHealer {
       port1.close()
       void worker.terminate()
     }
+  }
+}
+
+/**
+ * The bytes an item's record is extracted from: a dirty file's from the working tree; a git blob's
+ * from `reader`, else (the object is gone: a damaged or partial clone) from the working file at
+ * its path, when that file is this very content.
+ */
+export async function readItemBytes(repo: Repo, reader: BlobReader, item: HealItem): Promise<Buffer> {
+  if (item.dirty) return readWorkingContent(repo, item.path!, item.blob)
+  try {
+    return await reader.read(item.blob)
+  } catch (error) {
+    if (!item.path || repo.root === null || !(error instanceof VltError)) throw error
+    return readWorkingContent(repo, item.path, item.blob).catch(() => Promise.reject(error))
   }
 }
 

@@ -127,7 +127,7 @@ async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, ove
 
 /** A file's artifact; a record lost or damaged since the context was opened is extracted again on the spot (see BlobStore.readOrHeal). */
 function readArtifact(index: IndexContext, source: FileSource, warn: (message: string) => void): FileArtifact | null {
-  const record = index.blobs.readOrHeal(source, source.dirty ? { workingPath: source.path } : {})
+  const record = index.blobs.readOrHeal(source, { path: source.path, dirty: source.dirty })
   index.repairs.flush(warn)
   return record && !record.skipped ? { ...record.artifact, references: fromReferenceColumns(record.artifact.references) } : null
 }
