@@ -176,12 +176,8 @@ export class BlobStore {
     const packed = this.packedRecords()
     for (const key of keys) {
       const loose = this.loosePath(key)
-      let bytes: Buffer | undefined
-      try {
-        bytes = readFileSync(loose)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      }
+      // Most records are packed: a stat says so without the cost of an ENOENT exception per record.
+      const bytes = statSync(loose, { throwIfNoEntry: false }) ? readFileSync(loose) : undefined
       if (bytes) {
         try {
           check(bytes, loose)
@@ -193,7 +189,11 @@ export class BlobStore {
       }
       const at = packed.get(keyOf(key))
       if (!at) result.missing.push(key)
-      else byPack.set(at.pack, [...(byPack.get(at.pack) ?? []), { key, at }])
+      else {
+        const entries = byPack.get(at.pack)
+        if (entries) entries.push({ key, at })
+        else byPack.set(at.pack, [{ key, at }])
+      }
     }
     for (const [pack, entries] of byPack) {
       const path = join(this.packsDir, pack)
