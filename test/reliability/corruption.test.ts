@@ -310,9 +310,9 @@ function assertSameAnswer(run: CliRun, want: CliRun, json: boolean, after: strin
   assert.deepEqual(stripped(answer), stripped(JSON.parse(want.stdout)), `answers as on the undamaged index: ${after}`)
 }
 
-/** A warning line: the command's own, or one the oracle passes on from a source (`code: warning: …`). */
+/** A warning line: the command's own, or one the oracle passes on from its code source (`code: …`). */
 function isWarning(line: string): boolean {
-  return /^(?:[a-z]+: )?warning: /.test(line)
+  return line.startsWith('warning: ') || line.startsWith('code: ')
 }
 
 function inflict(path: string, damage: Damage, flipAt?: number): void {

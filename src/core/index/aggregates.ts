@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { checkRecord, decodeRecord, writeRecord } from '../store/index.js'
+import { checkRecord, decodePayload, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -132,8 +132,8 @@ export function aggregateFiles(treeDir: string): Array<{ path: string; kind: str
   ]
 }
 
-/** The record's bytes once its framing holds (see checkRecord); the payload is decoded later, on first access. */
-export async function readChecked(path: string, kind: string, version: number): Promise<Buffer> {
+/** The record once its framing holds (see checkRecord); the payload is decoded later, on first access. */
+export async function readChecked(path: string, kind: string, version: number): Promise<RecordFrame> {
   let bytes: Buffer
   try {
     bytes = await readFile(path)
@@ -141,21 +141,22 @@ export async function readChecked(path: string, kind: string, version: number): 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CorruptFileError(path, 'missing')
     throw error
   }
-  return checkRecord(bytes, kind, version, path).bytes
+  return checkRecord(bytes, kind, version, path)
 }
 
 /** Throws CorruptFileError when a file is missing, damaged or of another version (the caller rebuilds). */
 export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const [bm25Bytes, symbolsBytes, graphBytes] = await Promise.all([
+  const [bm25, symbols, graph] = await Promise.all([
     readChecked(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION),
     readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
     readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
   ])
   return new Aggregates({
-    bm25: () => Bm25Index.fromSnapshot(decodeRecord(bm25Bytes, BM25_RECORD_KIND, BM25_RECORD_VERSION, files.bm25), files.bm25),
-    symbols: () => SymbolTable.fromSnapshot(decodeRecord(symbolsBytes, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, files.symbols), files.symbols),
-    graph: (symbols) => CodeGraph.fromSnapshot(decodeRecord(graphBytes, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, files.graph), symbols, files.graph),
+    // Checksummed once, above: decoding only unpacks.
+    bm25: () => Bm25Index.fromSnapshot(decodePayload(bm25, files.bm25), files.bm25),
+    symbols: () => SymbolTable.fromSnapshot(decodePayload(symbols, files.symbols), files.symbols),
+    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph, files.graph), table, files.graph),
   })
 }
 

@@ -121,7 +121,7 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (stored) return { model: stored }
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
-    warning = `warning: ${error.message}; rebuilt the term associations`
+    warning = `${error.message}; rebuilt the term associations`
   }
   const model = learnAssociations(chunksOf(qctx.index.blobs, learningRecords(qctx)))
   await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
