@@ -9,7 +9,7 @@ import { openIndexContext, type IndexContext } from './context.js'
 import { inspectIndex, type IndexIntegrity } from './integrity.js'
 import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
-import { nearestTree, recordItems, repairTree } from './repair.js'
+import { loadWholeTreeLocked, nearestTree, recordItems, repairTree } from './repair.js'
 import { readState, readStateRecord, writeState, type IndexState } from './state.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 
@@ -62,9 +62,7 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     if (opts.sweep) await sweepTempFiles(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
-    const reusable = !opts.force && (await loadReusable(ctx, head.tree)) !== null
-    if (reusable) await repairTree(ctx, head.tree, state, opts)
-    const existing = reusable ? await loadIndexedTree(ctx, head.tree, opts) : null
+    const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts) : null
     let built: BuildResult
     if (existing) {
       built = describeTree(existing.manifest, existing.aggregates.stats().edges)
@@ -166,8 +164,8 @@ function looksWhole(ctx: IndexContext, state: IndexState): boolean {
 export async function loadWholeTree(ctx: IndexContext, tree: string, opts: BuildOptions): Promise<IndexedTree | null> {
   const indexed = await loadIndexedTree(ctx, tree, opts)
   if (indexed && ctx.blobs.missing(recordItems(indexed.manifest)).length === 0) return indexed
-  await withLock(ctx.paths.root, async () => repairTree(ctx, tree, await readState(ctx.paths, ctx.repairs), opts), lockOptions(opts))
-  return loadIndexedTree(ctx, tree, opts)
+  // Looked at again under the lock: another run may have repaired it meanwhile.
+  return withLock(ctx.paths.root, async () => loadWholeTreeLocked(ctx, tree, await readState(ctx.paths, ctx.repairs), opts), lockOptions(opts))
 }
 
 export interface StatusResult {

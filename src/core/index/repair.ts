@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs'
 import { CorruptFileError } from '../errors.js'
-import type { BlobItem, BuildOptions } from './build.js'
-import { anchorOf, buildTree, isCurrent, loadManifest, loadTreeAggregatesFile, summarizeBlobs } from './build.js'
+import type { BlobItem, BuildOptions, IndexedTree } from './build.js'
+import { anchorOf, buildTree, isCurrent, loadIndexedTree, loadManifest, loadTreeAggregatesFile, summarizeBlobs } from './build.js'
 import type { IndexContext } from './context.js'
 import type { TreeManifest } from './manifest.js'
 import type { IndexState } from './state.js'
@@ -48,6 +48,17 @@ export async function repairTree(ctx: IndexContext, tree: string, state: IndexSt
   // Records of a damaged pack (or pack index) are lost with it: mend the pack, extract them again.
   ctx.blobs.mendPacks()
   await restoreMissing(ctx, recordItems(manifest), opts)
+}
+
+/**
+ * The index of `tree` with its aggregates in memory, made whole first when it is not (the caller
+ * holds the index lock): what init reuses.
+ */
+export async function loadWholeTreeLocked(ctx: IndexContext, tree: string, state: IndexState, opts: BuildOptions): Promise<IndexedTree | null> {
+  const indexed = await loadIndexedTree(ctx, tree, opts)
+  if (indexed && ctx.blobs.missing(recordItems(indexed.manifest)).length === 0) return indexed
+  await repairTree(ctx, tree, state, opts)
+  return loadIndexedTree(ctx, tree, opts)
 }
 
 /** Extracts again the records among `items` that are missing (noted in the repairs); `readBytes` for working-tree content. */
