@@ -29,6 +29,8 @@ export interface BuildOptions {
   full?: boolean
   /** Remove temp files left in .vlt/ by killed runs before building (a restored CI cache may hold some). */
   sweep?: boolean
+  /** How long to wait for the index lock held by another run (a query's bound); default: a writer's (see lockOptions). */
+  lockWaitMs?: number
   progress?: Progress
   warn: (message: string) => void
 }

@@ -168,6 +168,20 @@ export async function loadWholeTree(ctx: IndexContext, tree: string, opts: Build
   return withLock(ctx.paths.root, async () => loadWholeTreeLocked(ctx, tree, await readState(ctx.paths, ctx.repairs), opts), lockOptions(opts))
 }
 
+/**
+ * The most recent complete index, loaded as it is, for a query that could not bring it up to date
+ * (another run holds the lock): HEAD's tree when it is indexed, else the last tree indexed. Nothing
+ * is repaired (that needs the lock). Null when no tree is indexed yet.
+ */
+export async function loadLastComplete(ctx: IndexContext, opts: BuildOptions): Promise<IndexedTree | null> {
+  const state = await readState(ctx.paths, ctx.repairs)
+  for (const tree of new Set([ctx.repo.head.tree, state.treeHash])) {
+    const indexed = tree ? await loadIndexedTree(ctx, tree, opts) : null
+    if (indexed) return indexed
+  }
+  return null
+}
+
 export interface StatusResult {
   indexed: boolean
   treeHash: string | null
@@ -322,9 +336,18 @@ export function indexedWith(ctx: IndexContext): string {
   return `${EXTRACTOR_VERSION}:${ctx.configFingerprint}`
 }
 
+/** How long init, sync and verify wait for another run's index lock: a cold build of a large repository takes minutes. */
+const WRITER_LOCK_WAIT_MS = 120_000
+
+/**
+ * How a run waits for the index lock (a stopped holder is never waited for: store/lock.ts). A writer
+ * says whom it waits for after a second and gives up after WRITER_LOCK_WAIT_MS; a query waits its own
+ * bound silently, then answers from the last complete index with one line of its own (query/context.ts).
+ */
 export function lockOptions(opts: BuildOptions) {
+  if (opts.lockWaitMs !== undefined) return { waitMs: opts.lockWaitMs }
   // Concurrent queries each sync first and queue on the lock for milliseconds: not worth a warning.
-  return { waitMs: 120_000, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
+  return { waitMs: WRITER_LOCK_WAIT_MS, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
 }
 
 function fileSize(path: string): number {

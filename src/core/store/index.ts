@@ -2,7 +2,7 @@
 export { encodeRecord, decodeRecord, decodePayload, checkFraming, checkRecord, type RecordFrame } from './record.js'
 export { readRecord, readRecordSync, writeRecord, writeRecordSync } from './record-file.js'
 export { writeFileAtomic, writeFileAtomicSync, sweepTempFiles, tempPathFor, type WriteOptions, type SweepOptions } from './atomic-file.js'
-export { acquireLock, withLock, type Lock, type LockHolder, type LockOptions } from './lock.js'
+export { acquireLock, withLock, LockBusyError, type Lock, type LockHolder, type LockOptions } from './lock.js'
 export { vltPaths, ensureVltDir, GITIGNORE, type VltPaths } from './layout.js'
 export { refuseShippedRecords } from './shipped.js'
 export {

@@ -12,6 +12,11 @@
  *   is dead and other breakers are kept out by the claim. A claim left by a breaker killed in those
  *   few microseconds is itself ignored after ten seconds.
  * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers.
+ * - A stopped holder (SIGSTOP, Ctrl-Z) is alive and keeps its lock, but will do nothing until it is
+ *   resumed: waiting for it is pointless, so an acquirer gives up at once with a LockBusyError
+ *   saying so (a query then answers from what is indexed, a writer tells the user whom to resume).
+ * - Any other holder is waited for at most `waitMs`, then a LockBusyError names it (pid, command,
+ *   since when).
  * - `locks/` must be a real folder inside `.vlt/`, and a lock file is only read if it is a regular
  *   file (confine.ts): a repository that commits one as a link to a FIFO must not hang us.
  */
@@ -24,7 +29,7 @@ import { threadId } from 'node:worker_threads'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { VltError } from '../errors.js'
 import { ConfinementError, confineTo, ensureDirSync, forgetDir, openConfined, readFileConfinedSync } from './confine.js'
-import { isProcessAlive, processStartTicks } from './liveness.js'
+import { isProcessAlive, isProcessStopped, processStartTicks } from './liveness.js'
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -40,10 +45,27 @@ export interface LockHolder {
   pidStart?: string
 }
 
+/**
+ * The lock is held by a live process and the acquirer gave up: its wait ran out, or the holder is
+ * stopped. `description` says who holds it (pid, command, since when).
+ */
+export class LockBusyError extends VltError {
+  constructor(
+    readonly path: string,
+    readonly holder: LockHolder | undefined,
+    readonly description: string,
+    readonly stopped: boolean,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'LockBusyError'
+  }
+}
+
 export interface LockOptions {
   /** Lock file name under `locks/` (default 'index'). */
   name?: string
-  /** How long to wait for a live holder before failing (default 30 s; 0 fails at once). */
+  /** How long to wait for a live holder before a LockBusyError (default 30 s; 0 fails at once). A stopped holder is never waited for. */
   waitMs?: number
   /**
    * Called once, when the lock is found held and waiting starts, with a one-line description of the
@@ -101,7 +123,8 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
       continue
     }
     const left = deadline - Date.now()
-    if (left <= 0) throw new VltError(heldMessage(path, seen.holder, seen.ageMs, waitMs))
+    const stopped = seen.holder !== undefined && seen.holder.hostname === hostname() && isProcessStopped(seen.holder.pid)
+    if (left <= 0 || stopped) throw busy(path, seen.holder, seen.ageMs, stopped ? undefined : waitMs)
     if (!notified && Date.now() >= notifyAt) {
       notified = true
       opts.onWait?.(describeHolder(seen.holder, seen.ageMs), seen.holder)
@@ -246,9 +269,17 @@ function describeHolder(holder: LockHolder | undefined, ageMs: number): string {
   return `pid ${holder.pid}${host} (${holder.command}) since ${holder.startedAt}, ${formatSeconds(ageMs)} ago`
 }
 
-function heldMessage(path: string, holder: LockHolder | undefined, ageMs: number, waitMs: number): string {
-  const advice = holder && holder.hostname !== hostname() ? '; its host cannot be checked from here: delete the file if that process is gone' : ''
-  return `${path} is held by ${describeHolder(holder, ageMs)}; gave up after waiting ${formatSeconds(waitMs)}${advice}`
+/** Gave up on a live holder: after `waitedMs`, or at once (undefined) because it is stopped. */
+function busy(path: string, holder: LockHolder | undefined, ageMs: number, waitedMs: number | undefined): LockBusyError {
+  const description = describeHolder(holder, ageMs)
+  let message: string
+  if (waitedMs === undefined) {
+    message = `${path} is held by ${description}, which is stopped (SIGSTOP or Ctrl-Z) and keeps it until resumed: resume it (kill -CONT ${holder!.pid}) or end it (kill ${holder!.pid}), then run again`
+  } else {
+    const advice = holder && holder.hostname !== hostname() ? '; its host cannot be checked from here: delete the file if that process is gone' : ''
+    message = `${path} is held by ${description}; gave up after waiting ${formatSeconds(waitedMs)}${advice}`
+  }
+  return new LockBusyError(path, holder, description, waitedMs === undefined, message)
 }
 
 function formatSeconds(ms: number): string {
