@@ -2,11 +2,14 @@ import { Command, Flags, ux } from '@oclif/core'
 import { onConfigWarning } from '../config/warnings.js'
 import { terminalSafeJson, visibleLine, visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
+import { environmentFault, takeFaultNotice, unwritableNotice } from '../store/fault.js'
 import { errorLine, errorObject, withWarnings } from './plain-output.js'
 
 /**
  * Base of every git-vlt command: `--json` support, and errors a user can act on printed as one
  * line (or a JSON error object) with exit code 2 for usage and 1 for failure — never a stack trace.
+ * An environment fault (a read-only or full `.vlt/`, store/fault.ts) is one of them, whichever
+ * write met it; one that only skipped writes the command could do without is told in one warning.
  * Whatever it prints passes through src/core/display, so text from the repository (file names,
  * snippets) never reaches the terminal as raw control characters.
  */
@@ -52,18 +55,30 @@ export abstract class VltCommand extends Command {
 
   /** The config's warnings join the result's `warnings`; a result without that list leaves them to stderr. */
   protected override toSuccessJson(result: unknown): unknown {
-    for (const warning of withWarnings(result, this.configWarnings)) this.warnLine(`warning: ${warning}`)
+    const skipped = takeFaultNotice()
+    const warnings = skipped ? [...this.configWarnings, unwritableNotice(skipped)] : this.configWarnings
+    for (const warning of withWarnings(result, warnings)) this.warnLine(`warning: ${warning}`)
     this.configWarnings = []
     return result
+  }
+
+  /** In text mode, writes skipped because `.vlt/` cannot be written are told last, once (JSON: in toSuccessJson). */
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    const skipped = err === undefined && !this.jsonEnabled() ? takeFaultNotice() : undefined
+    if (skipped) this.warnLine(`warning: ${unwritableNotice(skipped)}`)
+    return super.finally(err)
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     for (const warning of this.configWarnings) this.warnLine(`warning: ${warning}`)
     this.configWarnings = []
-    if (!(err instanceof VltError)) return super.catch(err)
-    process.exitCode = err.exitCode
-    if (this.jsonEnabled()) this.logJson(errorObject(err.message, err.exitCode))
-    else process.stderr.write(errorLine(err.message))
+    const failure = err instanceof VltError ? err : environmentFault(err)
+    if (!failure) return super.catch(err)
+    // The failure's own line says it all.
+    takeFaultNotice()
+    process.exitCode = failure.exitCode
+    if (this.jsonEnabled()) this.logJson(errorObject(failure.message, failure.exitCode))
+    else process.stderr.write(errorLine(failure.message))
     return undefined
   }
 

@@ -238,7 +238,7 @@ export async function summarizeBlobs<T extends BlobItem>(
   // A lost record of a git blob whose object is gone too may still come back from the working file.
   const read = how.readBytes ?? (how.expected ? (item: T) => readItemBytes(ctx.repo, reader!, item) : (item: T) => reader!.read(item.blob))
   const runner = await (early ?? blobRunner(sameContent.size, bounds))
-  const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
+  const pack = ctx.blobs.storing && sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   /** Why the records of `expected` items that could not be read were left out, by content key. */
   const lost = new Map<string, string>()
   try {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
 import { unlessCorrupt } from '../errors.js'
 import { workingTreeChanges } from '../git/index.js'
-import { readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
+import { readRecord, sweepTempFiles, unlessUnwritable, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { inspectIndex, type IndexIntegrity } from './integrity.js'
@@ -170,8 +170,10 @@ export async function loadWholeTree(ctx: IndexContext, tree: string, opts: Build
 
 /**
  * The most recent complete index, loaded as it is, for a query that could not bring it up to date
- * (another run holds the lock): HEAD's tree when it is indexed, else the last tree indexed. Nothing
- * is repaired (that needs the lock). Null when no tree is indexed yet.
+ * (another run holds the lock, `.vlt/` cannot be written): HEAD's tree when it is indexed, else the
+ * last tree indexed. Nothing is repaired (that needs the lock), nor stored when `.vlt/` is
+ * unwritable (see BlobStore.stopStoring): a record it lacks is extracted in memory. Null when no
+ * tree is indexed yet.
  */
 export async function loadLastComplete(ctx: IndexContext, opts: BuildOptions): Promise<IndexedTree | null> {
   const state = await readState(ctx.paths, ctx.repairs)
@@ -283,7 +285,8 @@ async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: st
   if (!indexed) return null
   const { defaultRepoMapTokens } = await import('../repomap/index.js')
   const tokens = defaultRepoMapTokens({ aggregates: indexed.aggregates, freshness: { treeHash: tree, stale: false, overlayFiles: 0 } })
-  await writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false })
+  // A cache: in a `.vlt/` that cannot be written, computed again next time.
+  await unlessUnwritable(() => writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false }))
   ctx.repairs.flush(warn)
   return tokens
 }

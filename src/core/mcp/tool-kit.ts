@@ -23,7 +23,7 @@ export const freshnessSchema = z
     staleReason: z
       .enum(STALE_REASONS)
       .optional()
-      .describe('Why, when stale: another run holds the index lock, the update failed, or uncommitted edits are not laid over.'),
+      .describe('Why, when stale: another run holds the index lock, .vlt/ is read-only or full, the update failed, or uncommitted edits are not laid over.'),
   })
   .describe('Which index answered.')
 

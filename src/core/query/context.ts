@@ -3,7 +3,7 @@ import { summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build
 import { readWorkingContent } from '../index/heal.js'
 import { fromReferenceColumns } from '../parse/reference-columns.js'
 import { loadLastComplete, loadWholeTree, openIndexContext, syncIndexIn, type IndexContext, type IndexedTree, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
-import { LockBusyError } from '../store/index.js'
+import { EnvironmentFault, LockBusyError, takeFaultNotice } from '../store/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
 import type { FileArtifact, LanguageId } from '../parse/types.js'
@@ -11,10 +11,12 @@ import type { FileArtifact, LanguageId } from '../parse/types.js'
 /**
  * Why an answer may be stale (`Freshness.staleReason`, a JSON and MCP contract: values are only added):
  * - `locked`: another run (a sync, an init) held the index lock past `[query] lock_wait_ms`, or is stopped;
+ * - `read-only`: `.vlt/` cannot be written (a read-only mount, permissions);
+ * - `disk-full`: `.vlt/` could not be written for want of space (or quota);
  * - `update-failed`: a warm index (daemon, MCP server) failed to update and answers from its last context;
  * - `no-overlay`: uncommitted edits could not be laid over the tree (their record is missing or damaged).
  */
-export const STALE_REASONS = ['locked', 'update-failed', 'no-overlay'] as const
+export const STALE_REASONS = ['locked', 'read-only', 'disk-full', 'update-failed', 'no-overlay'] as const
 export type StaleReason = (typeof STALE_REASONS)[number]
 
 /** Every query result says which index answered it (the MCP and JSON contracts carry it). */
@@ -62,8 +64,8 @@ export interface OpenQueryOptions extends BuildOptions {
  * is found missing or damaged on the way is rebuilt before answering, and reported in one line.
  *
  * When the index cannot be brought up to date — another run holds its lock past `[query]
- * lock_wait_ms` (or is stopped) — the query answers from the last complete index instead, as it
- * is, marked stale (`staleReason`), and says so in one line.
+ * lock_wait_ms` (or is stopped), `.vlt/` is read-only or full — the query answers from the last
+ * complete index instead, as it is, marked stale (`staleReason`), and says so in one line.
  */
 export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
   return openQueryContextIn(await openIndexContext(cwd, { syncing: !opts.noSync }), opts)
@@ -79,6 +81,7 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
     tree = await loadWholeTree(index, index.repo.head.tree, bounded)
   } catch (error) {
     skipped = skippedUpdate(error)
+    if (skipped.reason !== 'locked') index.blobs.stopStoring()
     tree = await loadLastComplete(index, opts)
     if (!tree) throw new VltError(`${skipped.why}, and there is no complete index to answer from yet: run the query again once it can be updated`)
     opts.warn(`warning: ${skipped.why}; answering from the last complete index (tree ${tree.manifest.treeHash.slice(0, 12)}), which may be stale`)
@@ -104,7 +107,7 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
 
 interface SkippedUpdate {
   reason: StaleReason
-  /** The cause, for the query's one line: who holds the lock. */
+  /** The cause, for the query's one line: who holds the lock, or what could not be written. */
   why: string
 }
 
@@ -113,6 +116,11 @@ function skippedUpdate(error: unknown): SkippedUpdate {
   if (error instanceof LockBusyError) {
     const what = error.stopped ? 'holds the index lock but is stopped (SIGSTOP or Ctrl-Z)' : 'is updating the index'
     return { reason: 'locked', why: `another git-vlt run ${what}: ${error.description}` }
+  }
+  if (error instanceof EnvironmentFault) {
+    // This line is the one about it: the command base must not repeat it.
+    takeFaultNotice()
+    return { reason: error.readOnly ? 'read-only' : 'disk-full', why: error.message }
   }
   throw error
 }

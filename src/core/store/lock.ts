@@ -17,6 +17,8 @@
  *   saying so (a query then answers from what is indexed, a writer tells the user whom to resume).
  * - Any other holder is waited for at most `waitMs`, then a LockBusyError names it (pid, command,
  *   since when).
+ * - A lock that cannot be written (a read-only `.vlt/`, a full disk) is an EnvironmentFault
+ *   (fault.ts); the temp file is removed.
  * - `locks/` must be a real folder inside `.vlt/`, and a lock file is only read if it is a regular
  *   file (confine.ts): a repository that commits one as a link to a FIFO must not hang us.
  */
@@ -29,6 +31,7 @@ import { threadId } from 'node:worker_threads'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { VltError } from '../errors.js'
 import { ConfinementError, confineTo, ensureDirSync, forgetDir, openConfined, readFileConfinedSync } from './confine.js'
+import { faultOr } from './fault.js'
 import { isProcessAlive, isProcessStopped, processStartTicks } from './liveness.js'
 
 /** What a lock file says about its holder. */
@@ -167,23 +170,29 @@ class HeldLock implements Lock {
 
 async function tryCreate(dir: string, path: string, content: string): Promise<boolean> {
   const temp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
-  // O_EXCL creates the temp file or fails: never writes through a link; link(2) never follows one.
-  ensureDirSync(dir)
   try {
-    await writeFile(temp, content, { flag: 'wx' })
-  } catch (error) {
-    // Proven a moment ago and removed since: prove it again.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    forgetDir(dir)
+    // O_EXCL creates the temp file or fails: never writes through a link; link(2) never follows one.
     ensureDirSync(dir)
-    await writeFile(temp, content, { flag: 'wx' })
+    try {
+      await writeFile(temp, content, { flag: 'wx' })
+    } catch (error) {
+      // Proven a moment ago and removed since: prove it again.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      forgetDir(dir)
+      ensureDirSync(dir)
+      await writeFile(temp, content, { flag: 'wx' })
+    }
+  } catch (error) {
+    // Created but not written (a full disk): ours to remove.
+    await unlink(temp).catch(() => {})
+    throw faultOr(error, path)
   }
   try {
     await link(temp, path)
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw error
+    throw faultOr(error, path)
   } finally {
     await unlink(temp)
   }
@@ -218,7 +227,7 @@ async function breakStale(path: string, identity: string): Promise<boolean> {
   try {
     await (await open(claim, 'wx')).close()
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw faultOr(error, claim)
     await removeAbandonedClaim(claim)
     return false
   }
