@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert'
-import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -85,5 +85,27 @@ describe('lock: a holder that will not let go', () => {
     } finally {
       process.kill(pid, 'SIGCONT')
     }
+  })
+})
+
+describe('lock: what a killed acquirer leaves', () => {
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vlt-lock-'))
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('the temp file of an acquirer killed before it linked the lock is removed by the next acquirer; a live one is left', async () => {
+    // A process that has exited: its pid is dead (and not reused within this test).
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    const locks = join(dir, 'locks')
+    mkdirSync(locks)
+    const abandoned = join(locks, `index.lock.${dead.stdout}-0-0badc0de.vlt-tmp`)
+    const inFlight = join(locks, `index.lock.${process.pid}-7-0badc0de.vlt-tmp`)
+    for (const temp of [abandoned, inFlight]) writeFileSync(temp, '{}')
+    const lock = await acquireLock(dir, { waitMs: 0 })
+    lock.release()
+    assert.equal(existsSync(abandoned), false, 'the killed acquirer\'s temp file is still there')
+    assert.equal(existsSync(inFlight), true, 'a live acquirer\'s temp file was removed')
   })
 })

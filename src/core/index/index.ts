@@ -58,8 +58,8 @@ export interface SyncResult {
 export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitResult> {
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
-  const result = await withLock(ctx.paths.root, async () => {
-    if (opts.sweep) await sweepTempFiles(ctx.paths.root)
+  const result = await withLock(ctx.paths.root, async (lock) => {
+    if (opts.sweep || lock.recovered) await sweepTempFiles(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
     const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts) : null
@@ -98,7 +98,9 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
   const earlyChanges = ctx.workingTree ?? workingTreeChanges(ctx.repo)
   earlyChanges.catch(() => {})
   ctx.workingTree = undefined
-  const result = await withLock(ctx.paths.root, async () => {
+  const result = await withLock(ctx.paths.root, async (lock) => {
+    // A run killed holding the lock left its temp files (a pack half written): cleared once, here.
+    if (lock.recovered) await sweepTempFiles(ctx.paths.root)
     // Batches queued before this point describe commits up to HEAD at the latest: the sync covers them.
     const queue = await readQueue(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)

@@ -11,7 +11,10 @@
  *   stale (same inode and mtime). Nobody else can remove or replace that file meanwhile: its owner
  *   is dead and other breakers are kept out by the claim. A claim left by a breaker killed in those
  *   few microseconds is itself ignored after ten seconds.
- * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers.
+ * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers
+ *   (`recovered`: it may clear what the dead holder left unfinished). An acquirer killed before it
+ *   linked the lock leaves only its temp file, which nobody would judge stale: whoever takes a lock
+ *   removes the temp files of dead acquirers from `locks/` (a few names: cheap on every take).
  * - A stopped holder (SIGSTOP, Ctrl-Z) is alive and keeps its lock, but will do nothing until it is
  *   resumed: waiting for it is pointless, so an acquirer gives up at once with a LockBusyError
  *   saying so (a query then answers from what is indexed, a writer tells the user whom to resume).
@@ -27,9 +30,9 @@ import { link, lstat, open, unlink, writeFile } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { basename, join } from 'node:path'
-import { threadId } from 'node:worker_threads'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { VltError } from '../errors.js'
+import { sweepTempFiles, tempPathFor } from './atomic-file.js'
 import { ConfinementError, confineTo, ensureDirSync, forgetDir, openConfined, readFileConfinedSync } from './confine.js'
 import { faultOr } from './fault.js'
 import { isProcessAlive, isProcessStopped, processStartTicks } from './liveness.js'
@@ -82,6 +85,11 @@ export interface LockOptions {
 export interface Lock {
   readonly path: string
   readonly holder: LockHolder
+  /**
+   * True when this acquisition broke a lock left by a holder that died (killed, crashed): the
+   * caller may find its unfinished work (temp files) and clear it.
+   */
+  readonly recovered: boolean
   /** Removes the lock file if it is still ours. Idempotent. */
   release(): void
 }
@@ -113,16 +121,24 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
   const notifyAt = Date.now() + (opts.notifyAfterMs ?? 0)
   let delay = 20
   let notified = false
+  let recovered = false
   for (;;) {
     if (await tryCreate(dir, path, JSON.stringify(holder))) {
-      const lock = new HeldLock(path, holder)
+      const lock = new HeldLock(path, holder, recovered)
       track(lock)
+      try {
+        await sweepTempFiles(dir)
+      } catch (error) {
+        lock.release()
+        throw faultOr(error, dir)
+      }
       return lock
     }
     const seen = await inspect(path)
     if (seen.state === 'gone') continue
     if (seen.state === 'stale') {
-      if (!(await breakStale(path, seen.identity))) await sleep(10)
+      if (await breakStale(path, seen.identity)) recovered = true
+      else await sleep(10)
       continue
     }
     const left = deadline - Date.now()
@@ -152,7 +168,11 @@ export async function withLock<T>(vltDir: string, fn: (lock: Lock) => Promise<T>
 class HeldLock implements Lock {
   private released = false
 
-  constructor(readonly path: string, readonly holder: LockHolder) {}
+  constructor(
+    readonly path: string,
+    readonly holder: LockHolder,
+    readonly recovered: boolean,
+  ) {}
 
   release(): void {
     if (this.released) return
@@ -169,7 +189,7 @@ class HeldLock implements Lock {
 }
 
 async function tryCreate(dir: string, path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
+  const temp = tempPathFor(path)
   try {
     // O_EXCL creates the temp file or fails: never writes through a link; link(2) never follows one.
     ensureDirSync(dir)
