@@ -158,6 +158,30 @@ describe('coderag query fast path (built CLI)', function () {
     assert.equal(served(), before + 1)
   })
 
+  it('rejects a bad number for any query flag as a usage error, text and JSON, with the daemon or without', () => {
+    const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { commands: Record<string, ManifestCommand> }
+    for (const id of Object.keys(COMMANDS)) {
+      const command = manifest.commands[id]!
+      const args = Object.values(command.args).filter((arg) => arg.required).map(() => 'greet')
+      const numeric = Object.values(command.flags).filter((flag) => typeof flag.default === 'number')
+      assert.ok(numeric.length > 0, id)
+      for (const flag of numeric) {
+        for (const value of ['-1', 'abc']) {
+          const argv = [...id.split(':'), ...args, `--${flag.name}`, value]
+          for (const env of [ON, { GIT_VLT_DAEMON: '0' }]) {
+            const what = `${argv.join(' ')} (GIT_VLT_DAEMON=${env.GIT_VLT_DAEMON})`
+            const text = run(argv, env)
+            assert.deepEqual([text.status, text.stdout], [2, ''], what)
+            assert.match(text.stderr, new RegExp(`^git vlt: --${flag.name}: Expected an integer .*${value} \\(see --help\\)\n$`), what)
+            const json = run([...argv, '--json'], env)
+            assert.deepEqual([json.status, json.stderr], [2, ''], what)
+            assert.deepEqual(JSON.parse(json.stdout), { error: { message: text.stderr.slice('git vlt: '.length, -1), code: 'usage' } }, what)
+          }
+        }
+      }
+    }
+  })
+
   it('leaves the query to oclif when no daemon answers, which runs it in process and starts one', async () => {
     vlt(repo.dir, ['daemon', 'stop'], ON)
     const cold = run(['coderag', 'def', 'greet', '--json'])
