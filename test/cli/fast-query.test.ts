@@ -182,6 +182,18 @@ describe('coderag query fast path (built CLI)', function () {
     }
   })
 
+  it('rejects a blank symbol for def and refs as a usage error, like a blank search, with the daemon or without', () => {
+    for (const env of [ON, { GIT_VLT_DAEMON: '0' }]) {
+      for (const [command, blank, message] of [['def', '', 'the symbol is empty'], ['refs', '  ', 'the symbol is empty'], ['search', ' ', 'the search query is empty']]) {
+        const what = `${command} ${JSON.stringify(blank)} (GIT_VLT_DAEMON=${env.GIT_VLT_DAEMON})`
+        const text = run(['coderag', command!, blank!], env)
+        assert.deepEqual([text.status, text.stdout, text.stderr], [2, '', `git vlt: ${message}\n`], what)
+        const json = run(['coderag', command!, blank!, '--json'], env)
+        assert.deepEqual([json.status, JSON.parse(json.stdout)], [2, { error: { message, code: 'usage' } }], what)
+      }
+    }
+  })
+
   it('leaves the query to oclif when no daemon answers, which runs it in process and starts one', async () => {
     vlt(repo.dir, ['daemon', 'stop'], ON)
     const cold = run(['coderag', 'def', 'greet', '--json'])
