@@ -46,10 +46,15 @@ export function internalErrorMessage(command: string, error: unknown, rebuildsIn
   return `${command} failed: ${message} (an internal error${rebuild}; ${DEBUG_ENV}=1 prints its stack trace)`
 }
 
-/** Reports an unexpected error as internalErrorMessage() words it, exit code 1, with the stack on stderr under the debug switch. */
-export function reportInternalError(command: string, error: unknown, rebuildsIndex: boolean, json: boolean): void {
+/** An unexpected error's stack trace on stderr, under the debug switch only. */
+export function writeStackWhenDebugging(error: unknown): void {
   const debug = process.env[DEBUG_ENV]
   if ((debug === '1' || debug === 'true') && error instanceof Error) process.stderr.write(`${visibleText(error.stack ?? error.message)}\n`)
+}
+
+/** Reports an unexpected error as internalErrorMessage() words it, exit code 1 (for the fast paths; VltCommand prints the same). */
+export function reportInternalError(command: string, error: unknown, rebuildsIndex: boolean, json: boolean): void {
+  writeStackWhenDebugging(error)
   reportFailure(internalErrorMessage(command, error, rebuildsIndex), 1, json)
 }
 

@@ -2,7 +2,7 @@ import { Command, Errors, Flags, ux, type Interfaces } from '@oclif/core'
 import { onConfigWarning } from '../config/warnings.js'
 import { terminalSafeJson, visibleLine, visibleText } from '../display/index.js'
 import { UsageError, VltError } from '../errors.js'
-import { errorLine, errorObject, reportInternalError, withWarnings } from './plain-output.js'
+import { errorLine, errorObject, internalErrorMessage, withWarnings, writeStackWhenDebugging } from './plain-output.js'
 
 /** oclif's FlagOutput and ArgOutput, which its public interfaces do not export. */
 type ParsedValues = { [name: string]: any }
@@ -81,14 +81,13 @@ export abstract class VltCommand extends Command {
     this.configWarnings = []
     // oclif's own exits (`this.exit()`) are its to finish.
     if (err instanceof Errors.CLIError) return super.catch(err)
-    if (!(err instanceof VltError)) {
-      const command = (this.id ?? '').replaceAll(':', ' ')
-      reportInternalError(command, err, indexCommand(this.id), this.jsonEnabled())
-      return undefined
-    }
-    process.exitCode = err.exitCode
-    if (this.jsonEnabled()) this.logJson(errorObject(err.message, err.exitCode))
-    else process.stderr.write(errorLine(err.message))
+    const expected = err instanceof VltError
+    if (!expected) writeStackWhenDebugging(err)
+    const message = expected ? err.message : internalErrorMessage((this.id ?? '').replaceAll(':', ' '), err, indexCommand(this.id))
+    const exitCode = expected ? err.exitCode : 1
+    process.exitCode = exitCode
+    if (this.jsonEnabled()) this.logJson(errorObject(message, exitCode))
+    else process.stderr.write(errorLine(message))
     return undefined
   }
 
