@@ -67,7 +67,7 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     vltJson(repo.dir, ['coderag', 'init'])
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.deepEqual(Object.keys(status).sort(), [
-      'bm25Bytes', 'chunks', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'indexer', 'languages', 'lastIncremental',
+      'bm25Bytes', 'chunks', 'deltaOf', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'indexer', 'languages', 'lastIncremental',
       'lastIndexed', 'overlay', 'queue', 'repoMapTokens', 'skipped', 'stale', 'symbols', 'treeHash', 'vectorBytes',
     ])
     assert.equal(status.indexed, true)

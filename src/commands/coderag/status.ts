@@ -8,7 +8,7 @@ export default class CoderagStatus extends VltCommand {
     { command: '<%= config.bin %> <%= command.id %>', description: 'Human-readable summary.' },
     {
       command: '<%= config.bin %> <%= command.id %> --json',
-      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer}.',
+      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer}.',
     },
   ]
 
@@ -27,7 +27,7 @@ export default class CoderagStatus extends VltCommand {
         `chunks      ${status.chunks}`,
         `symbols     ${status.symbols}`,
         `edges       ${status.edges}`,
-        `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}`,
+        `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}${status.deltaOf ? `  (a delta of ${status.deltaOf.slice(0, 12)}: its aggregates, patched with the changed files when loaded)` : ''}`,
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
         `queue       ${describeQueue(status)}`,
         `indexer     ${describeIndexer(status)}`,

@@ -135,6 +135,8 @@ export class BlobStore {
       kept.forEach((i) => claimed.add(index.keys[i]!))
       if (kept.length * 2 >= index.keys.length) continue
       const path = join(this.packsDir, index.pack)
+      // Measured before removing; a rewrite frees only what its smaller copy does not take back.
+      freedBytes += this.packBytes(index.pack)
       if (kept.length > 0) {
         const writer = this.packWriter({ records: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY })
         try {
@@ -147,8 +149,8 @@ export class BlobStore {
         } finally {
           writer.abort()
         }
+        for (const pack of writer.packs) freedBytes -= this.packBytes(pack)
       }
-      freedBytes += sizeOf(path)
       removed += index.keys.length - kept.length
       this.removePack(packId(index.pack))
     }
@@ -177,6 +179,11 @@ export class BlobStore {
     }
     if (retired > 0) this.packed = undefined
     return retired
+  }
+
+  /** Bytes of a pack (by file name) and its index. */
+  private packBytes(pack: string): number {
+    return sizeOf(join(this.packsDir, pack)) + sizeOf(join(this.packsDir, packId(pack) + INDEX_SUFFIX))
   }
 
   /** Removes a pack, its index first so that no reader finds an index without its pack. */

@@ -1,9 +1,9 @@
-import { statSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
 import { unlessCorrupt } from '../errors.js'
 import { workingTreeChanges } from '../git/index.js'
-import { readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
+import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
@@ -133,9 +133,13 @@ export interface StatusResult {
   symbols: number
   edges: number
   languages: Record<string, number>
+  /** Bytes of the BM25 index, and of the symbol table plus graph, the tree's queries load: its anchor's for a delta tree. */
   bm25Bytes: number
+  /** Bytes of the embedding cache (`.vlt/vectors/`) and of the tree's chunk vectors. */
   vectorBytes: number
   graphBytes: number
+  /** A delta tree stores only its manifest: the anchor tree whose stored aggregates it is loaded from. null when its own are stored. */
+  deltaOf: string | null
   /** Tokens of the default repo map (`git vlt coderag map`) of the indexed tree; null when nothing is indexed. */
   repoMapTokens: number | null
   lastIndexed: string | null
@@ -155,7 +159,8 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   const manifest = state.treeHash ? await loadManifest(ctx, state.treeHash, warn) : null
   const overlay: Overlay | undefined = manifest ? await readOverlay(ctx) : undefined
   const { files, chunks, symbols, languages } = countIndexed(manifest?.files ?? [])
-  const dir = state.treeHash ? ctx.paths.treeDir(state.treeHash) : ''
+  // A delta tree's aggregates are its anchor's, patched in memory when loaded.
+  const dir = manifest ? ctx.paths.treeDir(manifest.aggregatesTree) : ''
   const indexer = await readIndexerState(ctx.paths.root)
   const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== ctx.repo.head.tree : false
   return {
@@ -169,8 +174,9 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     edges: manifest ? manifest.edges ?? (await deltaEdges(ctx, manifest.treeHash, warn)) : 0,
     languages,
     bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
-    vectorBytes: 0,
+    vectorBytes: manifest ? await vectorBytes(ctx, manifest.treeHash) : 0,
     graphBytes: manifest ? fileSize(join(dir, 'graph.mpk')) + fileSize(join(dir, 'symbols.mpk')) : 0,
+    deltaOf: manifest && manifest.aggregatesTree !== manifest.treeHash ? manifest.aggregatesTree : null,
     repoMapTokens: manifest ? await repoMapTokens(ctx, manifest.treeHash, warn) : null,
     lastIndexed: state.lastIndexed,
     lastIncremental: state.lastIncremental,
@@ -266,9 +272,18 @@ function lockOptions(opts: BuildOptions) {
   return { waitMs: 120_000, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
 }
 
+/** The embedding cache, shared by every tree, and the tree's own chunk vectors (vector search path). */
+async function vectorBytes(ctx: IndexContext, tree: string): Promise<number> {
+  const treeDir = ctx.paths.treeDir(tree)
+  const treeVectors = (await listDirConfined(treeDir)).filter((name) => name.startsWith('search-vectors-')).map((name) => join(treeDir, name))
+  let total = 0
+  for (const path of [...(await listFilesConfined(join(ctx.paths.root, 'vectors'))), ...treeVectors]) total += fileSize(path)
+  return total
+}
+
 function fileSize(path: string): number {
   try {
-    return statSync(path).size
+    return lstatSync(path).size
   } catch {
     return 0
   }
