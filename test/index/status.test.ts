@@ -41,4 +41,23 @@ describe('coderag status reports', function () {
     writeFileSync(join(cache, 'segment-2.mpk'), Buffer.alloc(1000))
     assert.equal(vltJson(repo.dir, ['coderag', 'status']).vectorBytes, 4000)
   })
+
+  it('submodules as skipped, with the reason in text and their paths in --json', () => {
+    const library = createGitRepo({ files: { 'lib.py': 'def lib():\n    return 1\n' } })
+    try {
+      repo = createGitRepo({ files: { 'app.py': 'def app():\n    return 2\n', 'vlt.toml': '[index]\nexclude = ["ignored/**"]\n' } })
+      for (const path of ['libs/shared', 'ignored/lib']) repo.git('-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', `file://${library.dir}`, path)
+      repo.commit('add submodules')
+      const init = vltJson(repo.dir, ['coderag', 'init'])
+      assert.equal(init.skipped.submodule, 1)
+      const status = vltJson(repo.dir, ['coderag', 'status'])
+      // A submodule under an excluded folder is not "skipped": the configuration left it out.
+      assert.deepEqual(status.submodules, ['libs/shared'])
+      assert.equal(status.skipped.submodule, 1)
+      assert.equal(status.files, 3, 'app.py, vlt.toml and .gitmodules; nothing of the submodules')
+      assert.match(vlt(repo.dir, ['coderag', 'status']).stdout, /skipped: 1 submodule \(its files are another repository's: not indexed\)/)
+    } finally {
+      library.cleanup()
+    }
+  })
 })

@@ -8,7 +8,7 @@ export default class CoderagStatus extends VltCommand {
     { command: '<%= config.bin %> <%= command.id %>', description: 'Human-readable summary.' },
     {
       command: '<%= config.bin %> <%= command.id %> --json',
-      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer}.',
+      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, submodules, overlay, queue, indexer}.',
     },
   ]
 

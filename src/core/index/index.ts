@@ -6,7 +6,7 @@ import { workingTreeChanges } from '../git/index.js'
 import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
-import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { countIndexed, countSkipped, emptySkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { readState, writeState, type IndexState } from './state.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
@@ -145,6 +145,8 @@ export interface StatusResult {
   lastIndexed: string | null
   lastIncremental: string | null
   skipped: SkippedCounts
+  /** Paths of the indexed tree's submodules (counted in skipped.submodule): their files are another repository's. */
+  submodules: string[]
   overlay: { files: number; headTree: string | null }
   /** Changes the git hooks queued and whether the commit policy makes them due (see `git vlt hooks`). */
   queue: QueueSummary
@@ -180,7 +182,8 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     repoMapTokens: manifest ? await repoMapTokens(ctx, manifest.treeHash, warn) : null,
     lastIndexed: state.lastIndexed,
     lastIncremental: state.lastIncremental,
-    skipped: countSkipped(manifest?.files ?? []),
+    skipped: manifest ? countSkipped(manifest) : emptySkipped(),
+    submodules: manifest?.submodules ?? [],
     overlay: { files: dirty && overlay ? overlay.files.length : 0, headTree: overlay?.headTree ?? null },
     queue: queueSummary(await readQueue(ctx.paths.root), ctx.config.coderag.delta),
     indexer: {
@@ -243,7 +246,7 @@ function describeTree(manifest: TreeManifest, edges: number): BuildResult {
     chunks,
     symbols,
     edges,
-    skipped: countSkipped(manifest.files),
+    skipped: countSkipped(manifest),
     extracted: [],
     changed: [],
     durationMs: 0,
