@@ -19,7 +19,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import { isProcessAlive } from '../store/liveness.js'
+import { isProcessAlive, processStartTicks } from '../store/liveness.js'
 import { exchange } from './client.js'
 import { BUILD_ID } from './identity.js'
 import { PROTOCOL_VERSION, type DaemonStatus } from './protocol.js'
@@ -32,6 +32,8 @@ const PROBE_MS = 1_000
 /** What a daemon records about itself. */
 export interface RegistryEntry {
   pid: number
+  /** The process's start time where /proc has it: a pid reused by another process is not this daemon. */
+  pidStart?: string
   vltDir: string
   socket: string
   startedAt: string
@@ -63,6 +65,12 @@ export function registryPlace(env: NodeJS.ProcessEnv = process.env): RegistryPla
   return { dir }
 }
 
+/** This process's entry, as the daemon serving `vltDir` on `socket`. */
+export function ownEntry(vltDir: string, socket: string, startedAt: Date): RegistryEntry {
+  const pidStart = processStartTicks(process.pid)
+  return { pid: process.pid, ...(pidStart === undefined ? {} : { pidStart }), vltDir, socket, startedAt: startedAt.toISOString() }
+}
+
 export class DaemonRegistry {
   constructor(readonly dir: string) {}
 
@@ -92,7 +100,12 @@ export class DaemonRegistry {
   private read(path: string): RegistryEntry | undefined {
     try {
       const entry = JSON.parse(readFileSync(path, 'utf8')) as Partial<RegistryEntry>
-      const valid = Number.isInteger(entry.pid) && typeof entry.vltDir === 'string' && typeof entry.socket === 'string' && typeof entry.startedAt === 'string'
+      const valid =
+        Number.isInteger(entry.pid) &&
+        (entry.pidStart === undefined || typeof entry.pidStart === 'string') &&
+        typeof entry.vltDir === 'string' &&
+        typeof entry.socket === 'string' &&
+        typeof entry.startedAt === 'string'
       return valid ? (entry as RegistryEntry) : undefined
     } catch {
       return undefined
@@ -107,13 +120,13 @@ export class DaemonRegistry {
 /**
  * Asks the least recently used idle daemons other than `self` to exit until at most `cap` are left,
  * `self` included. A daemon that answers no status but is alive (busy, hung) counts and stays; one
- * whose process is gone is dropped from the registry. Returns the entries asked to exit.
+ * whose process is gone is dropped from the registry.
  */
-export async function capDaemons(registry: DaemonRegistry, self: RegistryEntry, cap: number, log: (line: string) => void): Promise<RegistryEntry[]> {
+export async function capDaemons(registry: DaemonRegistry, self: RegistryEntry, cap: number, log: (line: string) => void): Promise<void> {
   const others = registry.entries().filter((entry) => entry.vltDir !== self.vltDir)
   const probed = await Promise.all(others.map(async (entry) => ({ entry, status: await statusOf(entry) })))
   const live = probed.filter(({ entry, status }) => {
-    if (status || isProcessAlive(entry.pid)) return true
+    if (status || isProcessAlive(entry.pid, entry.pidStart)) return true
     // Killed without unregistering.
     registry.unregister(entry.vltDir, entry.pid)
     return false
@@ -121,7 +134,6 @@ export async function capDaemons(registry: DaemonRegistry, self: RegistryEntry, 
   const idle = live
     .filter((daemon): daemon is { entry: RegistryEntry; status: DaemonStatus } => daemon.status?.active === 0)
     .sort((a, b) => lastUse(a.status) - lastUse(b.status))
-  const evicted: RegistryEntry[] = []
   let count = live.length + 1
   for (const { entry, status } of idle) {
     if (count <= cap) break
@@ -130,11 +142,9 @@ export async function capDaemons(registry: DaemonRegistry, self: RegistryEntry, 
     if (reply?.type !== 'stopping') continue
     registry.unregister(entry.vltDir, entry.pid)
     log(`asked the daemon of ${entry.vltDir} (pid ${entry.pid}, last used ${status.lastRequestAt ?? `never, started ${status.startedAt}`}) to exit: ${reason}`)
-    evicted.push(entry)
     count--
   }
   if (count > cap) log(`${count} daemons are running, over the cap of ${cap} (${MAX_DAEMONS_ENV}): the others are busy`)
-  return evicted
 }
 
 /** The registered daemon's status, if it is the process the entry names. */

@@ -22,7 +22,7 @@ import { acquireLock, ensureDirSync, removeConfinedSync, type Lock } from '../st
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js'
-import { capDaemons, DaemonRegistry, maxDaemons, registryPlace, type RegistryEntry } from './registry.js'
+import { capDaemons, DaemonRegistry, maxDaemons, ownEntry, registryPlace, type RegistryEntry } from './registry.js'
 
 const IDLE_ENV = 'GIT_VLT_DAEMON_IDLE_MS'
 const DEFAULT_IDLE_MS = 10 * 60_000
@@ -128,7 +128,7 @@ class Daemon {
       this.log(`no cap on the number of daemons: ${place.refused}`)
       return
     }
-    const entry: RegistryEntry = { pid: process.pid, vltDir: this.vltDir, socket: this.paths.socket, startedAt: this.startedAt.toISOString() }
+    const entry = ownEntry(this.vltDir, this.paths.socket, this.startedAt)
     const registry = new DaemonRegistry(place.dir)
     try {
       registry.register(entry)
