@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_CONFIG } from '../../src/core/config/defaults.js'
 import { createEmbeddingProvider, embeddingText } from '../../src/core/embed/index.js'
@@ -180,7 +180,10 @@ describe('search: vector path', function () {
     const first = await searchCode(await openQueryContext(repo.dir, { warn, noSync: true }), query, { provider })
     assert.deepEqual(first.warnings, [])
     const dir = join(repo.dir, '.vlt', 'trees', repo.git('rev-parse', 'HEAD^{tree}'))
-    const record = join(dir, readdirSync(dir).find((name) => name.startsWith('search-vectors-'))!)
+    // Each test's server listens on its own port, which is part of the provider's id: the record
+    // just written is the newest of the tree's search-vectors files.
+    const records = readdirSync(dir).filter((name) => name.startsWith('search-vectors-')).map((name) => join(dir, name))
+    const record = records.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
     const bytes = readFileSync(record)
     bytes[bytes.length >> 1]! ^= 0xff
     writeFileSync(record, bytes)
