@@ -193,6 +193,7 @@ describe('config: validation messages', () => {
     refuses('[index]\ntext_files = "yes"', 'vlt.toml: index.text_files must be true or false (got "yes")')
     refuses('[index]\nparse_timeout_ms = 10', 'vlt.toml: index.parse_timeout_ms must be an integer of at least 100 (got 10)')
     refuses('[index]\nparse_memory_mb = 64', 'vlt.toml: index.parse_memory_mb must be an integer of at least 128 (got 64)')
+    refuses('[query]\nlock_wait_ms = 600000', 'vlt.toml: query.lock_wait_ms must be an integer from 0 to 60000 (got 600000)')
     refuses('[index]\ninclude = "src/**"', 'vlt.toml: index.include must be an array of glob strings (got "src/**")')
     refuses('[index]\nexclude = ["a", 3]', 'vlt.toml: index.exclude[1] must be a glob string (got 3)')
     refuses('index = 3', 'vlt.toml: index must be a table (got 3)')
@@ -263,7 +264,7 @@ describe('config: template', () => {
       'provider', 'base_url', 'model', 'api_key_env', 'batch_size', 'concurrency', 'timeout_ms',
       'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms',
       'rerank', 'llm_candidates',
-      'daemon',
+      'daemon', 'lock_wait_ms',
       'folders', 'include',
     ])
   })

@@ -7,6 +7,7 @@
 import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
 import { syncIndex } from '../index/index.js'
+import { environmentFault } from '../store/fault.js'
 import { jsonText, linesText, reportFailure } from './plain-output.js'
 import { terminalProgress } from './progress.js'
 import { syncReport } from './sync-report.js'
@@ -28,8 +29,9 @@ export async function tryFastSync(argv: readonly string[]): Promise<boolean> {
     const result = await syncIndex(process.cwd(), { progress: json ? undefined : terminalProgress(), warn })
     process.stdout.write(json ? jsonText(result) : linesText(syncReport(result)))
   } catch (error) {
-    if (!(error instanceof VltError)) throw error
-    reportFailure(error.message, error.exitCode, json)
+    const failure = error instanceof VltError ? error : environmentFault(error)
+    if (!failure) throw error
+    reportFailure(failure.message, failure.exitCode, json)
   }
   return true
 }

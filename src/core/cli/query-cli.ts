@@ -67,7 +67,9 @@ function formatSearchResults(response: SearchResponse): string {
     const snippet = result.snippet.split('\n').map((line) => `${' '.repeat(width + 2)}│ ${line}`).join('\n')
     return `${header}\n${snippet}`
   })
-  const stale = response.freshness.stale ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
+  // Another run holding the lock, or a `.vlt/` that cannot be written, was told in a line of its own (query/context.ts).
+  const unannounced = response.freshness.staleReason === 'no-overlay' || response.freshness.staleReason === 'update-failed'
+  const stale = unannounced ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
   return blocks.join('\n\n') + stale
 }
 

@@ -2,6 +2,7 @@ import { Command, Errors, Flags, ux, type Interfaces } from '@oclif/core'
 import { onConfigWarning } from '../config/warnings.js'
 import { terminalSafeJson, visibleLine, visibleText } from '../display/index.js'
 import { UsageError, VltError } from '../errors.js'
+import { environmentFault, takeFaultNotice, unwritableNotice } from '../store/fault.js'
 import { errorLine, errorObject, internalErrorMessage, withWarnings, writeStackWhenDebugging } from './plain-output.js'
 
 /** oclif's FlagOutput and ArgOutput, which its public interfaces do not export. */
@@ -11,6 +12,8 @@ type ParsedValues = { [name: string]: any }
  * Base of every git-vlt command: `--json` support, and errors printed as one line (or the JSON
  * error object) with exit code 2 for usage — ours and oclif's parser's alike — and 1 for failure,
  * never a stack trace: a bug is one line too, saying how to recover (see reportInternalError).
+ * An environment fault (a read-only or full `.vlt/`, store/fault.ts) is one of them, whichever
+ * write met it; one that only skipped writes the command could do without is told in one warning.
  * Whatever it prints passes through src/core/display, so text from the repository (file names,
  * snippets) never reaches the terminal as raw control characters.
  */
@@ -56,9 +59,18 @@ export abstract class VltCommand extends Command {
 
   /** The config's warnings join the result's `warnings`; a result without that list leaves them to stderr. */
   protected override toSuccessJson(result: unknown): unknown {
-    for (const warning of withWarnings(result, this.configWarnings)) this.warnLine(`warning: ${warning}`)
+    const skipped = takeFaultNotice()
+    const warnings = skipped ? [...this.configWarnings, unwritableNotice(skipped)] : this.configWarnings
+    for (const warning of withWarnings(result, warnings)) this.warnLine(`warning: ${warning}`)
     this.configWarnings = []
     return result
+  }
+
+  /** In text mode, writes skipped because `.vlt/` cannot be written are told last, once (JSON: in toSuccessJson). */
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    const skipped = err === undefined && !this.jsonEnabled() ? takeFaultNotice() : undefined
+    if (skipped) this.warnLine(`warning: ${unwritableNotice(skipped)}`)
+    return super.finally(err)
   }
 
   /**
@@ -81,10 +93,12 @@ export abstract class VltCommand extends Command {
     this.configWarnings = []
     // oclif's own exits (`this.exit()`) are its to finish.
     if (err instanceof Errors.CLIError) return super.catch(err)
-    const expected = err instanceof VltError
+    const expected = err instanceof VltError ? err : environmentFault(err)
+    // The failure's own line says it all: a fault noted on the way is not told again.
+    takeFaultNotice()
     if (!expected) writeStackWhenDebugging(err)
-    const message = expected ? err.message : internalErrorMessage((this.id ?? '').replaceAll(':', ' '), err, indexCommand(this.id))
-    const exitCode = expected ? err.exitCode : 1
+    const message = expected ? expected.message : internalErrorMessage((this.id ?? '').replaceAll(':', ' '), err, indexCommand(this.id))
+    const exitCode = expected ? expected.exitCode : 1
     process.exitCode = exitCode
     if (this.jsonEnabled()) this.logJson(errorObject(message, exitCode))
     else process.stderr.write(errorLine(message))

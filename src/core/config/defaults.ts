@@ -49,7 +49,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     rerank: 'offline',
     llmCandidates: 20,
   },
-  query: { daemon: true },
+  query: { daemon: true, lockWaitMs: 3_000 },
   notes: { folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include], outsideInclude: [...DEFAULT_NOTES_CONFIG.outsideInclude] },
 })
 

@@ -56,6 +56,11 @@ export interface VltConfig {
   query: {
     /** Query commands (search, def, refs, map) are answered by a per-repository background daemon that keeps the index loaded. */
     daemon: boolean
+    /**
+     * How long a query waits for the index lock held by another run (a sync, an init) before it
+     * answers from the last complete index, marked stale. A stopped holder is not waited for.
+     */
+    lockWaitMs: number
   }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig

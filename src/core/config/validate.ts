@@ -73,6 +73,8 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
     })),
     query: root.table('query', (t) => ({
       daemon: t.value('daemon', boolean, d.query.daemon),
+      // Bounded: a committed vlt.toml must not make queries wait on a held lock for long.
+      lockWaitMs: t.value('lock_wait_ms', between(0, 60_000), d.query.lockWaitMs),
     })),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) }, file)),
   }
@@ -161,6 +163,13 @@ function atLeast(minimum: number): Check<number> {
   return (value, path) => {
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum) return value
     throw invalid(path, `an integer of at least ${minimum}`, value)
+  }
+}
+
+function between(minimum: number, maximum: number): Check<number> {
+  return (value, path) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum && value <= maximum) return value
+    throw invalid(path, `an integer from ${minimum} to ${maximum}`, value)
   }
 }
 

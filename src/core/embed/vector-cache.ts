@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
-import { listDirConfined, readRecord, removeConfined, withLock, writeRecord, type VltPaths } from '../store/index.js'
+import { listDirConfined, readRecord, removeConfined, unlessUnwritable, withLock, writeRecord, type VltPaths } from '../store/index.js'
 
 const SEGMENT_KIND = 'vector-segment'
 const SEGMENT_VERSION = 1
@@ -84,7 +84,8 @@ export class VectorCache {
   async putMany(entries: Iterable<readonly [string, Float32Array]>): Promise<void> {
     const fresh = new Map(entries)
     if (fresh.size === 0 && this.damaged.size === 0) return
-    await withLock(this.paths.root, () => this.putLocked(fresh), { name: 'vectors' })
+    // A cache: in a `.vlt/` that cannot be written, the vectors serve this run only (store/fault.ts).
+    await unlessUnwritable(() => withLock(this.paths.root, () => this.putLocked(fresh), { name: 'vectors' }))
   }
 
   private async putLocked(fresh: Map<string, Float32Array>): Promise<void> {

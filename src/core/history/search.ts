@@ -7,6 +7,7 @@
 import { posix, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
 import { openRepo, type Repo } from '../git/repo.js'
+import { unlessUnwritable } from '../store/index.js'
 import { refreshHistory, type IngestOptions } from './ingest.js'
 import { worktreeRoots } from './locate.js'
 import { repoPath } from './mentions.js'
@@ -60,7 +61,9 @@ export interface OpenHistory {
 export async function openHistory(cwd: string, options: ReadOptions = {}): Promise<OpenHistory> {
   const repo = await openRepo(cwd)
   if (options.refresh === false) return { repo, index: (await loadHistoryIndex(repo.vltDir, options.warn)) ?? emptyHistoryIndex() }
-  return { repo, index: (await refreshHistory(repo, options)).index }
+  // A `.vlt/` that cannot be written (read-only, full) is searched as it is (store/fault.ts).
+  const refreshed = await unlessUnwritable(() => refreshHistory(repo, options))
+  return { repo, index: refreshed?.index ?? (await loadHistoryIndex(repo.vltDir, options.warn)) ?? emptyHistoryIndex() }
 }
 
 export async function queryHistory(cwd: string, query: string, options: HistorySearchOptions = {}): Promise<HistorySearchResult> {

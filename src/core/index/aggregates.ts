@@ -11,7 +11,7 @@
 import { join } from 'node:path'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { checkRecord, confinedRoots, decodePayload, readFileConfined, writeRecord, type RecordFrame } from '../store/index.js'
+import { checkRecord, confinedRoots, decodePayload, faultFromJSON, readFileConfined, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -203,10 +203,10 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
   const worker = startWorker(entry, { workerData: { roots: confinedRoots(), path: paths(treeDir).bm25, parts }, transferList: transfer })
   return new Promise((resolve, reject) => {
     let answered = false
-    worker.once('message', (answer: { ok: boolean; error?: string }) => {
+    worker.once('message', (answer: { ok: boolean; error?: string; fault?: unknown }) => {
       answered = true
       if (answer.ok) resolve()
-      else reject(new Error(`could not write the BM25 index: ${answer.error}`))
+      else reject(faultFromJSON(answer.fault) ?? new Error(`could not write the BM25 index: ${answer.error}`))
     })
     worker.once('error', reject)
     worker.once('exit', (code) => {

@@ -32,7 +32,9 @@ import {
   readFileConfinedSync,
   readRecordSync,
   removeConfinedSync,
+  faultOr,
   tempPathFor,
+  unlessUnwritableSync,
   writeFileAtomicSync,
   writeRecordSync,
   type VltPaths,
@@ -98,6 +100,8 @@ export class BlobStore {
   private packed: Map<string, Packed> | undefined
   /** Pack indexes and packs found damaged by this store (reported once each): path → reason. */
   readonly damagedFiles = new Map<string, string>()
+  /** False once `.vlt/` was found unwritable (see stopStoring). */
+  private storingRecords = true
 
   /**
    * `repairs` collects the damage this store finds; `healer` extracts records again for `readOrHeal`
@@ -228,8 +232,22 @@ export class BlobStore {
     return result
   }
 
+  /** Whether records extracted again are stored (see stopStoring). */
+  get storing(): boolean {
+    return this.storingRecords
+  }
+
+  /**
+   * `.vlt/` cannot be written (read-only, full; said once by whoever found it): from now on records
+   * extracted again serve from memory only, and `writeLoose` stores nothing.
+   */
+  stopStoring(): void {
+    this.storingRecords = false
+  }
+
   /** Stores one record as its own file. */
   writeLoose(key: BlobKey, encoded: Uint8Array): void {
+    if (!this.storingRecords) return
     // No fsync: a record is a cache entry whose checksum catches a write torn by a power cut.
     writeFileAtomicSync(this.loosePath(key), encoded, { durable: false })
   }
@@ -383,13 +401,9 @@ export class BlobStore {
     return written
   }
 
+  /** Served from memory all the same when it cannot be stored (a read-only .vlt/, noted for the command's one line); the next run extracts it again. */
   private storeHealed(key: BlobKey, encoded: Uint8Array): void {
-    try {
-      this.writeLoose(key, encoded)
-    } catch (error) {
-      // Served from memory all the same (a read-only .vlt/); the next run extracts it again.
-      this.repairs.recordsLost(1, `not stored: ${(error as Error).message}`)
-    }
+    unlessUnwritableSync(() => this.writeLoose(key, encoded))
   }
 
   /** Records of `pack` that fail their checksum, not shadowed by a loose copy: the others a garbled pack needs healed. */
@@ -471,16 +485,23 @@ export class PackWriter {
   private pending: string[] = []
   private offsets: number[] = []
   private lengths: number[] = []
+  /** Set by abort(): a job still in flight when its build failed must not start another pack. */
+  private aborted = false
 
   constructor(
     private readonly store: BlobStore,
     private readonly limits: PackLimits,
   ) {}
 
-  /** Appends the record stored under `key` (see keyOf). */
+  /** Appends the record stored under `key` (see keyOf). A failed write (a full disk) throws an EnvironmentFault; abort() removes the pack. */
   add(key: string, encoded: Uint8Array): void {
+    if (this.aborted) throw new Error('the pack writer was aborted')
     if (this.fd === undefined) this.start()
-    for (let written = 0; written < encoded.length; ) written += writeSync(this.fd!, encoded, written)
+    try {
+      for (let written = 0; written < encoded.length; ) written += writeSync(this.fd!, encoded, written)
+    } catch (error) {
+      throw faultOr(error, this.temp)
+    }
     this.pending.push(key)
     this.offsets.push(this.size)
     this.lengths.push(encoded.length)
@@ -494,9 +515,20 @@ export class PackWriter {
     closeSync(this.fd)
     this.fd = undefined
     const dir = this.store.packsDir
-    renameSync(this.temp, join(dir, this.id + PACK_SUFFIX))
+    try {
+      renameSync(this.temp, join(dir, this.id + PACK_SUFFIX))
+    } catch (error) {
+      this.removeTemp()
+      throw faultOr(error, this.temp)
+    }
     const index: PackIndex = { pack: this.id + PACK_SUFFIX, keys: this.pending, offsets: Float64Array.from(this.offsets), lengths: Uint32Array.from(this.lengths) }
-    writeRecordSync(join(dir, this.id + INDEX_SUFFIX), PACK_INDEX_KIND, PACK_INDEX_VERSION, index, { durable: false })
+    try {
+      writeRecordSync(join(dir, this.id + INDEX_SUFFIX), PACK_INDEX_KIND, PACK_INDEX_VERSION, index, { durable: false })
+    } catch (error) {
+      // A pack without its index is never read: removed now rather than by gc an hour later (a full disk needs the room).
+      removeConfinedSync(join(dir, this.id + PACK_SUFFIX))
+      throw error
+    }
     this.store.registerPack(index)
     this.packs.add(index.pack)
     for (const key of this.pending) this.keys.add(key)
@@ -507,9 +539,14 @@ export class PackWriter {
 
   /** Drops the pack in progress (a failed build); finished packs stay. */
   abort(): void {
+    this.aborted = true
     if (this.fd === undefined) return
     closeSync(this.fd)
     this.fd = undefined
+    this.removeTemp()
+  }
+
+  private removeTemp(): void {
     try {
       unlinkSync(this.temp)
     } catch {
@@ -522,7 +559,11 @@ export class PackWriter {
     ensureDirSync(dir)
     this.id = randomBytes(8).toString('hex')
     this.temp = tempPathFor(join(dir, this.id + PACK_SUFFIX))
-    this.fd = openSync(this.temp, 'wx')
+    try {
+      this.fd = openSync(this.temp, 'wx')
+    } catch (error) {
+      throw faultOr(error, this.temp)
+    }
     this.size = 0
   }
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { Bm25Index, type Bm25Parts } from '../search/index.js'
-import { confineTo, writeRecordSync } from '../store/index.js'
+import { confineTo, EnvironmentFault, writeRecordSync } from '../store/index.js'
 import { BM25_RECORD_KIND, BM25_RECORD_VERSION } from './aggregates.js'
 
 /** Worker-thread entry of `writeBm25Aside`: seals, encodes and writes a handed-off BM25 index, then says so. */
@@ -14,5 +14,7 @@ try {
   writeRecordSync(job.path, BM25_RECORD_KIND, BM25_RECORD_VERSION, index.snapshot())
   parentPort!.postMessage({ ok: true })
 } catch (error) {
-  parentPort!.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error) })
+  // A full disk or read-only folder travels as data (a thread's errors lose their class): see faultFromJSON.
+  const fault = error instanceof EnvironmentFault ? error.toJSON() : undefined
+  parentPort!.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error), fault })
 }

@@ -29,6 +29,8 @@ export interface BuildOptions {
   full?: boolean
   /** Remove temp files left in .vlt/ by killed runs before building (a restored CI cache may hold some). */
   sweep?: boolean
+  /** How long to wait for the index lock held by another run (a query's bound); default: a writer's (see lockOptions). */
+  lockWaitMs?: number
   progress?: Progress
   warn: (message: string) => void
 }
@@ -243,7 +245,7 @@ export async function summarizeBlobs<T extends BlobItem>(
   // A lost record of a git blob whose object is gone too may still come back from the working file.
   const read = how.readBytes ?? (how.expected ? (item: T) => readItemBytes(ctx.repo, reader!, item) : (item: T) => reader!.read(item.blob))
   const runner = await (early ?? blobRunner(sameContent.size, bounds))
-  const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
+  const pack = ctx.blobs.storing && sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   /** Why the records of `expected` items that could not be read were left out, by content key. */
   const lost = new Map<string, string>()
   try {

@@ -62,8 +62,11 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
     let removedTrees = 0
     for (const tree of await listDirConfined(ctx.paths.trees)) {
       if (kept.has(tree)) continue
-      freedBytes += await sizeOf(join(ctx.paths.trees, tree))
-      await removeConfined(join(ctx.paths.trees, tree), { recursive: true })
+      const dir = join(ctx.paths.trees, tree)
+      freedBytes += await sizeOf(dir)
+      // The manifest first: a gc killed midway leaves an unfinished build, never a finished tree with holes.
+      if ((await lstat(dir).catch(() => undefined))?.isDirectory()) await removeConfined(join(dir, 'manifest.mpk'))
+      await removeConfined(dir, { recursive: true })
       removedTrees++
     }
     let removedBlobRecords = 0

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
 import { unlessCorrupt } from '../errors.js'
 import { workingTreeChanges } from '../git/index.js'
-import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
+import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, unlessUnwritable, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { inspectIndex, type IndexIntegrity } from './integrity.js'
@@ -58,8 +58,8 @@ export interface SyncResult {
 export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitResult> {
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
-  const result = await withLock(ctx.paths.root, async () => {
-    if (opts.sweep) await sweepTempFiles(ctx.paths.root)
+  const result = await withLock(ctx.paths.root, async (lock) => {
+    if (opts.sweep || lock.recovered) await sweepTempFiles(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
     const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts) : null
@@ -98,7 +98,9 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
   const earlyChanges = ctx.workingTree ?? workingTreeChanges(ctx.repo)
   earlyChanges.catch(() => {})
   ctx.workingTree = undefined
-  const result = await withLock(ctx.paths.root, async () => {
+  const result = await withLock(ctx.paths.root, async (lock) => {
+    // A run killed holding the lock left its temp files (a pack half written): cleared once, here.
+    if (lock.recovered) await sweepTempFiles(ctx.paths.root)
     // Batches queued before this point describe commits up to HEAD at the latest: the sync covers them.
     const queue = await readQueue(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
@@ -166,6 +168,22 @@ export async function loadWholeTree(ctx: IndexContext, tree: string, opts: Build
   if (indexed && ctx.blobs.missing(recordItems(indexed.manifest)).length === 0) return indexed
   // Looked at again under the lock: another run may have repaired it meanwhile.
   return withLock(ctx.paths.root, async () => loadWholeTreeLocked(ctx, tree, await readState(ctx.paths, ctx.repairs), opts), lockOptions(opts))
+}
+
+/**
+ * The most recent complete index, loaded as it is, for a query that could not bring it up to date
+ * (another run holds the lock, `.vlt/` cannot be written): HEAD's tree when it is indexed, else the
+ * last tree indexed. Nothing is repaired (that needs the lock), nor stored when `.vlt/` is
+ * unwritable (see BlobStore.stopStoring): a record it lacks is extracted in memory. Null when no
+ * tree is indexed yet.
+ */
+export async function loadLastComplete(ctx: IndexContext, opts: BuildOptions): Promise<IndexedTree | null> {
+  const state = await readState(ctx.paths, ctx.repairs)
+  for (const tree of new Set([ctx.repo.head.tree, state.treeHash])) {
+    const indexed = tree ? await loadIndexedTree(ctx, tree, opts) : null
+    if (indexed) return indexed
+  }
+  return null
 }
 
 export interface StatusResult {
@@ -278,7 +296,8 @@ async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: st
   if (!indexed) return null
   const { defaultRepoMapTokens } = await import('../repomap/index.js')
   const tokens = defaultRepoMapTokens({ aggregates: indexed.aggregates, freshness: { treeHash: tree, stale: false, overlayFiles: 0 } })
-  await writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false })
+  // A cache: in a `.vlt/` that cannot be written, computed again next time.
+  await unlessUnwritable(() => writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false }))
   ctx.repairs.flush(warn)
   return tokens
 }
@@ -331,9 +350,18 @@ export function indexedWith(ctx: IndexContext): string {
   return `${EXTRACTOR_VERSION}:${ctx.configFingerprint}`
 }
 
+/** How long init, sync and verify wait for another run's index lock: a cold build of a large repository takes minutes. */
+const WRITER_LOCK_WAIT_MS = 120_000
+
+/**
+ * How a run waits for the index lock (a stopped holder is never waited for: store/lock.ts). A writer
+ * says whom it waits for after a second and gives up after WRITER_LOCK_WAIT_MS; a query waits its own
+ * bound silently, then answers from the last complete index with one line of its own (query/context.ts).
+ */
 export function lockOptions(opts: BuildOptions) {
+  if (opts.lockWaitMs !== undefined) return { waitMs: opts.lockWaitMs }
   // Concurrent queries each sync first and queue on the lock for milliseconds: not worth a warning.
-  return { waitMs: 120_000, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
+  return { waitMs: WRITER_LOCK_WAIT_MS, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
 }
 
 /** The embedding cache, shared by every tree, and the tree's own chunk vectors (vector search path). */

@@ -99,7 +99,14 @@ export class WorkerPool<T, R> {
   async close(): Promise<void> {
     this.closed = true
     clearInterval(this.watchdog)
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()))
+    // Terminating workers keeps no handle of the event loop alive: a failed build (a full disk) whose
+    // other handles are closed already would exit mid-await (code 13, no message) without this timer.
+    const alive = setInterval(() => {}, 60_000)
+    try {
+      await Promise.all(this.slots.map((slot) => slot.worker.terminate()))
+    } finally {
+      clearInterval(alive)
+    }
   }
 
   private post(slot: Slot<T, R>, id: number, pending: Pending<T, R>): void {

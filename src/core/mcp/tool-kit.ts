@@ -10,14 +10,21 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod'
 import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
-import type { Freshness } from '../query/context.js'
+import { STALE_REASONS, type Freshness } from '../query/context.js'
 import { countTokens } from '../repomap/index.js'
 import type { Conversation, NewExchange } from './conversation.js'
 import { argsKey, decodeCursor, type PageCursor } from './output-budget.js'
 import type { WarmIndex } from './warm-index.js'
 
 export const freshnessSchema = z
-  .object({ treeHash: z.string().describe('Indexed tree (HEAD after the just-in-time sync).'), stale: z.boolean().describe('True when the index could not be brought up to date.') })
+  .object({
+    treeHash: z.string().describe('Indexed tree (HEAD after the just-in-time sync).'),
+    stale: z.boolean().describe('True when the index could not be brought up to date.'),
+    staleReason: z
+      .enum(STALE_REASONS)
+      .optional()
+      .describe('Why, when stale: another run holds the index lock, .vlt/ is read-only or full, the update failed, or uncommitted edits are not laid over.'),
+  })
   .describe('Which index answered.')
 
 export const cursorInput = z.string().optional().describe('From a previous page of the same call.')
@@ -27,7 +34,7 @@ export const pageOutput = {
 }
 
 export function freshnessOf(freshness: Freshness): z.infer<typeof freshnessSchema> {
-  return { treeHash: freshness.treeHash, stale: freshness.stale }
+  return { treeHash: freshness.treeHash, stale: freshness.stale, ...(freshness.staleReason ? { staleReason: freshness.staleReason } : {}) }
 }
 
 /** The freshness of the warm index as it is now (synced just in time). */

@@ -103,7 +103,7 @@ export class WarmIndex {
       this.options.warn(`warning: could not bring the index up to date (${(error as Error).message}); answering from tree ${this.current.qctx.freshness.treeHash.slice(0, 12)}`)
       // Retried at the next call.
       this.dirty = true
-      return { ...this.current.qctx, freshness: { ...this.current.qctx.freshness, stale: true } }
+      return { ...this.current.qctx, freshness: { ...this.current.qctx.freshness, stale: true, staleReason: 'update-failed' } }
     }
   }
 

@@ -12,7 +12,7 @@
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
-import { listDirConfined, readRecord, removeConfined, writeRecord } from '../store/index.js'
+import { listDirConfined, readRecord, removeConfined, unlessUnwritable, writeRecord } from '../store/index.js'
 import type { ContentSkip } from '../files/index.js'
 import type { AnalyzedChunks, Bm25Snapshot } from '../search/index.js'
 import type { RawLink } from './links.js'
@@ -75,9 +75,9 @@ export async function readArtifact(vltDir: string, hash: string): Promise<NoteAr
   return readTrusted(() => readRecord<NoteArtifact>(artifactPath(vltDir, hash), 'note-artifact', NOTE_ARTIFACT_VERSION))
 }
 
-/** Content-addressed and rebuilt when lost, so not fsynced. */
+/** Content-addressed and rebuilt when lost, so not fsynced; skipped in a `.vlt/` that cannot be written (store/fault.ts). */
 export async function writeArtifact(vltDir: string, hash: string, artifact: NoteArtifact): Promise<void> {
-  await writeRecord(artifactPath(vltDir, hash), 'note-artifact', NOTE_ARTIFACT_VERSION, artifact, { durable: false })
+  await unlessUnwritable(() => writeRecord(artifactPath(vltDir, hash), 'note-artifact', NOTE_ARTIFACT_VERSION, artifact, { durable: false }))
 }
 
 export async function readIndex(vltDir: string, key: string): Promise<NotesIndexRecord | undefined> {
@@ -89,11 +89,13 @@ export async function readLatestIndex(vltDir: string): Promise<NotesIndexRecord 
   return latest && HASH.test(latest.key) ? readIndex(vltDir, latest.key) : undefined
 }
 
-/** Writes the index, points `latest` at it, and drops all but the newest few others. */
+/** Writes the index, points `latest` at it, and drops all but the newest few others; skipped in a `.vlt/` that cannot be written. */
 export async function writeIndex(vltDir: string, record: NotesIndexRecord): Promise<void> {
-  await writeRecord(indexPath(vltDir, record.key), 'notes-index', NOTES_INDEX_VERSION, record, { durable: false })
-  await writeRecord(latestPath(vltDir), 'notes-latest', LATEST_VERSION, { key: record.key }, { durable: false })
-  await pruneIndexes(vltDir, record.key)
+  await unlessUnwritable(async () => {
+    await writeRecord(indexPath(vltDir, record.key), 'notes-index', NOTES_INDEX_VERSION, record, { durable: false })
+    await writeRecord(latestPath(vltDir), 'notes-latest', LATEST_VERSION, { key: record.key }, { durable: false })
+    await pruneIndexes(vltDir, record.key)
+  })
 }
 
 async function pruneIndexes(vltDir: string, keep: string): Promise<void> {

@@ -10,7 +10,7 @@
 import { join } from 'node:path'
 import { chunkHash, embedAll, EmbeddingUnavailableError, MAX_EMBEDDING_CHARS, providerKey, unitVector, VectorCache, type EmbeddingProvider, type EmbedItem } from '../embed/index.js'
 import { CorruptFileError } from '../errors.js'
-import { readRecord, vltPaths, writeRecord } from '../store/index.js'
+import { readRecord, unlessUnwritable, vltPaths, writeRecord } from '../store/index.js'
 import type { NotesIndex } from './build.js'
 import type { Section } from './markdown.js'
 import { notesDir } from './store.js'
@@ -88,7 +88,7 @@ async function noteVectors(notes: NotesIndex, provider: EmbeddingProvider): Prom
     if (!(error instanceof CorruptFileError)) throw error
   }
   const built = await embedSections(notes, provider)
-  await writeRecord(path, RECORD_KIND, RECORD_VERSION, built, { durable: false })
+  await unlessUnwritable(() => writeRecord(path, RECORD_KIND, RECORD_VERSION, built, { durable: false }))
   return built
 }
 

@@ -15,6 +15,7 @@ import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
+import { unlessUnwritable } from '../store/index.js'
 import { defaultAuthor } from '../threads/index.js'
 import type { Candidate } from './candidate.js'
 import { round } from './candidate.js'
@@ -162,7 +163,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   if (!options.noLog) {
     try {
       const author = options.author ?? (await defaultAuthor(repo))
-      await logSession(repo.vltDir, question, response, { author, symbol: cls.symbol, logHistory: options.logHistory })
+      // A `.vlt/` that cannot be written is told once, by the query or the command (store/fault.ts).
+      await unlessUnwritable(() => logSession(repo.vltDir, question, response, { author, symbol: cls.symbol, logHistory: options.logHistory }))
     } catch (error) {
       if (!(error instanceof VltError)) throw error
       warn(`session log: ${error.message}`)

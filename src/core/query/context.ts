@@ -2,10 +2,22 @@ import { VltError } from '../errors.js'
 import { summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
 import { readWorkingContent } from '../index/heal.js'
 import { fromReferenceColumns } from '../parse/reference-columns.js'
-import { loadWholeTree, openIndexContext, syncIndexIn, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
+import { loadLastComplete, loadWholeTree, openIndexContext, syncIndexIn, type IndexContext, type IndexedTree, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
+import { EnvironmentFault, LockBusyError, takeFaultNotice } from '../store/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
 import type { FileArtifact, LanguageId } from '../parse/types.js'
+
+/**
+ * Why an answer may be stale (`Freshness.staleReason`, a JSON and MCP contract: values are only added):
+ * - `locked`: another run (a sync, an init) held the index lock past `[query] lock_wait_ms`, or is stopped;
+ * - `read-only`: `.vlt/` cannot be written (a read-only mount, permissions);
+ * - `disk-full`: `.vlt/` could not be written for want of space (or quota);
+ * - `update-failed`: a warm index (daemon, MCP server) failed to update and answers from its last context;
+ * - `no-overlay`: uncommitted edits could not be laid over the tree (their record is missing or damaged).
+ */
+export const STALE_REASONS = ['locked', 'read-only', 'disk-full', 'update-failed', 'no-overlay'] as const
+export type StaleReason = (typeof STALE_REASONS)[number]
 
 /** Every query result says which index answered it (the MCP and JSON contracts carry it). */
 export interface Freshness {
@@ -13,6 +25,8 @@ export interface Freshness {
   treeHash: string
   /** True when the index could not be brought up to date with HEAD and the working tree. */
   stale: boolean
+  /** Why, when stale (absent otherwise). */
+  staleReason?: StaleReason
   /** Uncommitted files laid over the tree for this query. */
   overlayFiles: number
 }
@@ -48,6 +62,10 @@ export interface OpenQueryOptions extends BuildOptions {
  * (building it on first use, with progress), then HEAD's aggregates with uncommitted edits laid
  * over them, so that an answer is never stale about a file the user just changed. Whatever of it
  * is found missing or damaged on the way is rebuilt before answering, and reported in one line.
+ *
+ * When the index cannot be brought up to date — another run holds its lock past `[query]
+ * lock_wait_ms` (or is stopped), `.vlt/` is read-only or full — the query answers from the last
+ * complete index instead, as it is, marked stale (`staleReason`), and says so in one line.
  */
 export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
   return openQueryContextIn(await openIndexContext(cwd, { syncing: !opts.noSync }), opts)
@@ -55,23 +73,56 @@ export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Pro
 
 /** `openQueryContext` over an index context the caller has already opened (its repository read once). */
 export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOptions): Promise<QueryContext> {
-  if (!opts.noSync) await syncIndexIn(index, opts, { report: false })
-  const tree = await loadWholeTree(index, index.repo.head.tree, opts)
+  const bounded = { ...opts, lockWaitMs: index.config.query.lockWaitMs }
+  let tree: IndexedTree | null
+  let skipped: SkippedUpdate | undefined
+  try {
+    if (!opts.noSync) await syncIndexIn(index, bounded, { report: false })
+    tree = await loadWholeTree(index, index.repo.head.tree, bounded)
+  } catch (error) {
+    skipped = skippedUpdate(error)
+    if (skipped.reason !== 'locked') index.blobs.stopStoring()
+    tree = await loadLastComplete(index, opts)
+    if (!tree) throw new VltError(`${skipped.why}, and there is no complete index to answer from yet: run the query again once it can be updated`)
+    opts.warn(`warning: ${skipped.why}; answering from the last complete index (tree ${tree.manifest.treeHash.slice(0, 12)}), which may be stale`)
+  }
   if (!tree) throw new VltError(`the index of tree ${index.repo.head.tree.slice(0, 12)} could not be built`)
   // A damaged overlay (noted) is answered without: marked stale, the next sync rewrites it.
   const overlay = (await readOverlay(index)) ?? { headTree: '', files: [] }
   const files = new Map<string, FileSource>()
   for (const file of tree.manifest.files) if (!file.skipped) files.set(file.path, committed(file))
-  const applied = overlay.headTree === tree.manifest.treeHash ? await applyOverlay(index, tree.aggregates, overlay, files, opts) : 0
+  const overlaid = overlay.headTree === tree.manifest.treeHash
+  const applied = overlaid ? await applyOverlay(index, tree.aggregates, overlay, files, opts) : 0
   index.repairs.flush(opts.warn)
+  const staleReason: StaleReason | undefined = skipped?.reason ?? (overlaid ? undefined : 'no-overlay')
   return {
     index,
     manifest: tree.manifest,
     aggregates: tree.aggregates,
-    freshness: { treeHash: tree.manifest.treeHash, stale: overlay.headTree !== tree.manifest.treeHash, overlayFiles: applied },
+    freshness: { treeHash: tree.manifest.treeHash, stale: staleReason !== undefined, ...(staleReason ? { staleReason } : {}), overlayFiles: applied },
     files,
     artifact: artifactCache((source) => readArtifact(index, source, opts.warn), files),
   }
+}
+
+interface SkippedUpdate {
+  reason: StaleReason
+  /** The cause, for the query's one line: who holds the lock, or what could not be written. */
+  why: string
+}
+
+/** Why updating the index was given up, for an error that is a reason to answer from what is there; any other is rethrown. */
+function skippedUpdate(error: unknown): SkippedUpdate {
+  if (error instanceof LockBusyError) {
+    const what = error.stopped ? 'holds the index lock but is stopped (SIGSTOP or Ctrl-Z)' : 'is updating the index'
+    return { reason: 'locked', why: `another git-vlt run ${what}: ${error.description}` }
+  }
+  if (error instanceof EnvironmentFault) {
+    // This line is the one about it: the command base must not repeat it.
+    takeFaultNotice()
+    return { reason: error.readOnly ? 'read-only' : 'disk-full', why: error.message }
+  }
+  throw error
 }
 
 /**

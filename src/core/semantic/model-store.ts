@@ -12,7 +12,7 @@ import type { BlobKey, BlobStore } from '../index/blob-store.js'
 import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
-import { acquireLock, readRecord, writeRecord, type Lock } from '../store/index.js'
+import { acquireLock, readRecord, unlessUnwritable, writeRecord, type Lock } from '../store/index.js'
 import { learnAssociations, type TermAssociations } from './term-associations.js'
 
 export const ASSOCIATIONS_RECORD_KIND = 'term-associations'
@@ -124,7 +124,8 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     warning = `${error.message}; rebuilt the term associations`
   }
   const model = learnAssociations(chunksOf(qctx.index.blobs, learningRecords(qctx)))
-  await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
+  // A cache: in a `.vlt/` that cannot be written, learned again next time.
+  await unlessUnwritable(() => writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model))
   return warning ? { model, warning } : { model }
 }
 

@@ -9,6 +9,9 @@
  *
  * The target's folder is proven real first (see confine.ts): the temp file is created with O_EXCL
  * there, and the rename replaces whatever the target name is (a link included) without following it.
+ *
+ * A write that fails (a full disk, a read-only mount) removes its temp file and leaves the target as
+ * it was; an environment's refusal is thrown as an EnvironmentFault naming the target (fault.ts).
  */
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { lstat, open, rename, unlink } from 'node:fs/promises'
@@ -16,6 +19,7 @@ import { randomBytes } from 'node:crypto'
 import { basename, dirname } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { ensureDirSync, forgetDir, listFilesConfined } from './confine.js'
+import { faultOr } from './fault.js'
 import { isProcessAlive } from './liveness.js'
 
 export interface WriteOptions {
@@ -34,28 +38,32 @@ export function tempPathFor(path: string): string {
 export async function writeFileAtomic(path: string, data: Uint8Array, opts: WriteOptions = {}): Promise<void> {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
-  ensureDirSync(dirname(path))
-  let file
   try {
-    file = await open(temp, 'wx')
-  } catch (error) {
-    // The folder was proven a moment ago and removed since (gc, a user): prove it again.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    forgetDir(dirname(path))
     ensureDirSync(dirname(path))
-    file = await open(temp, 'wx')
-  }
-  try {
+    let file
     try {
-      await file.writeFile(data)
-      if (durable) await file.sync()
-    } finally {
-      await file.close()
+      file = await open(temp, 'wx')
+    } catch (error) {
+      // The folder was proven a moment ago and removed since (gc, a user): prove it again.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      forgetDir(dirname(path))
+      ensureDirSync(dirname(path))
+      file = await open(temp, 'wx')
     }
-    await rename(temp, path)
+    try {
+      try {
+        await file.writeFile(data)
+        if (durable) await file.sync()
+      } finally {
+        await file.close()
+      }
+      await rename(temp, path)
+    } catch (error) {
+      await unlink(temp).catch(() => {})
+      throw error
+    }
   } catch (error) {
-    await unlink(temp).catch(() => {})
-    throw error
+    throw faultOr(error, path)
   }
   if (durable) await syncDirectory(dirname(path))
 }
@@ -64,32 +72,36 @@ export async function writeFileAtomic(path: string, data: Uint8Array, opts: Writ
 export function writeFileAtomicSync(path: string, data: Uint8Array, opts: WriteOptions = {}): void {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
-  ensureDirSync(dirname(path))
-  let fd: number
   try {
-    fd = openSync(temp, 'wx')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    forgetDir(dirname(path))
     ensureDirSync(dirname(path))
-    fd = openSync(temp, 'wx')
-  }
-  try {
+    let fd: number
     try {
-      let written = 0
-      while (written < data.length) written += writeSync(fd, data, written)
-      if (durable) fsyncSync(fd)
-    } finally {
-      closeSync(fd)
+      fd = openSync(temp, 'wx')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      forgetDir(dirname(path))
+      ensureDirSync(dirname(path))
+      fd = openSync(temp, 'wx')
     }
-    renameSync(temp, path)
+    try {
+      try {
+        let written = 0
+        while (written < data.length) written += writeSync(fd, data, written)
+        if (durable) fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+      renameSync(temp, path)
+    } catch (error) {
+      try {
+        unlinkSync(temp)
+      } catch {
+        // Already gone or never created: nothing to clean.
+      }
+      throw error
+    }
   } catch (error) {
-    try {
-      unlinkSync(temp)
-    } catch {
-      // Already gone or never created: nothing to clean.
-    }
-    throw error
+    throw faultOr(error, path)
   }
   if (durable) syncDirectorySync(dirname(path))
 }

@@ -28,6 +28,7 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdi
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { VltError } from '../errors.js'
+import { faultOr } from './fault.js'
 
 /** Something inside `.vlt/` that git-vlt will not follow or use (a link, a FIFO, a file where a folder belongs). */
 export class ConfinementError extends VltError {
@@ -154,7 +155,11 @@ export function openConfinedSync(path: string): number | undefined {
 /** A descriptor appending to the regular file at `path` (created, with its folders, if missing): logs. */
 export function openForAppendSync(path: string): number {
   ensureDirSync(dirname(path))
-  return openRegularSync(path, APPEND_FLAGS)!
+  try {
+    return openRegularSync(path, APPEND_FLAGS)!
+  } catch (error) {
+    throw faultOr(error, path)
+  }
 }
 
 /** The names in `dir`, or [] when it does not exist. */
@@ -189,13 +194,21 @@ export async function listFilesConfined(dir: string): Promise<string[]> {
  */
 export async function removeConfined(path: string, opts: { recursive?: boolean } = {}): Promise<void> {
   if (!dirExistsSync(dirname(path))) return
-  await rm(path, { force: true, recursive: opts.recursive ?? false })
+  try {
+    await rm(path, { force: true, recursive: opts.recursive ?? false })
+  } catch (error) {
+    throw faultOr(error, path)
+  }
   if (opts.recursive) forgetDir(path)
 }
 
 export function removeConfinedSync(path: string, opts: { recursive?: boolean } = {}): void {
   if (!dirExistsSync(dirname(path))) return
-  rmSync(path, { force: true, recursive: opts.recursive ?? false })
+  try {
+    rmSync(path, { force: true, recursive: opts.recursive ?? false })
+  } catch (error) {
+    throw faultOr(error, path)
+  }
   if (opts.recursive) forgetDir(path)
 }
 
@@ -217,7 +230,7 @@ function proveFrom(root: string, dir: string, create: boolean, now: number): boo
       // Above the root is the user's own ground (the repository, its git dir): created as needed.
       mkdirSync(dir, { recursive: dir === root })
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw faultOr(error, dir)
     }
     info = lstatSync(dir)
   }

@@ -1,8 +1,9 @@
-/** `.vlt/` storage: checksummed versioned records, atomic writes, the writer lock, the directory layout and confinement inside it. */
+/** `.vlt/` storage: checksummed versioned records, atomic writes, the writer lock, the directory layout, confinement inside it, and the environment's faults (read-only, full). */
 export { encodeRecord, decodeRecord, decodePayload, checkFraming, checkRecord, type RecordFrame } from './record.js'
 export { readRecord, readRecordSync, writeRecord, writeRecordSync } from './record-file.js'
 export { writeFileAtomic, writeFileAtomicSync, sweepTempFiles, tempPathFor, type WriteOptions, type SweepOptions } from './atomic-file.js'
-export { acquireLock, withLock, type Lock, type LockHolder, type LockOptions } from './lock.js'
+export { acquireLock, withLock, LockBusyError, type Lock, type LockHolder, type LockOptions } from './lock.js'
+export { EnvironmentFault, environmentFault, faultFromJSON, faultOr, takeFaultNotice, unlessUnwritable, unlessUnwritableSync, unwritableNotice } from './fault.js'
 export { vltPaths, ensureVltDir, GITIGNORE, type VltPaths } from './layout.js'
 export { refuseShippedRecords } from './shipped.js'
 export {

@@ -21,6 +21,7 @@
 import { join } from 'node:path'
 import { writeFileAtomic } from './atomic-file.js'
 import { confineTo, ensureDirSync, readFileConfined } from './confine.js'
+import { unlessUnwritable } from './fault.js'
 
 export interface VltPaths {
   /** The `.vlt/` directory itself. */
@@ -109,11 +110,14 @@ export const GITIGNORE = `# Written by git-vlt. Everything here is a cache rebui
 !threads/**
 `
 
-/** Creates `.vlt/` and its .gitignore (rewritten only when it differs, so a no-op run writes nothing). */
+/**
+ * Creates `.vlt/` and its .gitignore (rewritten only when it differs, so a no-op run writes nothing;
+ * skipped in a `.vlt/` that cannot be written, which queries read as it is: see fault.ts).
+ */
 export async function ensureVltDir(vltDir: string): Promise<VltPaths> {
   const paths = vltPaths(vltDir)
   ensureDirSync(vltDir)
   const current = (await readFileConfined(paths.gitignore))?.toString('utf8')
-  if (current !== GITIGNORE) await writeFileAtomic(paths.gitignore, Buffer.from(GITIGNORE))
+  if (current !== GITIGNORE) await unlessUnwritable(() => writeFileAtomic(paths.gitignore, Buffer.from(GITIGNORE)))
   return paths
 }

@@ -28,6 +28,15 @@ export function isProcessAlive(pid: number, startTicks?: string): boolean {
   return startTicks === undefined || stat[19] === startTicks
 }
 
+/**
+ * Whether `pid` is stopped (SIGSTOP, Ctrl-Z, a debugger): alive, so its locks are not stale, but
+ * it will do nothing until someone resumes it. False where /proc is unavailable (not knowable).
+ */
+export function isProcessStopped(pid: number): boolean {
+  const state = Number.isInteger(pid) && pid > 0 ? procStat(pid)?.[0] : undefined
+  return state === 'T' || state === 't'
+}
+
 /** Fields of /proc/<pid>/stat after the command name, starting with the state (field 3). */
 function procStat(pid: number): string[] | undefined {
   let text: string

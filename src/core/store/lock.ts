@@ -11,7 +11,17 @@
  *   stale (same inode and mtime). Nobody else can remove or replace that file meanwhile: its owner
  *   is dead and other breakers are kept out by the claim. A claim left by a breaker killed in those
  *   few microseconds is itself ignored after ten seconds.
- * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers.
+ * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers
+ *   (`recovered`: it may clear what the dead holder left unfinished). An acquirer killed before it
+ *   linked the lock leaves only its temp file, which nobody would judge stale: whoever takes a lock
+ *   removes the temp files of dead acquirers from `locks/` (a few names: cheap on every take).
+ * - A stopped holder (SIGSTOP, Ctrl-Z) is alive and keeps its lock, but will do nothing until it is
+ *   resumed: waiting for it is pointless, so an acquirer gives up at once with a LockBusyError
+ *   saying so (a query then answers from what is indexed, a writer tells the user whom to resume).
+ * - Any other holder is waited for at most `waitMs`, then a LockBusyError names it (pid, command,
+ *   since when).
+ * - A lock that cannot be written (a read-only `.vlt/`, a full disk) is an EnvironmentFault
+ *   (fault.ts); the temp file is removed.
  * - `locks/` must be a real folder inside `.vlt/`, and a lock file is only read if it is a regular
  *   file (confine.ts): a repository that commits one as a link to a FIFO must not hang us.
  */
@@ -20,11 +30,12 @@ import { link, lstat, open, unlink, writeFile } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { basename, join } from 'node:path'
-import { threadId } from 'node:worker_threads'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { VltError } from '../errors.js'
+import { sweepTempFiles, tempPathFor } from './atomic-file.js'
 import { ConfinementError, confineTo, ensureDirSync, forgetDir, openConfined, readFileConfinedSync } from './confine.js'
-import { isProcessAlive, processStartTicks } from './liveness.js'
+import { faultOr } from './fault.js'
+import { isProcessAlive, isProcessStopped, processStartTicks } from './liveness.js'
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -40,10 +51,27 @@ export interface LockHolder {
   pidStart?: string
 }
 
+/**
+ * The lock is held by a live process and the acquirer gave up: its wait ran out, or the holder is
+ * stopped. `description` says who holds it (pid, command, since when).
+ */
+export class LockBusyError extends VltError {
+  constructor(
+    readonly path: string,
+    readonly holder: LockHolder | undefined,
+    readonly description: string,
+    readonly stopped: boolean,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'LockBusyError'
+  }
+}
+
 export interface LockOptions {
   /** Lock file name under `locks/` (default 'index'). */
   name?: string
-  /** How long to wait for a live holder before failing (default 30 s; 0 fails at once). */
+  /** How long to wait for a live holder before a LockBusyError (default 30 s; 0 fails at once). A stopped holder is never waited for. */
   waitMs?: number
   /**
    * Called once, when the lock is found held and waiting starts, with a one-line description of the
@@ -57,6 +85,11 @@ export interface LockOptions {
 export interface Lock {
   readonly path: string
   readonly holder: LockHolder
+  /**
+   * True when this acquisition broke a lock left by a holder that died (killed, crashed): the
+   * caller may find its unfinished work (temp files) and clear it.
+   */
+  readonly recovered: boolean
   /** Removes the lock file if it is still ours. Idempotent. */
   release(): void
 }
@@ -88,20 +121,29 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
   const notifyAt = Date.now() + (opts.notifyAfterMs ?? 0)
   let delay = 20
   let notified = false
+  let recovered = false
   for (;;) {
     if (await tryCreate(dir, path, JSON.stringify(holder))) {
-      const lock = new HeldLock(path, holder)
+      const lock = new HeldLock(path, holder, recovered)
       track(lock)
+      try {
+        await sweepTempFiles(dir)
+      } catch (error) {
+        lock.release()
+        throw faultOr(error, dir)
+      }
       return lock
     }
     const seen = await inspect(path)
     if (seen.state === 'gone') continue
     if (seen.state === 'stale') {
-      if (!(await breakStale(path, seen.identity))) await sleep(10)
+      if (await breakStale(path, seen.identity)) recovered = true
+      else await sleep(10)
       continue
     }
     const left = deadline - Date.now()
-    if (left <= 0) throw new VltError(heldMessage(path, seen.holder, seen.ageMs, waitMs))
+    const stopped = seen.holder !== undefined && seen.holder.hostname === hostname() && isProcessStopped(seen.holder.pid)
+    if (left <= 0 || stopped) throw busy(path, seen.holder, seen.ageMs, stopped ? undefined : waitMs)
     if (!notified && Date.now() >= notifyAt) {
       notified = true
       opts.onWait?.(describeHolder(seen.holder, seen.ageMs), seen.holder)
@@ -126,7 +168,11 @@ export async function withLock<T>(vltDir: string, fn: (lock: Lock) => Promise<T>
 class HeldLock implements Lock {
   private released = false
 
-  constructor(readonly path: string, readonly holder: LockHolder) {}
+  constructor(
+    readonly path: string,
+    readonly holder: LockHolder,
+    readonly recovered: boolean,
+  ) {}
 
   release(): void {
     if (this.released) return
@@ -143,24 +189,30 @@ class HeldLock implements Lock {
 }
 
 async function tryCreate(dir: string, path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
-  // O_EXCL creates the temp file or fails: never writes through a link; link(2) never follows one.
-  ensureDirSync(dir)
+  const temp = tempPathFor(path)
   try {
-    await writeFile(temp, content, { flag: 'wx' })
-  } catch (error) {
-    // Proven a moment ago and removed since: prove it again.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    forgetDir(dir)
+    // O_EXCL creates the temp file or fails: never writes through a link; link(2) never follows one.
     ensureDirSync(dir)
-    await writeFile(temp, content, { flag: 'wx' })
+    try {
+      await writeFile(temp, content, { flag: 'wx' })
+    } catch (error) {
+      // Proven a moment ago and removed since: prove it again.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      forgetDir(dir)
+      ensureDirSync(dir)
+      await writeFile(temp, content, { flag: 'wx' })
+    }
+  } catch (error) {
+    // Created but not written (a full disk): ours to remove.
+    await unlink(temp).catch(() => {})
+    throw faultOr(error, path)
   }
   try {
     await link(temp, path)
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw error
+    throw faultOr(error, path)
   } finally {
     await unlink(temp)
   }
@@ -195,7 +247,7 @@ async function breakStale(path: string, identity: string): Promise<boolean> {
   try {
     await (await open(claim, 'wx')).close()
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw faultOr(error, claim)
     await removeAbandonedClaim(claim)
     return false
   }
@@ -246,9 +298,17 @@ function describeHolder(holder: LockHolder | undefined, ageMs: number): string {
   return `pid ${holder.pid}${host} (${holder.command}) since ${holder.startedAt}, ${formatSeconds(ageMs)} ago`
 }
 
-function heldMessage(path: string, holder: LockHolder | undefined, ageMs: number, waitMs: number): string {
-  const advice = holder && holder.hostname !== hostname() ? '; its host cannot be checked from here: delete the file if that process is gone' : ''
-  return `${path} is held by ${describeHolder(holder, ageMs)}; gave up after waiting ${formatSeconds(waitMs)}${advice}`
+/** Gave up on a live holder: after `waitedMs`, or at once (undefined) because it is stopped. */
+function busy(path: string, holder: LockHolder | undefined, ageMs: number, waitedMs: number | undefined): LockBusyError {
+  const description = describeHolder(holder, ageMs)
+  let message: string
+  if (waitedMs === undefined) {
+    message = `${path} is held by ${description}, which is stopped (SIGSTOP or Ctrl-Z) and keeps it until resumed: resume it (kill -CONT ${holder!.pid}) or end it (kill ${holder!.pid}), then run again`
+  } else {
+    const advice = holder && holder.hostname !== hostname() ? '; its host cannot be checked from here: delete the file if that process is gone' : ''
+    message = `${path} is held by ${description}; gave up after waiting ${formatSeconds(waitedMs)}${advice}`
+  }
+  return new LockBusyError(path, holder, description, waitedMs === undefined, message)
 }
 
 function formatSeconds(ms: number): string {

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path'
 import { redactSecrets } from '../files/index.js'
-import { readFileConfined, writeFileAtomic } from '../store/index.js'
+import { readFileConfined, unlessUnwritable, writeFileAtomic } from '../store/index.js'
 import { validateThreadName } from './format.js'
 import type { Thread } from './store.js'
 import type { Summarizer } from './summarizer.js'
@@ -69,8 +69,8 @@ export async function summarizeThread(vltDir: string, thread: Thread, summarizer
     generatedBy: summarizer.kind,
     generatedAt: new Date().toISOString(),
   }
-  // A lost cache only costs a regeneration: no fsync.
-  await writeFileAtomic(summaryCachePath(vltDir, thread.name), Buffer.from(`${JSON.stringify(record)}\n`), { durable: false })
+  // A lost cache only costs a regeneration: no fsync, and none in a `.vlt/` that cannot be written.
+  await unlessUnwritable(() => writeFileAtomic(summaryCachePath(vltDir, thread.name), Buffer.from(`${JSON.stringify(record)}\n`), { durable: false }))
   return { text, upToEntry: last.id, stale: false, generatedBy: summarizer.kind }
 }
 

@@ -83,7 +83,7 @@ export async function searchCode(qctx: QueryContext, query: string, options: Sea
 
   const response: SearchResponse = {
     query,
-    freshness: { treeHash: qctx.freshness.treeHash, stale: qctx.freshness.stale },
+    freshness: { treeHash: qctx.freshness.treeHash, stale: qctx.freshness.stale, ...(qctx.freshness.staleReason ? { staleReason: qctx.freshness.staleReason } : {}) },
     results: results.map((result): SearchResult => ({
       path: result.path,
       startLine: result.chunk.startLine,

@@ -1,3 +1,4 @@
+import type { Freshness } from '../context.js'
 import type { Progress } from '../../cli/progress.js'
 import type { EmbeddingProvider } from '../../embed/index.js'
 import type { LlmClient } from '../../llm/index.js'
@@ -53,7 +54,7 @@ export interface SearchResult {
 
 export interface SearchResponse {
   query: string
-  freshness: { treeHash: string; stale: boolean }
+  freshness: Pick<Freshness, 'treeHash' | 'stale' | 'staleReason'>
   results: SearchResult[]
   /** Degradations the caller should know about (the vector path fell back, …). */
   warnings: string[]

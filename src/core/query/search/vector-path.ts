@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { silentProgress, type Progress } from '../../cli/progress.js'
 import { chunkHash, embedAll, embeddingText, EmbeddingUnavailableError, providerKey, unitVector, VectorCache, type EmbeddingProvider, type EmbedItem } from '../../embed/index.js'
 import { CorruptFileError, VltError } from '../../errors.js'
-import { readRecord, writeRecord } from '../../store/index.js'
+import { readRecord, unlessUnwritable, writeRecord } from '../../store/index.js'
 import type { QueryContext } from '../context.js'
 import type { SearchFilters } from './filters.js'
 import type { PathHit } from './types.js'
@@ -115,7 +115,8 @@ async function treeVectors(qctx: QueryContext, provider: EmbeddingProvider, prog
   // replaced it): such a build is used for this query but not saved as the tree's.
   const clean = committed.every((file) => qctx.files.get(file)?.dirty === false)
   const tree = await embedFiles(qctx, provider, committed.filter((file) => qctx.files.get(file)?.dirty === false), progress)
-  if (clean) await writeRecord(path, RECORD_KIND, RECORD_VERSION, tree)
+  // A cache: in a `.vlt/` that cannot be written, embedded again (from the vector cache) next time.
+  if (clean) await unlessUnwritable(() => writeRecord(path, RECORD_KIND, RECORD_VERSION, tree))
   return damage ? { tree, damage } : { tree }
 }
 
