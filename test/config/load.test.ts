@@ -82,9 +82,9 @@ describe('config: loadConfig', () => {
 describe('config: validation messages', () => {
   it('names an unknown key and the keys it could have been', () => {
     refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files)')
-    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, notes)')
+    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, commits, notes)')
     refuses('[coderag.delta]\nfiles = 3', 'vlt.toml: unknown key coderag.delta.files (expected one of: file_threshold, line_threshold, timeout_seconds)')
-    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, notes)')
+    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, commits, notes)')
   })
 
   it('refuses values of the wrong type', () => {
@@ -161,6 +161,7 @@ describe('config: template', () => {
       'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms',
       'rerank', 'llm_candidates',
       'daemon',
+      'max_commits',
       'folders', 'include',
     ])
   })

@@ -8,7 +8,7 @@ export default class CoderagStatus extends VltCommand {
     { command: '<%= config.bin %> <%= command.id %>', description: 'Human-readable summary.' },
     {
       command: '<%= config.bin %> <%= command.id %> --json',
-      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer}.',
+      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer, commits: {indexed, head, bytes, stale}}.',
     },
   ]
 
@@ -28,6 +28,7 @@ export default class CoderagStatus extends VltCommand {
         `symbols     ${status.symbols}`,
         `edges       ${status.edges}`,
         `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}`,
+        `commits     ${describeCommits(status)}`,
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
         `queue       ${describeQueue(status)}`,
         `indexer     ${describeIndexer(status)}`,
@@ -35,6 +36,12 @@ export default class CoderagStatus extends VltCommand {
     )
     return status
   }
+}
+
+function describeCommits(status: StatusResult): string {
+  const { commits } = status
+  const what = `${commits.indexed} commit(s) of HEAD's history, ${formatBytes(commits.bytes)}`
+  return commits.stale ? `${what}  (stale — run \`git vlt coderag sync\`)` : what
 }
 
 function describeQueue(status: StatusResult): string {

@@ -37,6 +37,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     llmCandidates: 20,
   },
   query: { daemon: true },
+  commits: { maxCommits: 0 },
   notes: { ...DEFAULT_NOTES_CONFIG, folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include] },
 })
 

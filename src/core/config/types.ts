@@ -48,6 +48,10 @@ export interface VltConfig {
     /** Query commands (search, def, refs, map) are answered by a per-repository background daemon that keeps the index loaded. */
     daemon: boolean
   }
+  commits: {
+    /** The commit index keeps HEAD's newest this many (non-merge) commits; 0 = all of them. */
+    maxCommits: number
+  }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig
 }

@@ -71,6 +71,9 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
     query: root.table('query', (t) => ({
       daemon: t.value('daemon', boolean, d.query.daemon),
     })),
+    commits: root.table('commits', (t) => ({
+      maxCommits: t.value('max_commits', nonNegativeInteger, d.commits.maxCommits),
+    })),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) })),
   }
   root.rejectUnknownKeys()
@@ -139,6 +142,11 @@ function refuseLiteralKey(table: Table): void {
 const positiveInteger: Check<number> = (value, path) => {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value
   throw invalid(path, 'a positive integer', value)
+}
+
+const nonNegativeInteger: Check<number> = (value, path) => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
+  throw invalid(path, 'a non-negative integer', value)
 }
 
 const boolean: Check<boolean> = (value, path) => {

@@ -1,3 +1,4 @@
+import { loadCommitHistory, type CommitHistory } from '../commits/index.js'
 import { CorruptFileError, VltError } from '../errors.js'
 import { loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
 import { fromReferenceColumns } from '../parse/reference-columns.js'
@@ -35,6 +36,8 @@ export interface QueryContext {
   files: Map<string, FileSource>
   /** A file's full artifact (chunks with text, every reference); null when not indexed. */
   artifact(path: string): FileArtifact | null
+  /** HEAD's commit history (src/core/commits), loaded on first use and kept with the context. */
+  commits(): Promise<CommitHistory>
 }
 
 export interface OpenQueryOptions extends BuildOptions {
@@ -67,6 +70,19 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
     freshness: { treeHash: tree.manifest.treeHash, stale: overlay.headTree !== tree.manifest.treeHash, overlayFiles: applied },
     files,
     artifact: artifactCache((source) => readArtifact(index, source, opts.warn), files),
+    commits: once(() => loadCommitHistory({ repo: index.repo, paths: index.paths, maxCommits: index.config.commits.maxCommits }, opts.warn)),
+  }
+}
+
+/** `load` run on the first call only; a failure is not kept, so the next call tries again. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined
+  return () => {
+    pending ??= load().catch((error: unknown) => {
+      pending = undefined
+      throw error
+    })
+    return pending
   }
 }
 

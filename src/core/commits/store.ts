@@ -1,0 +1,96 @@
+/**
+ * The commit index on disk: commit records grouped in packs (`commits/packs/<id>.mpk`, id = hash
+ * of the commits a pack holds), and `commits/index.mpk`, which names the packs that make up
+ * HEAD's history, newest first. A sync writes new packs, then the index (atomically): a reader
+ * sees the old set of packs or the new one, and a pack the index does not name is garbage a
+ * later sync removes.
+ */
+import { createHash } from 'node:crypto'
+import { readdir, stat, unlink } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
+import { CorruptFileError } from '../errors.js'
+import { readRecord, writeRecord, type VltPaths } from '../store/index.js'
+import type { CommitRecord } from './types.js'
+
+export const COMMIT_INDEX_KIND = 'commit-index'
+export const COMMIT_INDEX_VERSION = 1
+export const COMMIT_PACK_KIND = 'commit-pack'
+export const COMMIT_PACK_VERSION = 1
+
+export interface PackRef {
+  id: string
+  commits: number
+}
+
+export interface CommitIndexRecord {
+  /** The HEAD commit whose history this is; null for an unborn branch. */
+  head: string | null
+  /** `[commits] max_commits` it was built with (0 = all). */
+  maxCommits: number
+  /** Newest first; within a pack, commits are in `git log` order (newest first). */
+  packs: PackRef[]
+  /** ISO time of the last change. */
+  updatedAt: string
+}
+
+interface PackRecord {
+  commits: readonly CommitRecord[]
+}
+
+/** The index, undefined when there is none; throws CorruptFileError. */
+export function readCommitIndex(paths: VltPaths): Promise<CommitIndexRecord | undefined> {
+  return readRecord<CommitIndexRecord>(paths.commitIndex, COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION)
+}
+
+export async function writeCommitIndex(paths: VltPaths, record: CommitIndexRecord): Promise<void> {
+  await writeRecord(paths.commitIndex, COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION, record)
+}
+
+/** A pack's commits; a missing pack is reported as corrupt (the index names it, so it should be there). */
+export async function readPack(paths: VltPaths, id: string): Promise<readonly CommitRecord[]> {
+  const path = paths.commitPack(id)
+  const pack = await readRecord<PackRecord>(path, COMMIT_PACK_KIND, COMMIT_PACK_VERSION)
+  if (!pack) throw new CorruptFileError(path, 'missing: the commit index names it')
+  return pack.commits
+}
+
+/** Writes `commits` as one pack (not durable: the index written after it is, and a torn pack is detected and rebuilt). */
+export async function writePack(paths: VltPaths, commits: readonly CommitRecord[]): Promise<PackRef> {
+  const hash = createHash('sha1')
+  for (const commit of commits) hash.update(commit.hash).update('\n')
+  const id = hash.digest('hex').slice(0, 24)
+  await writeRecord(paths.commitPack(id), COMMIT_PACK_KIND, COMMIT_PACK_VERSION, { commits } satisfies PackRecord, { durable: false })
+  return { id, commits: commits.length }
+}
+
+/** Removes the pack files `keep` does not name (left by a rewrite, a merge of packs, a killed sync). */
+export async function removeOtherPacks(paths: VltPaths, keep: readonly PackRef[]): Promise<void> {
+  const dir = dirname(paths.commitPack('x'))
+  const wanted = new Set(keep.map((pack) => `${pack.id}.mpk`))
+  let names: string[]
+  try {
+    names = await readdir(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  for (const name of names) {
+    // Temp files of a writer still running are its own to finish (sweepTempFiles handles abandoned ones).
+    if (wanted.has(name) || !name.endsWith('.mpk')) continue
+    await unlink(`${dir}/${name}`).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error
+    })
+  }
+}
+
+/** Bytes of the index and its packs (for status). */
+export async function commitIndexBytes(paths: VltPaths, record: CommitIndexRecord | undefined): Promise<number> {
+  if (!record) return 0
+  const sizes = await Promise.all([paths.commitIndex, ...record.packs.map((pack) => paths.commitPack(pack.id))].map((path) => stat(path).then((s) => s.size, () => 0)))
+  return sizes.reduce((a, b) => a + b, 0)
+}
+
+/** The pack id a pack file's name carries. */
+export function packIdOf(path: string): string {
+  return basename(path, '.mpk')
+}
