@@ -6,7 +6,7 @@
  */
 import { CorruptFileError, VltError } from '../errors.js'
 import { withLock } from '../store/index.js'
-import { MessageIndex, type MessageHit } from './message-index.js'
+import { MessageIndex, type MessageHit, type MessageTerms } from './message-index.js'
 import { readCommitIndex, readPack } from './store.js'
 import { syncCommits, type CommitsContext } from './sync.js'
 import type { CommitFile, CommitRecord } from './types.js'
@@ -39,10 +39,11 @@ export class CommitHistory {
   private messages: MessageIndex | undefined
   private byFile: Map<string, number[]> | undefined
 
-  /** `commits` newest first. */
+  /** `commits` newest first; `terms[i]` is commit i's analysed message. */
   constructor(
     readonly head: string | null,
     readonly commits: readonly HistoryCommit[],
+    private readonly terms: readonly MessageTerms[],
   ) {}
 
   get size(): number {
@@ -51,7 +52,7 @@ export class CommitHistory {
 
   /** The commits whose message (and hunk names) match `query` best, best first. */
   similar(query: string, limit: number): SimilarCommit[] {
-    this.messages ??= new MessageIndex(this.commits.map((commit) => ({ subject: commit.subject, body: commit.body, symbols: commit.files.flatMap((file) => file.symbols) })))
+    this.messages ??= new MessageIndex(this.terms)
     return this.messages.search(query, limit).map((hit: MessageHit) => ({ commit: this.commits[hit.doc]!, index: hit.doc, score: hit.score }))
   }
 
@@ -112,7 +113,7 @@ export async function loadCommitHistory(ctx: CommitsContext, warn: (message: str
         const records: CommitRecord[] = []
         for (const pack of index.packs) records.push(...(await readPack(ctx.paths, pack.id)))
         const kept = ctx.maxCommits > 0 && records.length > ctx.maxCommits ? records.slice(0, ctx.maxCommits) : records
-        const history = new CommitHistory(index.head, followRenames(kept))
+        const history = new CommitHistory(index.head, followRenames(kept), kept.map((record) => record.terms))
         loaded.set(ctx.paths.root, { key, history })
         return history
       } catch (error) {

@@ -14,7 +14,7 @@ import { writeFile, readFile, mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { streamInRepo, type Repo } from '../git/index.js'
 import { languageForPath } from '../parse/languages.js'
-import { MAX_BODY_CHARS, MAX_SYMBOLS_PER_FILE, type CommitFile, type CommitRecord } from './types.js'
+import { MAX_BODY_CHARS, MAX_SYMBOLS_PER_FILE, type CommitFile, type ParsedCommit } from './types.js'
 
 /**
  * Which of git's built-in function patterns (userdiff drivers) each of our languages uses, and one
@@ -57,7 +57,7 @@ export interface LogOptions {
   /** Where the attributes file lives (written when missing or different). */
   attributesFile: string
   /** Called for every commit, in git's output order. */
-  onCommit: (commit: CommitRecord) => void
+  onCommit: (commit: ParsedCommit) => void
 }
 
 /**
@@ -115,7 +115,7 @@ const enum State {
 }
 
 interface Pending {
-  commit: CommitRecord
+  commit: ParsedCommit
   /** The file the patch is at: raw changes and patch sections come in the same order. */
   section: number
   symbols: Array<Set<string> | undefined>
@@ -135,7 +135,7 @@ export class LogParser {
   /** Content lines left in the current hunk. */
   private contentLeft = 0
 
-  constructor(private readonly onCommit: (commit: CommitRecord) => void) {}
+  constructor(private readonly onCommit: (commit: ParsedCommit) => void) {}
 
   push(chunk: Buffer): void {
     let at = 0

@@ -22,7 +22,7 @@ export interface HistoryVoteParams {
 }
 
 /** Measured on the localize bench's tuning half (see docs/architecture.md). */
-export const HISTORY_VOTE: HistoryVoteParams = { commits: 30, specificity: 0.5, halfLifeDays: 0 }
+export const HISTORY_VOTE: HistoryVoteParams = { commits: 20, specificity: 0.5, halfLifeDays: 1460 }
 
 export interface CommitSupport {
   commit: HistoryCommit

@@ -15,6 +15,7 @@ import type { CommitRecord } from './types.js'
 export const COMMIT_INDEX_KIND = 'commit-index'
 export const COMMIT_INDEX_VERSION = 1
 export const COMMIT_PACK_KIND = 'commit-pack'
+/** Bumped when the record changes, the message analysis its `terms` come from (search/analyze.ts) included. */
 export const COMMIT_PACK_VERSION = 1
 
 export interface PackRef {

@@ -17,6 +17,7 @@ import { unlessCorrupt, CorruptFileError } from '../errors.js'
 import type { Progress } from '../cli/progress.js'
 import type { VltPaths } from '../store/index.js'
 import { readCommits } from './log.js'
+import { analyzeMessage } from './message-index.js'
 import { packIdOf, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
 import type { CommitRecord } from './types.js'
 import { stat } from 'node:fs/promises'
@@ -166,7 +167,7 @@ async function collect(ctx: CommitsContext, revisions: string[], stdin: string |
       attributesFile: join(ctx.paths.commits, 'diff-attributes'),
       stdin,
       onCommit(commit) {
-        commits.push(commit)
+        commits.push({ ...commit, terms: analyzeMessage(commit.subject, commit.body, commit.files.flatMap((file) => file.symbols ?? [])) })
         if (show) progress.tick()
       },
     })

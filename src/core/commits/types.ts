@@ -1,5 +1,7 @@
-/** One commit of HEAD's history as the commit index stores it (paths as they were at that commit). */
-export interface CommitRecord {
+import type { MessageTerms } from './message-index.js'
+
+/** One commit as `git log` describes it (paths as they were at that commit). */
+export interface ParsedCommit {
   hash: string
   /** Author date, Unix seconds. */
   time: number
@@ -9,6 +11,11 @@ export interface CommitRecord {
   /** The rest of the message, trailers included, cut at MAX_BODY_CHARS. */
   body: string
   files: CommitFile[]
+}
+
+/** A commit as the commit index stores it: what git said, and its message analysed for search. */
+export interface CommitRecord extends ParsedCommit {
+  terms: MessageTerms
 }
 
 /** A file the commit changed, from `git log --raw -M`. */

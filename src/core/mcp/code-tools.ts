@@ -49,7 +49,7 @@ const symbolInput = z.string().min(1).max(500).describe('name, Class.method, mod
 export function registerCodeTools(server: McpServer, env: ToolEnv): void {
   registerVltTool(server, env, 'search_code', {
     title: 'Search code',
-    description: 'Hybrid code search (keywords, identifiers, callers/callees). Returns ranked chunks with snippets; with granularity "file", the files a request is about (which to read or change), each with its best chunks and the past commits that changed it for similar requests.',
+    description: 'Hybrid code search: ranked chunks, or (granularity "file") the files a request is about, with past commits.',
     input: {
       query: z.string().min(1).max(2000).describe('Words and/or identifiers.'),
       granularity: z.enum(['chunk', 'file']).optional().describe('"chunk" (default): ranked code chunks. "file": ranked files, fusing code search with the repository\'s commit history; best for "where would I change …" and conceptual requests.'),

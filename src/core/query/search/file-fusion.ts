@@ -1,10 +1,17 @@
 /**
- * Adaptive fusion of file rankings. Each path's scores are divided by its best (so every path
- * ranges over [0, 1] and keeps how far apart its candidates are — rank fusion throws that away),
- * and the path is weighted by a prior times its confidence for this query: how much its best
- * candidate stands out from its next ones. A path that is unsure (a flat list: the query matched
- * many things about equally) then moves the result little, so adding it cannot drown a path that
- * is sure; a sure path leads even when its prior is lower.
+ * Adaptive fusion of file rankings. Each path's scores are divided by its best, so every path
+ * ranges over [0, 1] and keeps how far apart its candidates are (rank fusion throws that away and
+ * lets a weak path's rank 1 count as much as a strong path's). A file's score is the weighted sum
+ * of its paths' scores, and a path's weight is its prior times its confidence for this query:
+ *
+ *   confidence = ½(1 + margin) × ½(1 + agreement)
+ *   margin     = 1 − second score / best score (does its best candidate stand out?)
+ *   agreement  = share of its top AGREEMENT_TOP files among the other paths' top AGREEMENT_POOL
+ *
+ * so a path that is unsure (a flat list) or alone in what it proposes moves the result at most
+ * half as much as its prior says, and one that is sure and corroborated gets its full prior.
+ * Paths derived from the others (co-change is seeded by them) have no agreement term: they agree
+ * by construction.
  */
 
 export interface ScoredFile {
@@ -16,6 +23,8 @@ export interface FusionPath {
   files: readonly ScoredFile[]
   /** The path's weight before confidence. */
   prior: number
+  /** Seeded by the other paths: its agreement with them says nothing. */
+  derived?: boolean
 }
 
 export interface FusedFile {
@@ -25,44 +34,51 @@ export interface FusedFile {
   parts: Record<string, number>
 }
 
-export interface FusionOutcome {
-  files: FusedFile[]
-  /** Per path: confidence in [0, 1] and the weight it got (prior × confidence, normalised to sum 1). */
-  weights: Record<string, { confidence: number; weight: number }>
+export interface PathWeight {
+  margin: number
+  /** null for a derived path. */
+  agreement: number | null
+  /** prior × confidence, the factor of the path's normalised scores. */
+  weight: number
 }
 
-/** Candidates after the best that confidence compares it with. */
-export const CONFIDENCE_DEPTH = 5
-/** A path's weight never falls below this share of its prior: a flat list still breaks ties. */
-export const CONFIDENCE_FLOOR = 0.1
+export interface FusionOutcome {
+  files: FusedFile[]
+  weights: Record<string, PathWeight>
+}
 
-/**
- * 1 minus the mean normalised score of the next CONFIDENCE_DEPTH candidates (missing ones count
- * 0): a lone candidate, or one far ahead of the rest, gives 1; a flat list gives about 0.
- */
-export function confidenceOf(files: readonly ScoredFile[]): number {
+/** A path's top files checked against the others' … */
+export const AGREEMENT_TOP = 5
+/** … top files. */
+export const AGREEMENT_POOL = 20
+
+export function marginOf(files: readonly ScoredFile[]): number {
   const best = files[0]?.score ?? 0
-  if (best <= 0) return 0
-  let sum = 0
-  for (let i = 1; i <= CONFIDENCE_DEPTH; i++) sum += (files[i]?.score ?? 0) / best
-  return 1 - sum / CONFIDENCE_DEPTH
+  return best > 0 ? 1 - (files[1]?.score ?? 0) / best : 0
 }
 
 export function fuseFiles(paths: Record<string, FusionPath>): FusionOutcome {
-  const raw: Record<string, { confidence: number; weight: number }> = {}
-  let total = 0
-  for (const [name, path] of Object.entries(paths)) {
-    const confidence = confidenceOf(path.files)
-    const weight = path.files.length === 0 ? 0 : path.prior * Math.max(CONFIDENCE_FLOOR, confidence)
-    raw[name] = { confidence, weight }
-    total += weight
+  const names = Object.keys(paths)
+  const weights: Record<string, PathWeight> = {}
+  for (const name of names) {
+    const path = paths[name]!
+    const margin = marginOf(path.files)
+    let agreement: number | null = null
+    if (!path.derived) {
+      const others = new Set(names.filter((other) => other !== name && !paths[other]!.derived).flatMap((other) => paths[other]!.files.slice(0, AGREEMENT_POOL).map((file) => file.path)))
+      const top = path.files.slice(0, AGREEMENT_TOP)
+      // Alone, a path has nothing to agree with: its weight is then irrelevant anyway.
+      agreement = others.size === 0 || top.length === 0 ? 1 : top.filter((file) => others.has(file.path)).length / top.length
+    }
+    const confidence = ((1 + margin) / 2) * ((1 + (agreement ?? 1)) / 2)
+    weights[name] = { margin, agreement, weight: path.files.length === 0 ? 0 : path.prior * confidence }
   }
   const fused = new Map<string, FusedFile>()
-  for (const [name, path] of Object.entries(paths)) {
+  for (const name of names) {
+    const path = paths[name]!
     const best = path.files[0]?.score ?? 0
-    const weight = total > 0 ? raw[name]!.weight / total : 0
-    raw[name]!.weight = weight
     if (best <= 0) continue
+    const weight = weights[name]!.weight
     for (const file of path.files) {
       const part = file.score / best
       let entry = fused.get(file.path)
@@ -75,5 +91,5 @@ export function fuseFiles(paths: Record<string, FusionPath>): FusionOutcome {
     }
   }
   const files = [...fused.values()].sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-  return { files, weights: raw }
+  return { files, weights }
 }

@@ -1,0 +1,108 @@
+import { strict as assert } from 'node:assert'
+import { openQueryContext } from '../../src/core/query/context.js'
+import { searchFiles } from '../../src/core/query/search/index.js'
+import { vlt, vltJson } from '../helpers/cli.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+
+/** Long enough that each function is a chunk of its own. */
+function ledger(amount: string): string {
+  const body = (name: string, doc: string, line: string) => `def ${name}(account, cents):\n    """${doc}"""\n${'    checked = account.check(cents)\n'.repeat(6)}    ${line}\n    return account.balance\n`
+  return [body('post_entry', 'Adds a posting to the account.', `account.balance += ${amount}`), body('reverse_entry', 'Takes a posting back.', 'account.balance -= cents'), body('close_period', 'Closes the books of the account.', 'account.closed = True')].join('\n\n')
+}
+
+/**
+ * A small shop whose history says where things happen: the code of `billing/ledger.py` never says
+ * "invoice" or "rounding", but the commits that changed it do.
+ */
+function shopRepo(): GitFixture {
+  const repo = createGitRepo()
+  repo.write({
+    'billing/ledger.py': ledger('cents'),
+    'billing/tax.py': 'RATE = 0.2\n\n\ndef tax_of(cents):\n    return int(cents * RATE)\n',
+    'web/views.py': 'def show_cart(request):\n    return render(request, "cart.html")\n',
+    'tests/test_ledger.py': 'from billing.ledger import post_entry\n\n\ndef test_post():\n    assert post_entry\n',
+  })
+  repo.commit('Initial shop')
+  repo.write({ 'billing/ledger.py': ledger('round(cents)') })
+  repo.commit('Fix invoice rounding when posting partial payments')
+  repo.write({ 'web/views.py': 'def show_cart(request):\n    return render(request, "cart.html", {"v": 2})\n' })
+  repo.commit('Show the cart with the new template')
+  return repo
+}
+
+describe('coderag search --files', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  before(() => {
+    repo = shopRepo()
+  })
+  after(() => repo?.cleanup())
+
+  it('prints the JSON contract: files with their chunks and supporting commits', () => {
+    const out = vltJson(repo.dir, ['coderag', 'search', 'invoice rounding is wrong for partial payments', '--files', '--limit', '3'])
+    assert.deepEqual(Object.keys(out).sort(), ['files', 'freshness', 'query', 'warnings'])
+    assert.deepEqual(out.freshness, { treeHash: repo.git('rev-parse', 'HEAD^{tree}'), stale: false })
+    const first = out.files[0]
+    assert.deepEqual(Object.keys(first).sort(), ['chunks', 'commits', 'language', 'methods', 'path', 'score'])
+    assert.equal(first.path, 'billing/ledger.py')
+    assert.equal(first.language, 'python')
+    assert.ok(first.methods.includes('history'), first.methods.join(','))
+    assert.deepEqual(first.commits, [{ hash: repo.git('rev-parse', 'HEAD~1'), subject: 'Fix invoice rounding when posting partial payments', date: '2024-01-01T00:00:00.000Z', author: 'Fixture' }])
+    assert.deepEqual(Object.keys(first.chunks[0]).sort(), ['endLine', 'kind', 'name', 'qualifiedName', 'snippet', 'startLine'])
+    assert.equal(first.chunks[0].name, 'post_entry', 'the chunk the supporting commit changed')
+    assert.ok(out.files.length <= 3)
+  })
+
+  it('prints files, chunks and commits as text', () => {
+    const run = vlt(repo.dir, ['coderag', 'search', 'invoice rounding is wrong for partial payments', '--files', '--limit', '1'])
+    assert.equal(run.status, 0, run.stderr)
+    const lines = run.stdout.trimEnd().split('\n')
+    assert.match(lines[0]!, /^1\. billing\/ledger\.py {2}\d\.\d{3} {2}\[.*history.*\]$/)
+    assert.ok(lines.some((line) => /^ {3}\d+-\d+ {2}post_entry \(function\)$/.test(line)), run.stdout)
+    assert.ok(lines.some((line) => new RegExp(`^ {3}${repo.git('rev-parse', '--short=10', 'HEAD~1')} 2024-01-01  Fix invoice rounding`).test(line)), run.stdout)
+  })
+
+  it('runs single paths with --paths and rejects bad uses as usage errors', () => {
+    const history = vltJson(repo.dir, ['coderag', 'search', 'invoice rounding', '--files', '--paths', 'history'])
+    assert.deepEqual(history.files.map((f: { path: string }) => f.path), ['billing/ledger.py'])
+    assert.deepEqual(history.files[0].methods, ['history'])
+    const code = vltJson(repo.dir, ['coderag', 'search', 'invoice rounding', '--files', '--paths', 'code'])
+    assert.ok(code.files.every((f: { methods: string[]; commits: unknown[] }) => f.methods.join() === 'code' && f.commits.length === 0))
+    for (const args of [['--files', '--paths', 'gossip'], ['--files', '--paths', 'cochange'], ['--paths', 'history'], ['--files', '--rerank', 'llm']]) {
+      const run = vlt(repo.dir, ['coderag', 'search', 'invoice', ...args])
+      assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`)
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+    }
+  })
+
+  it('uses no commit newer than HEAD: another branch, or commits after a checked-out older one', async () => {
+    repo.git('checkout', '-q', '-b', 'other')
+    repo.write({ 'web/views.py': 'def show_cart(request):\n    return render(request, "cart.html", {"v": 3})\n' })
+    repo.commit('Fix the zanzibar discount in the cart view')
+    repo.git('checkout', '-q', 'main')
+    const query = 'zanzibar discount'
+    const onMain = vltJson(repo.dir, ['coderag', 'search', query, '--files', '--paths', 'history'])
+    assert.deepEqual(onMain.files, [], 'the other branch\'s commit votes for nothing')
+    repo.git('checkout', '-q', 'other')
+    assert.deepEqual(vltJson(repo.dir, ['coderag', 'search', query, '--files', '--paths', 'history']).files.map((f: { path: string }) => f.path), ['web/views.py'])
+    repo.git('checkout', '-q', '--detach', 'main~2')
+    const older = await searchFiles(await openQueryContext(repo.dir, { warn: () => {} }), 'invoice rounding partial payments', { paths: ['history'] })
+    assert.deepEqual(older.files, [], 'the rounding fix came after this commit')
+    repo.git('checkout', '-q', 'main')
+  })
+
+  it('reports the commit index in status and sync', () => {
+    vlt(repo.dir, ['coderag', 'sync'])
+    const status = vltJson(repo.dir, ['coderag', 'status'])
+    assert.deepEqual(Object.keys(status.commits).sort(), ['bytes', 'head', 'indexed', 'stale'])
+    assert.equal(status.commits.indexed, 3)
+    assert.equal(status.commits.head, repo.git('rev-parse', 'HEAD'))
+    assert.ok(status.commits.bytes > 0)
+    assert.equal(status.commits.stale, false)
+    repo.write({ 'billing/tax.py': 'RATE = 0.25\n\n\ndef tax_of(cents):\n    return int(cents * RATE)\n' })
+    repo.commit('Raise the tax rate')
+    assert.equal(vltJson(repo.dir, ['coderag', 'status']).commits.stale, true)
+    const synced = vltJson(repo.dir, ['coderag', 'sync'])
+    assert.deepEqual({ ...synced.commits, durationMs: 0 }, { indexed: 4, added: 1, dropped: 0, mode: 'incremental', durationMs: 0 })
+  })
+})
