@@ -1,7 +1,10 @@
 import { strict as assert } from 'node:assert'
+import { DEFAULT_CONFIG } from '../../src/core/config/defaults.js'
+import { createEmbeddingProvider } from '../../src/core/embed/index.js'
 import { openQueryContext } from '../../src/core/query/context.js'
 import { searchFiles } from '../../src/core/query/search/index.js'
 import { vlt, vltJson } from '../helpers/cli.js'
+import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 /** Long enough that each function is a chunk of its own. */
@@ -104,5 +107,51 @@ describe('coderag search --files', function () {
     assert.equal(vltJson(repo.dir, ['coderag', 'status']).commits.stale, true)
     const synced = vltJson(repo.dir, ['coderag', 'sync'])
     assert.deepEqual({ ...synced.commits, durationMs: 0 }, { indexed: 4, added: 1, dropped: 0, mode: 'incremental', durationMs: 0 })
+  })
+})
+
+describe('coderag search --files: commit messages as vectors', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  let server: FakeEmbeddingsServer
+  before(async () => {
+    repo = shopRepo()
+    // Only stopwords: BM25 cannot find this message, a vector of the same text can.
+    repo.write({ 'billing/tax.py': 'RATE = 0.21\n\n\ndef tax_of(cents):\n    return int(cents * RATE)\n' })
+    repo.commit('It is as it was')
+    server = await startFakeEmbeddingsServer({ dimensions: 16 })
+  })
+  after(async () => {
+    repo?.cleanup()
+    await server?.close()
+  })
+
+  const providerFor = () => createEmbeddingProvider({ ...DEFAULT_CONFIG.embedding, provider: 'openai', baseUrl: server.baseUrl, model: 'fake-embed' }, {}, { retry: { attempts: 1 } })
+
+  it('finds past commits by message vector, embedding each message once', async () => {
+    const qctx = await openQueryContext(repo.dir, { warn: () => {} })
+    assert.deepEqual((await searchFiles(qctx, 'It is as it was', { paths: ['history'], provider: null })).files, [])
+    const provider = providerFor()
+    const found = await searchFiles(qctx, 'It is as it was', { paths: ['history'], provider })
+    assert.deepEqual(found.warnings, [])
+    assert.equal(found.files[0]!.path, 'billing/tax.py')
+    assert.equal(found.files[0]!.commits[0]!.subject, 'It is as it was')
+    const sent = server.requests.flatMap((request) => request.input)
+    assert.equal(sent.filter((text) => text.startsWith('Fix invoice rounding')).length, 1, 'each message is embedded once')
+    await searchFiles(await openQueryContext(repo.dir, { warn: () => {} }), 'rounding', { paths: ['history'], provider })
+    assert.deepEqual(server.requests.slice(-1)[0]!.input, ['rounding'], 'later, only the query is embedded')
+  })
+
+  it('falls back to keyword similarity with one warning when the server fails', async () => {
+    server.script = () => ({ kind: 'status', status: 500 })
+    try {
+      const qctx = await openQueryContext(repo.dir, { warn: () => {} })
+      const response = await searchFiles(qctx, 'invoice rounding', { paths: ['history'], provider: providerFor() })
+      assert.equal(response.warnings.length, 1)
+      assert.match(response.warnings[0]!, /^embeddings unavailable \(server\): .*; using keyword similarity for past commits$/)
+      assert.equal(response.files[0]!.path, 'billing/ledger.py')
+    } finally {
+      server.script = undefined
+    }
   })
 })

@@ -134,6 +134,12 @@ export async function localizationPath(qctx: QueryContext, cls: Classification, 
   const query = [cls.searchText, ...cls.identifiers.filter((id) => !cls.searchText.includes(id))].join(' ')
   const response = await searchFiles(qctx, query, { limit: LOCALIZED_FILES })
   const top = response.files[0]?.score || 1
+  const history = response.files.some((file) => file.commits.length > 0) ? await qctx.commits() : undefined
+  const byHash = new Map((history?.commits ?? []).map((commit) => [commit.hash, commit]))
+  const message = (hash: string): string => {
+    const commit = byHash.get(hash)
+    return commit ? `${commit.subject}\n${commit.body}` : ''
+  }
   const candidates: Candidate[] = []
   const cited = new Set<string>()
   for (const file of response.files) {
@@ -141,6 +147,8 @@ export async function localizationPath(qctx: QueryContext, cls: Classification, 
     if (chunk) {
       const body = qctx.artifact(file.path)?.chunks.find((c) => c.startLine === chunk.startLine && c.endLine === chunk.endLine)
       const content = body?.body ?? chunk.snippet
+      // A file past commits like the question changed is relevant through them, whatever its code says.
+      const relevance = Math.max(coverage(terms, `${file.path} ${body ? `${body.signature}\n${body.docstring}\n${body.body}` : content}`), ...file.commits.map((commit) => coverage(terms, message(commit.hash))))
       candidates.push({
         source: makeSource('code', `${file.path}:${chunk.startLine}-${chunk.endLine}`, 'hybrid', file.score / top, content, {
           path: file.path,
@@ -155,21 +163,17 @@ export async function localizationPath(qctx: QueryContext, cls: Classification, 
           role: 'localization',
         }),
         path: 'code:files',
-        relevance: coverage(terms, `${file.path} ${body ? `${body.signature}\n${body.docstring}\n${body.body}` : content}`),
+        relevance,
         exact: false,
         range: { path: file.path, start: chunk.startLine, end: chunk.endLine },
       })
     }
     for (const commit of withCommits ? file.commits : []) cited.add(commit.hash)
   }
-  if (cited.size > 0) {
-    const history = await qctx.commits()
-    const byHash = new Map(history.commits.map((commit) => [commit.hash, commit]))
-    const commits = [...cited].slice(0, LOCALIZED_COMMITS).flatMap((hash) => byHash.get(hash) ?? [])
-    commits.forEach((commit, i) => {
-      const files = commit.files.map((file) => file.path)
-      candidates.push(commitCandidate({ hash: commit.hash, author: commit.author, date: new Date(commit.time * 1000).toISOString().slice(0, 10), subject: commit.subject, body: commit.body, files }, 'similar', 0.9 - i / (commits.length + 1), terms))
-    })
-  }
+  const commits = [...cited].slice(0, LOCALIZED_COMMITS).flatMap((hash) => byHash.get(hash) ?? [])
+  commits.forEach((commit, i) => {
+    const files = commit.files.map((file) => file.path)
+    candidates.push(commitCandidate({ hash: commit.hash, author: commit.author, date: new Date(commit.time * 1000).toISOString().slice(0, 10), subject: commit.subject, body: commit.body, files }, 'similar', 0.9 - i / (commits.length + 1), terms))
+  })
   return { candidates, warnings: response.warnings }
 }

@@ -19,6 +19,7 @@ import { ChunkSource } from './chunks.js'
 import { compileFilters, isTestPath } from './filters.js'
 import { fuseFiles, type FusionPath, type PathWeight, type ScoredFile } from './file-fusion.js'
 import { checkLimit, DEFAULT_LIMIT, rankChunks, roundScore, type ChunkRanking } from './ranking.js'
+import { analyzeQuery } from '../../search/index.js'
 import { parseQuery } from './query.js'
 import { RERANK } from './rerank.js'
 import { snippetOf } from './snippet.js'
@@ -120,7 +121,7 @@ export async function searchFiles(qctx: QueryContext, query: string, options: Fi
     language: qctx.files.get(file.path)?.language ?? 'text',
     score: roundScore(file.score),
     methods: LOCALIZATION_PATHS.filter((path) => file.parts[path] !== undefined),
-    chunks: bestChunks(file.path, ranking, chunks, voteOf.get(file.path)).map((chunk) => ({
+    chunks: bestChunks(file.path, ranking, chunks, voteOf.get(file.path), parsed.terms).map((chunk) => ({
       startLine: chunk.startLine,
       endLine: chunk.endLine,
       name: chunk.name,
@@ -193,17 +194,26 @@ function pathsOf(ranked: Partial<Record<LocalizationPath, ScoredFile[]>>): Recor
 
 /**
  * The file's chunks the code search ranked, best first, then those the supporting commits'
- * hunks fell in (most supported first), CHUNKS_PER_FILE at most.
+ * hunks fell in (most supported first), CHUNKS_PER_FILE at most; for a file found by history
+ * alone whose commits name no chunk, the chunk holding most of the query's terms (else its first).
  */
-function bestChunks(path: string, ranking: ChunkRanking | undefined, chunks: ChunkSource, vote: FileVote | undefined): Chunk[] {
+function bestChunks(path: string, ranking: ChunkRanking | undefined, chunks: ChunkSource, vote: FileVote | undefined, terms: readonly string[]): Chunk[] {
   const picked = (ranking?.results ?? []).filter((result) => result.path === path).slice(0, CHUNKS_PER_FILE).map((result) => result.chunk)
-  if (picked.length === CHUNKS_PER_FILE || !vote || vote.symbols.size === 0) return picked
+  if (picked.length === CHUNKS_PER_FILE) return picked
   const all = chunks.artifact(path)?.chunks ?? []
-  const named = [...vote.symbols].sort((a, b) => b[1] - a[1]).map(([name]) => name)
+  const named = [...(vote?.symbols ?? [])].sort((a, b) => b[1] - a[1]).map(([name]) => name)
   for (const name of named) {
     const chunk = all.find((candidate) => (candidate.name === name || candidate.qualifiedName.endsWith(`.${name}`)) && !picked.some((kept) => kept.startLine === candidate.startLine))
     if (chunk) picked.push(chunk)
     if (picked.length === CHUNKS_PER_FILE) break
   }
-  return picked
+  if (picked.length > 0 || all.length === 0) return picked
+  const wanted = new Set(terms)
+  let best = all[0]!
+  let bestHits = 0
+  for (const chunk of all) {
+    const hits = analyzeQuery(`${chunk.qualifiedName} ${chunk.signature} ${chunk.docstring} ${chunk.body}`).filter((term) => wanted.has(term)).length
+    if (hits > bestHits) [best, bestHits] = [chunk, hits]
+  }
+  return [best]
 }
