@@ -1,10 +1,11 @@
 import { strict as assert } from 'node:assert'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadCommitHistory, readCommitIndex, syncCommits, type CommitsContext } from '../../src/core/commits/index.js'
 import { symbolOf } from '../../src/core/commits/log.js'
 import { openRepo } from '../../src/core/git/index.js'
-import { ensureVltDir } from '../../src/core/store/index.js'
+import { COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION } from '../../src/core/commits/store.js'
+import { ensureVltDir, writeRecord } from '../../src/core/store/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 /** The commit index's view of the repository as it is now (HEAD read afresh, as every command does). */
@@ -203,6 +204,28 @@ describe('commit index: sync', function () {
     const rebuilt = await sync(repo, 0, warnings)
     assert.deepEqual([rebuilt.mode, rebuilt.commits, warnings.length], ['rebuilt', 2, 1])
     assert.match(warnings[0]!, /bad magic.*rebuilding the commit index/)
+  })
+
+  it('refuses an index whose head would reach git as an option, and rebuilds it', async () => {
+    await sync(repo)
+    const { paths } = await context(repo)
+    const index = (await readCommitIndex(paths))!
+    const target = join(repo.dir, 'written-by-git.txt')
+    await writeRecord(paths.commitIndex, COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION, { ...index, head: `--output=${target}` })
+    repo.write({ 'app/more.py': 'M = 1\n' })
+    repo.commit('One more')
+    const warnings: string[] = []
+    const rebuilt = await sync(repo, 0, warnings)
+    assert.deepEqual([rebuilt.mode, rebuilt.commits], ['rebuilt', 3])
+    assert.equal(warnings.length, 1)
+    assert.match(warnings[0]!, /malformed commit index/)
+    assert.equal(existsSync(target), false)
+  })
+
+  it('reads everything again when forced', async () => {
+    await sync(repo)
+    const forced = await syncCommits(await context(repo), { warn: () => {}, force: true })
+    assert.deepEqual([forced.mode, forced.added, forced.commits], ['rebuilt', 2, 2])
   })
 
   it('a repository without commits has an empty history', async () => {

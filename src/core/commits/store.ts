@@ -38,10 +38,24 @@ interface PackRecord {
   commits: readonly CommitRecord[]
 }
 
-/** The index, undefined when there is none; throws CorruptFileError. */
-export function readCommitIndex(paths: VltPaths): Promise<CommitIndexRecord | undefined> {
-  return readRecord<CommitIndexRecord>(paths.commitIndex, COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION)
+/**
+ * The index, undefined when there is none; throws CorruptFileError, also for a record whose head
+ * is no object id or whose pack ids are no plain names: the head goes on git's command line, and a
+ * `.vlt/` that came with a clone must not choose git's options.
+ */
+export async function readCommitIndex(paths: VltPaths): Promise<CommitIndexRecord | undefined> {
+  const record = await readRecord<CommitIndexRecord>(paths.commitIndex, COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION)
+  if (!record) return undefined
+  const wellFormed = (record.head === null || (typeof record.head === 'string' && OBJECT_ID.test(record.head)))
+    && Number.isSafeInteger(record.maxCommits)
+    && Array.isArray(record.packs)
+    && record.packs.every((pack) => typeof pack?.id === 'string' && PACK_ID.test(pack.id) && Number.isSafeInteger(pack.commits))
+  if (!wellFormed) throw new CorruptFileError(paths.commitIndex, 'malformed commit index (head, packs)')
+  return record
 }
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+const PACK_ID = /^[0-9a-f]{24}$/
 
 export async function writeCommitIndex(paths: VltPaths, record: CommitIndexRecord): Promise<void> {
   await writeRecord(paths.commitIndex, COMMIT_INDEX_KIND, COMMIT_INDEX_VERSION, record)

@@ -36,6 +36,8 @@ export interface CommitSyncOptions {
   progress?: Progress
   /** Packs found damaged by a reader: rebuilt from git whatever their checksum says now. */
   distrust?: ReadonlySet<string>
+  /** Read every commit from git again (`coderag init --force`). */
+  force?: boolean
 }
 
 export interface CommitSyncResult {
@@ -58,7 +60,7 @@ export async function syncCommits(ctx: CommitsContext, opts: CommitSyncOptions):
   const started = Date.now()
   const { paths, repo, maxCommits } = ctx
   const head = repo.head.commit
-  const index = await unlessCorrupt(
+  const index = opts.force ? undefined : await unlessCorrupt(
     () => readCommitIndex(paths),
     (error) => {
       opts.warn(`warning: ${error.message}; rebuilding the commit index`)

@@ -227,7 +227,7 @@ export function commitsContext(ctx: IndexContext): CommitsContext {
 }
 
 async function syncCommitIndex(ctx: IndexContext, opts: BuildOptions): Promise<CommitsSummary> {
-  const { commits, added, dropped, mode, durationMs } = await syncCommits(commitsContext(ctx), opts)
+  const { commits, added, dropped, mode, durationMs } = await syncCommits(commitsContext(ctx), { warn: opts.warn, progress: opts.progress, force: opts.force })
   return { indexed: commits, added, dropped, mode, durationMs }
 }
 
