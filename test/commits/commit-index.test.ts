@@ -88,6 +88,23 @@ describe('commit index: sync', function () {
     assert.equal((await history(repo)).size, 14)
   })
 
+  it('writes a long history in packs of bounded size as git streams it, and never merges past the bound', async () => {
+    for (let i = 0; i < 5; i++) {
+      repo.write({ 'app/counter.py': `COUNT = ${i}\n` })
+      repo.commit(`Count to ${i}`)
+    }
+    const ctx = await context(repo)
+    const built = await syncCommits(ctx, { warn: () => {}, packCommits: 3 })
+    assert.deepEqual([built.mode, built.commits], ['rebuilt', 7])
+    assert.deepEqual((await readCommitIndex(ctx.paths))!.packs.map((pack) => pack.commits), [3, 3, 1])
+    repo.write({ 'app/counter.py': 'COUNT = 99\n' })
+    repo.commit('Count to 99')
+    await syncCommits(await context(repo), { warn: () => {}, packCommits: 3 })
+    assert.deepEqual((await readCommitIndex(ctx.paths))!.packs.map((pack) => pack.commits), [1, 3, 3, 1])
+    assert.deepEqual((await subjects(repo)).slice(0, 3), ['Count to 99', 'Count to 4', 'Count to 3'])
+    assert.equal((await history(repo)).size, 8)
+  })
+
   it('drops the commits a rebase rewrote, keeps those still reachable, reads the new ones', async () => {
     await sync(repo)
     repo.git('checkout', '-q', '-b', 'feature')

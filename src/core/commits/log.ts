@@ -125,7 +125,7 @@ interface Pending {
  * The parser of the stream readCommits asks for. Header and raw parts are NUL-delimited, the patch
  * LF-delimited; a part split across chunks is collected in `parts` until its delimiter arrives.
  */
-export class LogParser {
+class LogParser {
   private state = State.Start
   private parts: Buffer[] = []
   private pending: Pending | undefined
@@ -282,7 +282,7 @@ export class LogParser {
 const STATUSES = new Set(['A', 'M', 'D', 'R', 'C', 'T'])
 
 /** Subject as git's %s (the first paragraph on one line), body the rest. */
-export function splitMessage(message: string): { subject: string; body: string } {
+function splitMessage(message: string): { subject: string; body: string } {
   const text = message.replace(/\r\n/g, '\n').trim()
   const blank = text.search(/\n[ \t]*\n/)
   const first = blank < 0 ? text : text.slice(0, blank)

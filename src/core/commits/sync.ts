@@ -38,6 +38,8 @@ export interface CommitSyncOptions {
   distrust?: ReadonlySet<string>
   /** Read every commit from git again (`coderag init --force`). */
   force?: boolean
+  /** Commits per pack at most (default MAX_PACK_COMMITS). */
+  packCommits?: number
 }
 
 export interface CommitSyncResult {
@@ -51,8 +53,13 @@ export interface CommitSyncResult {
   durationMs: number
 }
 
-/** Packs kept separate at most; past it they are all merged into one. */
+/** Packs kept separate at most; past it the newest are merged (up to MAX_PACK_COMMITS each). */
 const MAX_PACKS = 24
+/**
+ * Commits per pack at most: a long history is written in packs of this size as git streams it, so
+ * reading a million commits never holds them all (scrapy's 9,276 fit in one).
+ */
+export const MAX_PACK_COMMITS = 16_384
 /** With max_commits set, appending goes on until the index holds this much more; then it is trimmed exactly. */
 const TRIM_SLACK = 1.25
 
@@ -89,7 +96,7 @@ export async function syncCommits(ctx: CommitsContext, opts: CommitSyncOptions):
 
   if (trusted && index.head !== null && (maxCommits === 0 || total(index) < maxCommits * TRIM_SLACK) && (await isAncestor(repo, index.head, head))) {
     try {
-      return await append(ctx, head, { ...index, head: index.head }, done)
+      return await append(ctx, opts, head, { ...index, head: index.head }, done)
     } catch (error) {
       // A damaged pack among those merged: the rebuild reads its commits from git again.
       if (!(error instanceof CorruptFileError)) throw error
@@ -101,15 +108,14 @@ export async function syncCommits(ctx: CommitsContext, opts: CommitSyncOptions):
 }
 
 /** HEAD descends from the indexed commit: read the commits in between. */
-async function append(ctx: CommitsContext, head: string, index: CommitIndexRecord & { head: string }, done: Done): Promise<CommitSyncResult> {
+async function append(ctx: CommitsContext, opts: CommitSyncOptions, head: string, index: CommitIndexRecord & { head: string }, done: Done): Promise<CommitSyncResult> {
   const { paths, maxCommits } = ctx
-  const added = await collect(ctx, [head, `^${index.head}`], undefined, undefined)
-  let packs = index.packs
-  if (added.length > 0) packs = await mergeSmallPacks(paths, [await writePack(paths, added), ...packs])
+  const added = await collect(ctx, opts, [head, `^${index.head}`], undefined)
+  const packs = await mergeSmallPacks(paths, [...added.packs, ...index.packs], opts.packCommits ?? MAX_PACK_COMMITS)
   const record: CommitIndexRecord = { head, maxCommits, packs, updatedAt: new Date().toISOString() }
   await writeCommitIndex(paths, record)
-  if (packs.length !== index.packs.length + (added.length > 0 ? 1 : 0)) await removeOtherPacks(paths, packs)
-  return done('incremental', added.length, 0, record)
+  if (packs.length !== index.packs.length + added.packs.length) await removeOtherPacks(paths, packs)
+  return done('incremental', added.commits, 0, record)
 }
 
 type Done = (mode: CommitSyncResult['mode'], added: number, dropped: number, record: CommitIndexRecord) => CommitSyncResult
@@ -145,22 +151,33 @@ async function rebuild(
     else if (still.length > 0) kept.push(await writePack(paths, still))
   }
   const missing = wanted.filter((hash) => !have.has(hash))
-  let added: CommitRecord[] = []
+  let added: Collected = { packs: [], commits: 0 }
   if (missing.length > 0) {
     // With nothing to keep, a plain walk is the cheapest way to read them all.
     added = have.size === 0
-      ? await collect(ctx, maxCommits > 0 ? [head, `--max-count=${maxCommits}`] : [head], undefined, opts.progress, missing.length)
-      : await collect(ctx, [], `${missing.join('\n')}\n`, opts.progress, missing.length)
+      ? await collect(ctx, opts, maxCommits > 0 ? [head, `--max-count=${maxCommits}`] : [head], undefined, missing.length)
+      : await collect(ctx, opts, [], `${missing.join('\n')}\n`, missing.length)
   }
-  const packs = await mergeSmallPacks(paths, added.length > 0 ? [await writePack(paths, added), ...kept] : kept)
+  const packs = await mergeSmallPacks(paths, [...added.packs, ...kept], opts.packCommits ?? MAX_PACK_COMMITS)
   const record: CommitIndexRecord = { head, maxCommits, packs, updatedAt: new Date().toISOString() }
   await writeCommitIndex(paths, record)
   await removeOtherPacks(paths, packs)
-  return done('rebuilt', added.length, dropped, record)
+  return done('rebuilt', added.commits, dropped, record)
 }
 
-async function collect(ctx: CommitsContext, revisions: string[], stdin: string | undefined, progress: Progress | undefined, expected?: number): Promise<CommitRecord[]> {
-  const commits: CommitRecord[] = []
+interface Collected {
+  /** Newest first, as git listed the commits. */
+  packs: PackRef[]
+  commits: number
+}
+
+/** Reads commits from git and writes them as packs of MAX_PACK_COMMITS at most, while git streams. */
+async function collect(ctx: CommitsContext, opts: CommitSyncOptions, revisions: string[], stdin: string | undefined, expected?: number): Promise<Collected> {
+  const { progress } = opts
+  const packCommits = opts.packCommits ?? MAX_PACK_COMMITS
+  let batch: CommitRecord[] = []
+  const written: Array<Promise<PackRef>> = []
+  let commits = 0
   // Worth a bar only for a large read (a first index of a long history).
   const show = progress && expected !== undefined && expected >= 500
   if (show) progress.start(expected, 'Indexing commits', 'commits')
@@ -169,23 +186,32 @@ async function collect(ctx: CommitsContext, revisions: string[], stdin: string |
       attributesFile: join(ctx.paths.commits, 'diff-attributes'),
       stdin,
       onCommit(commit) {
-        commits.push({ ...commit, terms: analyzeMessage(commit.subject, commit.body, commit.files.flatMap((file) => file.symbols ?? [])) })
+        batch.push({ ...commit, terms: analyzeMessage(commit.subject, commit.body, commit.files.flatMap((file) => file.symbols ?? [])) })
+        commits++
         if (show) progress.tick()
+        if (batch.length === packCommits) {
+          written.push(writePack(ctx.paths, batch))
+          batch = []
+        }
       },
     })
+    if (batch.length > 0) written.push(writePack(ctx.paths, batch))
   } finally {
+    // Settled before leaving, so that no write outlives a failed read unobserved.
+    await Promise.allSettled(written)
     if (show) progress.stop()
   }
-  return commits
+  return { packs: await Promise.all(written), commits }
 }
 
 /**
  * Merges the newest packs while the newest is at least half the size of the one before it (a
- * binary counter: n one-commit updates leave O(log n) packs), and everything past MAX_PACKS.
+ * binary counter: n one-commit updates leave O(log n) packs) or there are more than MAX_PACKS —
+ * as long as the merged pack stays within `packCommits`.
  */
-async function mergeSmallPacks(paths: VltPaths, packs: PackRef[]): Promise<PackRef[]> {
+async function mergeSmallPacks(paths: VltPaths, packs: PackRef[], packCommits: number): Promise<PackRef[]> {
   const result = [...packs]
-  while (result.length >= 2 && (result[1]!.commits <= 2 * result[0]!.commits || result.length > MAX_PACKS)) {
+  while (result.length >= 2 && result[0]!.commits + result[1]!.commits <= packCommits && (result[1]!.commits <= 2 * result[0]!.commits || result.length > MAX_PACKS)) {
     const [newer, older] = [result[0]!, result[1]!]
     const merged = await writePack(paths, [...(await readPack(paths, newer.id)), ...(await readPack(paths, older.id))])
     result.splice(0, 2, merged)

@@ -222,7 +222,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   }
 }
 
-export function commitsContext(ctx: IndexContext): CommitsContext {
+function commitsContext(ctx: IndexContext): CommitsContext {
   return { repo: ctx.repo, paths: ctx.paths, maxCommits: ctx.config.commits.maxCommits }
 }
 

@@ -48,11 +48,11 @@ export interface FusionOutcome {
 }
 
 /** A path's top files checked against the others' … */
-export const AGREEMENT_TOP = 5
+const AGREEMENT_TOP = 5
 /** … top files. */
-export const AGREEMENT_POOL = 20
+const AGREEMENT_POOL = 20
 
-export function marginOf(files: readonly ScoredFile[]): number {
+function marginOf(files: readonly ScoredFile[]): number {
   const best = files[0]?.score ?? 0
   return best > 0 ? 1 - (files[1]?.score ?? 0) / best : 0
 }
