@@ -23,6 +23,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   commits: { describe: 'commit index: full build and size on scrapy (11k commits) vs git log, one-commit update, load and similar-commit query', load: () => import('./commits-bench.js') },
   commit: { describe: 'one-file commit → hooks → background sync → index holds the new tree (Django, Linux 10k)', load: () => import('./commit-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
+  localize: { describe: 'file localization from commit messages on 8 real repositories (tuning and held-out halves): plain BM25, coderag search, the history prototype', load: () => import('./localize.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },
 }
 

@@ -1,11 +1,13 @@
 import { strict as assert } from 'node:assert'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { slowNotice } from '../src/core/daemon/client.js'
-import { envFingerprint } from '../src/core/daemon/identity.js'
+import { envFingerprint, repoSettings } from '../src/core/daemon/identity.js'
 import { daemonPaths } from '../src/core/daemon/paths.js'
 import { encodeLine, lineReader } from '../src/core/daemon/protocol.js'
+import { withUserConfig } from './helpers/user-config.js'
 
 describe('query daemon protocol and paths', () => {
   it('reads lines split anywhere, even inside a multi-byte character', () => {
@@ -41,6 +43,21 @@ describe('query daemon protocol and paths', () => {
     assert.notEqual(envFingerprint({ ...base, GIT_CONFIG_PARAMETERS: "'core.excludesfile'='x'" }, ['MY_KEY']), print)
     assert.notEqual(envFingerprint({ ...base, MY_KEY: 'other' }, ['MY_KEY']), print)
     assert.notEqual(envFingerprint({ ...base, GIT_DIR: '/y' }, ['MY_KEY']), print)
+  })
+
+  it('depends on the user config: its key names and its text', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'vlt-settings-'))
+    try {
+      assert.deepEqual(await repoSettings(repo), { daemon: true, keyNames: ['OPENROUTER_API_KEY'] })
+      const first = await withUserConfig('[llm]\napi_key_env = "MY_LLM_KEY"\n[query]\ndaemon = false\n', () => repoSettings(repo))
+      assert.deepEqual([first.daemon, first.keyNames], [false, ['OPENROUTER_API_KEY', 'MY_LLM_KEY']])
+      const second = await withUserConfig('[llm]\napi_key_env = "MY_LLM_KEY"\nmodel = "other/model"\n[query]\ndaemon = false\n', () => repoSettings(repo))
+      assert.notEqual(first.userConfig, undefined)
+      assert.notEqual(envFingerprint({}, [], first.userConfig), envFingerprint({}, []))
+      assert.notEqual(second.userConfig, first.userConfig, 'an edited user config is another environment: the daemon is replaced')
+    } finally {
+      rmSync(repo, { recursive: true, force: true })
+    }
   })
 
   it('tells a terminal user why a query through the daemon is slow, and clears the line after', async () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -8,6 +8,7 @@ import { encodeLine, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest } fr
 import { isProcessAlive } from '../src/core/store/liveness.js'
 import { cliEnv, vlt, vltAsync, vltJson, type CliRun } from './helpers/cli.js'
 import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
+import { userConfigFile } from './helpers/user-config.js'
 
 /** Daemon tests opt in (the helpers default to GIT_VLT_DAEMON=0); no test leaves a daemon running. */
 const ON = { GIT_VLT_DAEMON: '1' }
@@ -188,6 +189,32 @@ describe('query daemon (built CLI)', function () {
       same(run, vlt(repo.dir, ['coderag', 'refs', 'greet'], OFF))
     } finally {
       fake?.close()
+    }
+  })
+
+  it('reports ignored vlt.toml settings as the in-process command does, and gives way when the user config changes', async () => {
+    repo.write({ 'vlt.toml': '[llm]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n' })
+    repo.commit('llm in vlt.toml')
+    const user = userConfigFile('[search]\nllm_candidates = 10\n')
+    try {
+      const on = { ...ON, ...user.env }
+      const off = { ...OFF, ...user.env }
+      vltJson(repo.dir, ['coderag', 'def', 'greet'], on)
+      const first = await waitFor('the daemon', () => status(on))
+      for (const args of [['coderag', 'search', 'say hello', '--limit', '2'], ['coderag', 'def', 'greet']]) {
+        same(vlt(repo.dir, args, on), vlt(repo.dir, args, off))
+        same(vlt(repo.dir, [...args, '--json'], on), vlt(repo.dir, [...args, '--json'], off))
+      }
+      assert.equal(status(on)!.served, 4)
+      const served = vltJson(repo.dir, ['coderag', 'search', 'say hello'], on)
+      assert.deepEqual(served.warnings.filter((w: string) => w.startsWith('vlt.toml: [llm]')).length, 1)
+      assert.equal(vlt(repo.dir, ['coderag', 'def', 'greet'], on).stderr.match(/^warning: vlt\.toml: \[llm\] \(provider, base_url\) ignored/gm)?.length, 1)
+      // Its settings reach the answers: an edited user config is another environment.
+      writeFileSync(user.path, '[search]\nllm_candidates = 5\n')
+      vltJson(repo.dir, ['coderag', 'def', 'greet'], on)
+      await waitFor('the daemon started with the old config to exit', () => !isProcessAlive(first.pid))
+    } finally {
+      user.cleanup()
     }
   })
 

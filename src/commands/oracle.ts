@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { terminalProgress } from '../core/cli/progress.js'
 import { VltCommand } from '../core/cli/vlt-command.js'
+import { quotedName, visibleText } from '../core/display/index.js'
 import { UsageError } from '../core/errors.js'
 import { askOracle, DEFAULT_MAX_TOKENS, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../core/oracle/index.js'
 
@@ -13,13 +14,18 @@ about the question, merges duplicates, reranks, and fits it with a repo-map slic
 budget. Cited code ranges get their blame; history questions get the commits that touched the
 symbol or lines, with their messages.
 
-With [llm] configured in vlt.toml the answer is written by the model and streamed; otherwise it
-is the evidence itself, grouped and cited. When nothing relevant is found, it says so.
-Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.`
+With [llm] configured in your own config (~/.config/git-vlt/config.toml, or the file GIT_VLT_CONFIG
+names; a repository's vlt.toml cannot set it) the answer is written by the model and streamed;
+otherwise it is the evidence itself, grouped and cited, each piece quoted so that no text from the
+repository can pass for the answer. When nothing relevant is found, it says so.
+Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.
+That thread is committed: secrets are redacted from it, and excerpts of agent conversations
+(private transcripts) are left out of it unless --log-history.`
 
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> "where is openQueryContext defined"', description: 'A definition question: the exact file:line first.' },
     { command: '<%= config.bin %> <%= command.id %> "why was the lock timeout changed" --source code,git', description: 'A history question over code and commits only.' },
+    { command: '<%= config.bin %> <%= command.id %> "what did we decide about retries" --log-history', description: 'Also log the agent-conversation excerpts the answer quotes in the session thread.' },
     {
       command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
       description: 'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings}.',
@@ -34,8 +40,12 @@ Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unl
     source: Flags.string({ description: `Sources to consult, comma-separated (${ORACLE_SOURCES.join(',')}).`, default: ORACLE_SOURCES.join(',') }),
     explain: Flags.boolean({ description: "Print each retrieval path's raw results, the fusion and rerank decisions, and the context budget use." }),
     'max-tokens': Flags.integer({ description: 'Token budget of the evidence given to the answer.', default: DEFAULT_MAX_TOKENS, min: 256 }),
-    model: Flags.string({ description: 'The LLM model (overrides llm.model in vlt.toml).' }),
+    model: Flags.string({ description: 'The LLM model (overrides llm.model of your config).' }),
     'no-log': Flags.boolean({ description: 'Do not append the question and answer to the oracle-session thread.' }),
+    'log-history': Flags.boolean({
+      description: 'Log the agent-conversation excerpts the answer quotes in the oracle-session thread too (left out by default: the thread is committed, transcripts are private).',
+      exclusive: ['no-log'],
+    }),
     author: Flags.string({ char: 'a', description: 'Author of the session entry (default: git config user.name).' }),
   }
 
@@ -49,6 +59,7 @@ Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unl
       maxTokens: flags['max-tokens'],
       model: flags.model,
       noLog: flags['no-log'],
+      logHistory: flags['log-history'],
       author: flags.author,
       progress: json ? undefined : terminalProgress(),
       warn: (message) => this.note(message),
@@ -56,7 +67,7 @@ Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unl
         ? undefined
         : (delta) => {
             streamed = true
-            process.stdout.write(delta)
+            process.stdout.write(visibleText(delta))
           },
     })
     if (!json) {
@@ -80,14 +91,14 @@ function formatExplain(response: OracleResponse): string {
   const lines = [`## Explain`, `classification: ${traces.classification.queryType}; symbol: ${traces.classification.symbol ?? '-'}; searched: ${JSON.stringify(traces.classification.searchText)}`]
   for (const path of traces.paths) {
     lines.push(`\n### path ${path.path}: ${path.results.length} result(s)${path.note ? ` — ${path.note}` : ''}`)
-    for (const result of path.results) lines.push(`  ${result.score.toFixed(3)}  relevance ${result.relevance?.toFixed(2) ?? '-'}  ${result.sourcePath}`)
+    for (const result of path.results) lines.push(`  ${result.score.toFixed(3)}  relevance ${result.relevance?.toFixed(2) ?? '-'}  ${quotedName(result.sourcePath)}`)
   }
   if (traces.codeSearch) {
     lines.push('\n### code search fusion (top 10)')
-    for (const fused of traces.codeSearch.fusion.slice(0, 10)) lines.push(`  ${fused.score.toFixed(4)}  ${fused.path}#${fused.chunkIndex}  ranks ${JSON.stringify(fused.ranks)}`)
+    for (const fused of traces.codeSearch.fusion.slice(0, 10)) lines.push(`  ${fused.score.toFixed(4)}  ${quotedName(fused.path)}#${fused.chunkIndex}  ranks ${JSON.stringify(fused.ranks)}`)
   }
   lines.push('\n### fusion and rerank decisions')
-  for (const decision of traces.decisions) lines.push(`  ${decision.decision.padEnd(11)} ${decision.score.toFixed(3)}  ${decision.sourcePath}${decision.by ? ` (merged into ${decision.by})` : ''}`)
+  for (const decision of traces.decisions) lines.push(`  ${decision.decision.padEnd(11)} ${decision.score.toFixed(3)}  ${quotedName(decision.sourcePath)}${decision.by ? ` (merged into ${quotedName(decision.by)})` : ''}`)
   const b = traces.budget
   lines.push(`\n### context budget\n  ${b.used}/${b.maxTokens} tokens: repo map ${b.repoMap}, evidence ${b.sources}; ${b.dropped} piece(s) dropped for budget`)
   return lines.join('\n')

@@ -4,8 +4,11 @@
 if [ @HOOK@ = post-rewrite ]; then git_vlt_stdin=$(cat); fi
 (
   set +eu
+  # A cloned repository can commit .vlt, or any path under it, as a symlink aimed anywhere: nothing
+  # is written, read or moved through one here (the hook skips, as it does for an unwritable queue).
+  nolink() { for p; do [ -L "$p" ] && return 1; done; return 0; }
   # Git runs hooks from the top of the working tree; no .vlt/ there means nothing is indexed.
-  [ -d .vlt ] || exit 0
+  [ -d .vlt ] && nolink .vlt || exit 0
   from= to=
   case @HOOK@ in
   post-commit)
@@ -36,9 +39,12 @@ GIT_VLT_EOF
   esac
   [ -n "$to" ] && [ "$from" != "$to" ] || exit 0
   q=.vlt/queue
+  nolink $q || exit 0
   [ -d $q ] || mkdir $q || exit 0
   # Written aside then renamed: a reader sees a whole batch or none, and parallel hooks never share a file.
   id=$to-@HOOK@-$$
+  # (mv onto a link to a folder would move the batch into that folder.)
+  nolink $q/.$id.tmp $q/$id.delta || exit 0
   # The closing "end" line tells a reader the batch is whole (a crash can leave a renamed file short).
   {
     printf 'vlt-delta 1 @HOOK@ %s %s\n' "${from:--}" "$to" &&
@@ -53,6 +59,7 @@ GIT_VLT_EOF
   node=@NODE@ cli=@CLI@
   # Installed without a launcher, the hooks only queue (`git vlt coderag sync` applies the queue).
   [ -n "$cli" ] || exit 0
+  nolink $q/indexer-state.json $q/indexer.pid $q/.indexer-pid.$$.tmp .vlt/logs .vlt/logs/indexer.log .vlt/logs/indexer.log.1 || exit 0
   if [ -x "$node" ] && [ -f "$cli" ]; then
     set -- "$node" "$cli"
   elif command -v git-vlt; then

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_CONFIG } from '../../src/core/config/defaults.js'
-import { loadConfig, parseConfig } from '../../src/core/config/load.js'
+import { loadConfig, parseConfig, readConfig } from '../../src/core/config/load.js'
 import { createEmbeddingProvider, EmbeddingUnavailableError, inspectModelDir, type EmbeddingProvider } from '../../src/core/embed/index.js'
 import { VltError } from '../../src/core/errors.js'
 import { openQueryContext } from '../../src/core/query/context.js'
@@ -66,14 +66,25 @@ describe('embed: local model directory', function () {
     assert.notEqual(localProvider(copy).id, provider.id)
   })
 
-  it('is configured with model_dir, relative to the repository root', async () => {
+  it('is configured with model_dir in the user config, relative to that file; never from vlt.toml', async () => {
     assert.throws(() => parseConfig('[embedding]\nprovider = "local"\n'), /vlt\.toml: embedding\.model_dir is required when embedding\.provider = "local"/)
     assert.throws(() => parseConfig('[embedding]\nprovider = "local"\nmodel_dir = ""\n'), /embedding\.model_dir must be a non-empty string/)
-    writeFileSync(join(root, 'vlt.toml'), '[embedding]\nprovider = "local"\nmodel_dir = "tiny"\nbatch_size = 8\n')
-    const config = await loadConfig(root)
-    assert.equal(config.embedding.modelDir, model)
-    writeFileSync(join(root, 'vlt.toml'), `[embedding]\nprovider = "local"\nmodel_dir = "${model}"\n`)
-    assert.equal((await loadConfig(root)).embedding.modelDir, model)
+    const repo = mkdtempSync(join(tmpdir(), 'vlt-local-model-repo-'))
+    try {
+      const env = { GIT_VLT_CONFIG: join(root, 'config.toml') }
+      writeFileSync(env.GIT_VLT_CONFIG, '[embedding]\nprovider = "local"\nmodel_dir = "tiny"\nbatch_size = 8\n')
+      assert.equal((await loadConfig(repo, env)).embedding.modelDir, model)
+      writeFileSync(env.GIT_VLT_CONFIG, `[embedding]\nprovider = "local"\nmodel_dir = "${model}"\n`)
+      assert.equal((await loadConfig(repo, env)).embedding.modelDir, model)
+      // A repository cannot make a native runtime load model files of its choosing.
+      writeFileSync(join(repo, 'vlt.toml'), '[embedding]\nprovider = "local"\nmodel_dir = "."\n')
+      const { config, warnings } = await readConfig(repo)
+      assert.equal(config.embedding.provider, 'none')
+      assert.equal(config.embedding.modelDir, undefined)
+      assert.match(warnings[0]!, /^vlt\.toml: \[embedding\] \(provider, model_dir\) ignored/)
+    } finally {
+      rmSync(repo, { recursive: true, force: true })
+    }
   })
 
   if (transformersInstalled) {

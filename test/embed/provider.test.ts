@@ -158,7 +158,7 @@ describe('embedding provider', () => {
     server.failNext({ kind: 'dimensions', dimensions: 12 })
     const error = await rejection(provider(server, { dimensions: 16 }).embed(['a']))
     assert.equal(error.kind, 'bad-response')
-    assert.match(error.message, /12-dimensional vectors where embedding\.dimensions in vlt\.toml says 16/)
+    assert.match(error.message, /12-dimensional vectors where embedding\.dimensions in .*git-vlt\/config\.toml says 16/)
   })
 
   it('rejects vectors whose length changes between batches', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { chunkHash } from '../../src/core/embed/text.js'
 import { VectorIndex, vectorIndexPath, type VectorIndexEntry } from '../../src/core/embed/vector-index.js'
 import { CorruptFileError } from '../../src/core/errors.js'
-import { vltPaths } from '../../src/core/store/index.js'
+import { confineTo, vltPaths } from '../../src/core/store/index.js'
 import { fakeEmbedding } from '../helpers/fake-embeddings-server.js'
 
 const SPACE = { providerId: 'openai:127.0.0.1:1:m:native', dimensions: 16 }
@@ -28,6 +28,7 @@ describe('VectorIndex', () => {
   let path: string
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'vlt-vindex-'))
+    confineTo(root)
     path = join(root, 'vectors.usearch')
   })
   afterEach(() => rmSync(root, { recursive: true, force: true }))

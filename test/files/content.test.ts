@@ -77,6 +77,23 @@ describe('files: classifyContent', () => {
   it('redacts a credential in an otherwise ordinary file', () => {
     const body = 'def handler(event):\n    return process(event)\n'.repeat(5)
     const result = classify(`import boto3\nAWS_KEY = "${FAKE.aws}"\n${body}`)
-    assert.deepEqual(result, { ok: true, text: `import boto3\nAWS_KEY = "[REDACTED:aws-access-key]"\n${body}` })
+    assert.deepEqual(result, { ok: true, text: `import boto3\nAWS_KEY = "[REDACTED]          "\n${body}` })
+  })
+
+  it('redacts in place: every line and column of the rest stays where it was', () => {
+    const source = `import boto3\n\nAWS_SECRET_ACCESS_KEY = "${FAKE.awsSecret}"; CLIENT = boto3.client("s3")\ntoken = "${FAKE.githubClassic}"\n\ndef upload(path):\n    return CLIENT.upload_file(path)\n${"# uploads go to the bucket named in settings\\n".repeat(6)}`
+    const result = classify(source)
+    assert.ok(result.ok)
+    assert.ok(!result.text.includes(FAKE.awsSecret) && !result.text.includes(FAKE.githubClassic))
+    assert.deepEqual(result.text.split('\n').map((line) => line.length), source.split('\n').map((line) => line.length))
+    assert.equal(result.text.split('\n')[2]!.indexOf('CLIENT'), source.split('\n')[2]!.indexOf('CLIENT'))
+    assert.match(result.text, /AWS_SECRET_ACCESS_KEY = "\[REDACTED:aws-secret-access-key\] *"; CLIENT/)
+  })
+
+  it('skips a file with a private key however it is quoted', () => {
+    const lines = FAKE.privateKey.split('\n')
+    const quoted = `const fixture =\n${lines.map((line) => `  "${line}\\n" +`).join('\n')}\n  "";\n${'export const x = 1\n'.repeat(40)}`
+    assert.deepEqual(classify(quoted), { ok: false, reason: 'secret' })
+    assert.deepEqual(classify(`# Setup\n\nPaste this key:\n\n\`\`\`\n${FAKE.opensshKey}\n\`\`\`\n${'More words about setup.\n'.repeat(40)}`), { ok: false, reason: 'secret' })
   })
 })

@@ -91,6 +91,24 @@ describe('files: createFileSelector', () => {
     })
   })
 
+  it('recognises deploy keys, dotenv files under other names and other credential stores', () => {
+    const secrets = [
+      'deploy_key', 'ci/deploy_key', 'deploy-key', '.github/github-deploy-key', 'keys/deploy_key.old', 'deploykey', 'prod_deploy_key.txt',
+      'config.env', 'docker/production.env', '.envrc', 'secrets.json', 'config/secrets.toml', '.vault-token',
+      'infra/terraform.tfstate', 'infra/terraform.tfstate.backup', '.kube/config', '.ssh/id_ecdsa_sk',
+    ]
+    assert.deepEqual(Object.values(outcomes(selector(), secrets)), secrets.map(() => '-secret'))
+    assert.deepEqual(outcomes(selector(), ['deploy.py', 'docs/deploy_keys.md', 'deploy_keyring.py', 'environment.ts', 'src/env.ts', 'config.env.example', 'tfstate.md']), {
+      'deploy.py': 'python',
+      'docs/deploy_keys.md': 'text',
+      'deploy_keyring.py': 'python',
+      'environment.ts': 'typescript',
+      'src/env.ts': 'typescript',
+      'config.env.example': 'text',
+      'tfstate.md': 'text',
+    })
+  })
+
   it('applies include globs gitignore-style', () => {
     const select = selector('include = ["src/**", "*.md"]')
     assert.deepEqual(outcomes(select, ['src/a.ts', 'src/deep/er/b.py', 'lib/src/c.ts', 'README.md', 'docs/guide.md', 'setup.py']), {

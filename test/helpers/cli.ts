@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ISOLATED_CONFIG_ENV } from './user-config.js'
 
 /** The built CLI, run exactly as a user's shell would (`npm test` builds first). */
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
@@ -12,11 +13,12 @@ export interface CliRun {
 }
 
 /**
- * Environment isolated from the user's git config and from CI's TTY-less quirks. Query commands
- * run in process (GIT_VLT_DAEMON=0) so that no test leaves a daemon behind; daemon tests opt in.
+ * Environment isolated from the user's git config, from the user's git-vlt config (see
+ * user-config.ts; pass GIT_VLT_CONFIG in `extra` to give one) and from CI's TTY-less quirks. Query
+ * commands run in process (GIT_VLT_DAEMON=0) so that no test leaves a daemon behind; daemon tests opt in.
  */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', GIT_VLT_DAEMON: '0', ...extra }
+  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', GIT_VLT_DAEMON: '0', ...ISOLATED_CONFIG_ENV, ...extra }
 }
 
 export function vlt(cwd: string, args: string[], env: Record<string, string> = {}): CliRun {

@@ -1,9 +1,30 @@
-import { serveTasks } from '../../src/core/index/task-server.js'
+import { BoundExceeded, retire, serveTasks } from '../../src/core/index/task-server.js'
 
-/** A worker for the pool tests: doubles a number, fails on request, or dies. */
-serveTasks<{ value: number; fail?: boolean; die?: boolean }, Uint8Array>((task) => {
+export interface EchoTask {
+  value: number
+  fail?: boolean
+  die?: boolean
+  /** Busy for this many milliseconds (a parse that does not notice its bound). */
+  spin?: number
+  /** Allocates until the heap limit stops the worker. */
+  hog?: boolean
+  /** Answers as past its bound, as a parse that noticed it does. */
+  bound?: boolean
+  /** Answers, then ends the worker (as a worker whose wasm memory grew past its bound does). */
+  retire?: boolean
+}
+
+/** A worker for the pool tests: doubles a number, fails on request, or dies, hangs, exhausts its heap. */
+serveTasks<EchoTask, Uint8Array>((task) => {
   if (task.die) process.exit(3)
   if (task.fail) throw new Error(`task ${task.value} failed`)
+  if (task.bound) throw new BoundExceeded('time', `task ${task.value} noticed its bound`)
+  if (task.spin) for (const until = Date.now() + task.spin; Date.now() < until; );
+  if (task.hog) {
+    const kept: number[][] = []
+    for (;;) kept.push(Array.from({ length: 100_000 }, (_, i) => i + kept.length))
+  }
+  if (task.retire) retire()
   const result = new Uint8Array([task.value * 2])
   return { result, transfer: [result.buffer] }
 })

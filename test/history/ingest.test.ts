@@ -1,12 +1,13 @@
 import { strict as assert } from 'node:assert'
 import { appendFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { UsageError } from '../../src/core/errors.js'
 import { fileHistory, ingestHistory, queryHistory, searchHistory, type IngestResult } from '../../src/core/history/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { AGENT, MAIN_SESSION, OLD_SESSION, WORKTREE_SESSION, installTranscripts, type InstalledConfig } from './fixtures/install.js'
 
 const line = (value: object) => `${JSON.stringify(value)}\n`
+const SECRET_SESSION = '6e2f9a10-4b8c-4d3e-a5f1-7c9b0d2e4f61'
 
 function envelope(root: string, uuid: string, timestamp: string) {
   return { isSidechain: false, userType: 'external', cwd: root, sessionId: MAIN_SESSION, version: '2.1.12', gitBranch: 'main', uuid, timestamp }
@@ -81,6 +82,29 @@ describe('history: ingest, search and file history over real transcripts', funct
     // From the linked worktree, the same sessions (its own .vlt/).
     const fromWorktree = await ingestHistory(worktree, { configDir })
     assert.deepEqual({ sessions: fromWorktree.sessions, exchanges: fromWorktree.exchanges }, { sessions: 3, exchanges: 8 })
+  })
+
+  it('stores transcripts redacted: prompts, replies, tool inputs and results, titles', async () => {
+    const token = 'ghp_' + 'R4nd0mT0k3nV4lu3sXq9Zp2Lm7Kw8Jd5Hf1Y'
+    const key = 'AKIA' + 'Z7Q2R4XB6N3M5K7J'
+    // A session of its own: the main fixture ends in a line still being written.
+    writeFileSync(join(dirname(config.main), `${SECRET_SESSION}.jsonl`), [
+      line({ type: 'custom-title', customTitle: `deploy with ${key}`, sessionId: SECRET_SESSION }),
+      line(userLine(repo.dir, 'u-secret', '2025-06-12T10:00:00.000Z', `Push with ${token} please`)),
+      line(assistantLine(repo.dir, 'a-secret', '2025-06-12T10:00:02.000Z', 'msg_secret', { type: 'tool_use', id: 'toolu_secret', name: 'Bash', input: { command: `git push https://x:${token}@github.com/o/r` } })),
+      line(userLine(repo.dir, 'u-result', '2025-06-12T10:00:03.000Z', [{ type: 'tool_result', tool_use_id: 'toolu_secret', content: `AWS_ACCESS_KEY_ID=${key}` }])),
+      line(assistantLine(repo.dir, 'a-reply', '2025-06-12T10:00:04.000Z', 'msg_reply', { type: 'text', text: `Pushed; ${token} still works.` })),
+    ].join('').replaceAll(MAIN_SESSION, SECRET_SESSION))
+    await ingestHistory(repo.dir, { configDir })
+    for (const file of readdirSync(join(repo.dir, '.vlt', 'history'), { recursive: true, withFileTypes: true })) {
+      if (!file.isFile()) continue
+      const bytes = readFileSync(join(file.parentPath, file.name))
+      assert.ok(!bytes.includes(token) && !bytes.includes(key), `${file.name} holds a secret`)
+    }
+    const hits = await queryHistory(repo.dir, 'push please', { configDir, refresh: false })
+    const hit = hits.results.find((result) => result.prompt.startsWith('Push with'))!
+    assert.equal(hit.prompt, 'Push with [REDACTED:github-pat] please')
+    assert.equal(hit.title, 'deploy with [REDACTED:aws-access-token]')
   })
 
   it('searches with date, branch and sidechain filters', async () => {

@@ -8,6 +8,7 @@ import { PAGERANK_TOLERANCE } from '../../src/core/graph/index.js'
 import { createAggregates, finishAndSave, loadAggregates, saveAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
 import type { Chunk, ImportRef, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
 import { analyzeChunks } from '../../src/core/search/index.js'
+import { confineTo } from '../../src/core/store/index.js'
 
 /** A C file defining `defs`, whose function `defs[0]` calls `calls`, including `includes`. */
 function summary(defs: string[], calls: string[], includes: string[] = []): IndexedSummary {
@@ -59,7 +60,10 @@ function assertSameRanks(patched: TreeAggregates, fresh: TreeAggregates): void {
 
 describe('tree aggregates', () => {
   let dir: string
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-')) })
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-'))
+    confineTo(dir)
+  })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
   it('counts edges, nodes and symbols', () => {
@@ -116,6 +120,7 @@ describe('tree aggregates', () => {
     const inThread = unfinished()
     const aside = unfinished()
     const asideDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-aside-'))
+    confineTo(asideDir)
     try {
       assert.deepEqual(await finishAndSave(dir, inThread, Number.POSITIVE_INFINITY), { edges: inThread.graph.edgeCount })
       assert.deepEqual(await finishAndSave(asideDir, aside, 0), { edges: inThread.graph.edgeCount })
@@ -135,7 +140,7 @@ describe('tree aggregates', () => {
     // A file where the tree directory should be: no part can be written, in this thread or the BM25 one.
     const blocked = join(dir, 'not-a-directory')
     writeFileSync(blocked, '')
-    await assert.rejects(finishAndSave(blocked, aggregates, 0), /ENOTDIR|EEXIST/)
+    await assert.rejects(finishAndSave(blocked, aggregates, 0), /not-a-directory is not a directory/)
   })
 
   it('throws CorruptFileError for a damaged or missing file', async () => {

@@ -1,15 +1,21 @@
 import { strict as assert } from 'node:assert'
-import { WorkerPool } from '../../src/core/index/pool.js'
+import { TaskBoundError, WorkerPool } from '../../src/core/index/pool.js'
 import { ANSWER_BATCH } from '../../src/core/index/task-server.js'
+import type { EchoTask } from '../helpers/echo-worker.js'
 
 const ENTRY = new URL('../helpers/echo-worker.ts', import.meta.url)
-type Task = { value: number; fail?: boolean; die?: boolean }
+
+/** What became of each task: its answer, or the bound it was given up for, or its error. */
+async function outcomes(pool: WorkerPool<EchoTask, Uint8Array>, tasks: Array<{ task: EchoTask; timeoutMs?: number }>): Promise<Array<number | string>> {
+  const settled = await Promise.allSettled(tasks.map(({ task, timeoutMs }) => pool.run(task, { timeoutMs })))
+  return settled.map((s) => (s.status === 'fulfilled' ? s.value[0]! : s.reason instanceof TaskBoundError ? `bound:${s.reason.bound}` : `error:${(s.reason as Error).message}`))
+}
 
 describe('WorkerPool with batched answers', function () {
   this.timeout(20_000)
 
   it('answers every task of a deep queue with its own result, across batches and workers', async () => {
-    const pool = new WorkerPool<Task, Uint8Array>(ENTRY, 2)
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 2)
     try {
       const count = ANSWER_BATCH * 12 + 5
       const results = await Promise.all(Array.from({ length: count }, (_, value) => pool.run({ value: value % 100 })))
@@ -20,7 +26,7 @@ describe('WorkerPool with batched answers', function () {
   })
 
   it('rejects only the task that threw; the others in its batch are answered', async () => {
-    const pool = new WorkerPool<Task, Uint8Array>(ENTRY, 1)
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 1)
     try {
       const settled = await Promise.allSettled([1, 2, 3, 4].map((value) => pool.run({ value, fail: value === 3 })))
       assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
@@ -30,11 +36,52 @@ describe('WorkerPool with batched answers', function () {
     }
   })
 
-  it('replaces a worker that died, rejecting only what it held', async () => {
-    const pool = new WorkerPool<Task, Uint8Array>(ENTRY, 1)
+  it('replaces a worker that died: only the task it was running is given up, those queued behind it are answered', async () => {
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 1)
     try {
+      assert.deepEqual(await outcomes(pool, [{ task: { value: 1 } }, { task: { value: 2, die: true } }, { task: { value: 3 } }, { task: { value: 4 } }]), [2, 'bound:crash', 6, 8])
       await assert.rejects(pool.run({ value: 1, die: true }), /exited with code 3/)
       assert.equal((await pool.run({ value: 21 }))[0], 42)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('stops a worker whose task runs past its time bound, and carries on', async () => {
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 1)
+    try {
+      const started = Date.now()
+      const results = await outcomes(pool, [{ task: { value: 1 } }, { task: { value: 2, spin: 60_000 }, timeoutMs: 100 }, { task: { value: 3, spin: 50 }, timeoutMs: 1_000 }])
+      assert.deepEqual(results, [2, 'bound:time', 6])
+      assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('gives up the task whose worker went past its heap limit, and carries on', async () => {
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 1, { resourceLimits: { maxOldGenerationSizeMb: 48 } })
+    try {
+      assert.deepEqual(await outcomes(pool, [{ task: { value: 1 } }, { task: { value: 2, hog: true } }, { task: { value: 3 } }]), [2, 'bound:memory', 6])
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('rejects a task answered as past its bound with a TaskBoundError; a retiring worker hands its queue on', async () => {
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 1)
+    try {
+      assert.deepEqual(await outcomes(pool, [{ task: { value: 1, bound: true } }, { task: { value: 2, retire: true } }, { task: { value: 3 } }, { task: { value: 4 } }]), ['bound:time', 4, 6, 8])
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('fails the tasks of a worker that cannot start, without restarting it forever', async () => {
+    const pool = new WorkerPool<EchoTask, Uint8Array>(new URL('../helpers/no-such-worker.ts', import.meta.url), 1)
+    try {
+      const results = await outcomes(pool, [{ task: { value: 1 } }, { task: { value: 2 } }])
+      assert.ok(results.every((r) => typeof r === 'string' && r.startsWith('error:')), JSON.stringify(results))
     } finally {
       await pool.close()
     }

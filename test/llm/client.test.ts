@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import type { VltConfig } from '../../src/core/config/types.js'
 import { VltError } from '../../src/core/errors.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient, type LlmClientOverrides, type LlmRequest } from '../../src/core/llm/index.js'
@@ -66,7 +67,7 @@ describe('LLM client', () => {
         () => createLlmClient({ ...config(server), baseUrl: 'https://openrouter.ai/api/v1' }, { env: {} }),
         (error: Error) =>
           error instanceof VltError &&
-          error.message === 'LLM provider openrouter.ai needs an API key: set the environment variable TEST_LLM_KEY (llm.api_key_env in vlt.toml)',
+          error.message === `LLM provider openrouter.ai needs an API key: set the environment variable TEST_LLM_KEY (llm.api_key_env in ${join(process.env.XDG_CONFIG_HOME!, 'git-vlt', 'config.toml')})`,
       )
     })
 
@@ -165,8 +166,9 @@ describe('LLM client', () => {
   })
 
   it('redacts secrets in every outgoing message and counts them', async () => {
-    const awsKey = 'AKIAIOSFODNN7EXAMPLE'
-    const githubToken = `ghp_${'a1B2c3D4e5'.repeat(4)}`
+    // Not AWS's documented example key: the rules (rightly) leave that one alone.
+    const awsKey = 'AKIA' + 'Z7Q2R4XB6N3M5K7J'
+    const githubToken = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`
     const llm = client(server)
     const result = await llm.stream(
       {
@@ -186,8 +188,8 @@ describe('LLM client', () => {
       server.chatRequests[0]!.body.messages!.map((m) => m.content),
       [
         'Answer from the data.',
-        'config.py:\naws_key = "[REDACTED:aws-access-key]"\nclone with [REDACTED:github-token]',
-        'I saw [REDACTED:aws-access-key].',
+        'config.py:\naws_key = "[REDACTED:aws-access-token]"\nclone with [REDACTED:github-pat]',
+        'I saw [REDACTED:aws-access-token].',
       ],
     )
   })

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert'
 import { vlt, vltJson, vltJsonAsync } from '../helpers/cli.js'
 import { startFakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { userConfigFile } from '../helpers/user-config.js'
 
 describe('notes commands', function () {
   this.timeout(30_000)
@@ -29,20 +30,20 @@ describe('notes commands', function () {
 
   it('search adds the configured vector path, and warns once when the server fails', async () => {
     const server = await startFakeEmbeddingsServer({ dimensions: 16 })
-    repo.write({ 'vlt.toml': `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n` })
+    const user = userConfigFile(`[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n`)
     try {
       const section = 'Runbook > Restart\n\n## Restart\n\nRestart the indexer with a sync.'
-      const hybrid = await vltJsonAsync(repo.dir, ['notes', 'search', section])
+      const hybrid = await vltJsonAsync(repo.dir, ['notes', 'search', section], user.env)
       assert.deepEqual(hybrid.warnings, [])
       assert.deepEqual([hybrid.results[0].path, hybrid.results[0].startLine, hybrid.results[0].methods, hybrid.results[0].score], ['docs/runbook.md', 6, ['bm25', 'vector'], 1])
 
       server.script = () => ({ kind: 'hang' })
-      const fallback = await vltJsonAsync(repo.dir, ['notes', 'search', 'restart indexer'])
+      const fallback = await vltJsonAsync(repo.dir, ['notes', 'search', 'restart indexer'], user.env)
       assert.equal(fallback.warnings.length, 1)
       assert.match(fallback.warnings[0], /^embeddings unavailable \(timeout\): /)
       assert.deepEqual(fallback.results.map((hit: { path: string; methods: string[] }) => [hit.path, hit.methods]), [['docs/runbook.md', ['bm25']]])
     } finally {
-      repo.git('clean', '-fq', 'vlt.toml')
+      user.cleanup()
       await server.close()
     }
   })

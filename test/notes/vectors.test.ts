@@ -4,6 +4,7 @@ import { createEmbeddingProvider, type EmbeddingProvider } from '../../src/core/
 import { findNotes, searchNotes } from '../../src/core/notes/index.js'
 import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { withUserConfig } from '../helpers/user-config.js'
 
 const STORAGE = '# Storage design\n\nWe keep records checksummed.\n\n## Layout\n\nObjects fan out by two hex digits.\n'
 const DEPLOY = '# Deploy\n\nShip it on Fridays after the canary passes.\n'
@@ -91,19 +92,20 @@ describe('notes vector search', function () {
     assert.deepEqual(found.results.map((hit) => hit.methods), [['bm25']])
   })
 
-  it('uses the provider configured in vlt.toml, and falls back when it times out', async () => {
-    repo.write({ 'vlt.toml': `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n` })
-    const configured = await findNotes(repo.dir, SECTION_TEXTS[2]!)
-    assert.deepEqual(configured.warnings, [])
-    assert.deepEqual(configured.results[0]!.methods, ['bm25', 'vector'])
+  it('uses the provider configured in the user config, and falls back when it times out', async () => {
+    await withUserConfig(`[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n`, async () => {
+      const configured = await findNotes(repo.dir, SECTION_TEXTS[2]!)
+      assert.deepEqual(configured.warnings, [])
+      assert.deepEqual(configured.results[0]!.methods, ['bm25', 'vector'])
 
-    server.script = () => ({ kind: 'hang' })
-    const started = Date.now()
-    const warnings: string[] = []
-    const results = await searchNotes(repo.dir, 'canary', { warn: (w) => warnings.push(w) })
-    assert.ok(Date.now() - started < 5000)
-    assert.equal(warnings.length, 1)
-    assert.match(warnings[0]!, /^embeddings unavailable \(timeout\): .*; using keyword search only$/)
-    assert.deepEqual(results.map((r) => [r.sourcePath, r.retrievalMethod]), [['docs/deploy.md:1', 'bm25']])
+      server.script = () => ({ kind: 'hang' })
+      const started = Date.now()
+      const warnings: string[] = []
+      const results = await searchNotes(repo.dir, 'canary', { warn: (w) => warnings.push(w) })
+      assert.ok(Date.now() - started < 5000)
+      assert.equal(warnings.length, 1)
+      assert.match(warnings[0]!, /^embeddings unavailable \(timeout\): .*; using keyword search only$/)
+      assert.deepEqual(results.map((r) => [r.sourcePath, r.retrievalMethod]), [['docs/deploy.md:1', 'bm25']])
+    })
   })
 })

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert'
 import { vltAsync, vltJsonAsync } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
+import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { createOracleRepo, FAKE_KEY } from './fixture.js'
 
 describe('git vlt oracle (CLI)', function () {
@@ -12,13 +13,18 @@ describe('git vlt oracle (CLI)', function () {
     server = await startFakeOpenAIServer()
     ;({ repo } = createOracleRepo())
   })
+  let user: UserConfigFile | undefined
   afterEach(async () => {
     repo.cleanup()
+    user?.cleanup()
+    user = undefined
     await server.close()
   })
 
-  const configureLlm = (extra = ''): void => {
-    repo.write({ 'vlt.toml': `[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test-model"\n${extra}` })
+  /** The model, in the user's config: returns the env to run with. */
+  const configureLlm = (extra = ''): Record<string, string> => {
+    user = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test-model"\n${extra}`)
+    return user.env
   }
 
   it('prints --json in the OracleResponse shape', async () => {
@@ -31,9 +37,9 @@ describe('git vlt oracle (CLI)', function () {
   })
 
   it('streams the LLM answer, giving it the evidence as data blocks and no secret', async () => {
-    configureLlm()
+    const env = configureLlm()
     server.replyNext({ text: 'The client is built by `endpointClient` in `src/client.ts:1-6`.' })
-    const run = await vltAsync(repo.dir, ['oracle', 'how is the endpoint client configured', '--no-log'], { OPENROUTER_API_KEY: '' })
+    const run = await vltAsync(repo.dir, ['oracle', 'how is the endpoint client configured', '--no-log'], { ...env, OPENROUTER_API_KEY: '' })
     assert.equal(run.status, 0, run.stderr)
     assert.equal(run.stdout, 'The client is built by `endpointClient` in `src/client.ts:1-6`.\n')
     assert.equal(server.chatRequests.length, 1)
@@ -47,8 +53,8 @@ describe('git vlt oracle (CLI)', function () {
 
   it('falls back to the extractive answer with a warning when the LLM is unreachable', async () => {
     await server.close()
-    configureLlm('timeout_ms = 2000\n')
-    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    const env = configureLlm('timeout_ms = 2000\n')
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'], env)
     assert.equal(response.model, 'extractive')
     assert.match(response.answer, /^`acquireLock` is defined at `src\/lock\.ts:4-10`/)
     assert.ok(response.warnings.some((w: string) => /unreachable.*answering extractively/.test(w)), JSON.stringify(response.warnings))
@@ -56,9 +62,9 @@ describe('git vlt oracle (CLI)', function () {
   })
 
   it('accounts the tokens and cost the LLM reports', async () => {
-    configureLlm()
+    const env = configureLlm()
     server.replyNext({ text: 'Defined in `src/lock.ts:4-10`.', usage: { prompt_tokens: 1200, completion_tokens: 30 }, cost: 0.0042 })
-    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'], env)
     assert.equal(response.model, 'test-model')
     assert.equal(response.answer, 'Defined in `src/lock.ts:4-10`.')
     assert.equal(response.tokensUsed, 1230)
@@ -66,10 +72,10 @@ describe('git vlt oracle (CLI)', function () {
   })
 
   it('falls back to the extractive answer when the LLM times out', async () => {
-    configureLlm('timeout_ms = 1000\n')
+    const env = configureLlm('timeout_ms = 1000\n')
     server.failNext({ kind: 'hang' })
     const started = Date.now()
-    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'], env)
     assert.ok(Date.now() - started < 15_000)
     assert.equal(response.model, 'extractive')
     assert.match(response.answer, /src\/lock\.ts:4-10/)
@@ -77,8 +83,8 @@ describe('git vlt oracle (CLI)', function () {
   })
 
   it('asks no model when there is no evidence', async () => {
-    configureLlm()
-    const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'])
+    const env = configureLlm()
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'], env)
     assert.deepEqual(response.sources, [])
     assert.equal(server.chatRequests.length, 0)
   })

@@ -1,7 +1,8 @@
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 /** A fake OpenAI key in a committed file: it must never reach an LLM request. */
-export const FAKE_KEY = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd'
+// Random-looking: a run of the alphabet is a placeholder to the secret rules, not a key.
+export const FAKE_KEY = 'sk-proj-' + 'Q7vR2mXk9LpT4sWz8NcB1yHj6FdG3aKe5uYo0iMn'
 
 /**
  * A small TypeScript project with history: a lock module, a record store using it, its test, a

@@ -9,6 +9,7 @@ import { vltAsync, vltJsonAsync } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
 import { createIndexedRepo } from './search-fixture.js'
+import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 
 const QUERY = 'session token password'
 const where = (response: SearchResponse): string[] => response.results.map((r) => `${r.path}:${r.startLine}`)
@@ -112,6 +113,7 @@ describe('git vlt coderag search --rerank (built CLI)', function () {
   this.timeout(60_000)
   let repo: GitFixture
   let server: FakeOpenAIServer
+  let user: UserConfigFile | undefined
   before(async () => {
     repo = await createIndexedRepo()
     server = await startFakeOpenAIServer()
@@ -120,57 +122,65 @@ describe('git vlt coderag search --rerank (built CLI)', function () {
     repo?.cleanup()
     await server?.close()
   })
-  const configure = (extra = ''): void => {
-    repo.write({ 'vlt.toml': `[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test/rerank"\ntimeout_ms = 1000\n${extra}` })
+  afterEach(() => {
+    user?.cleanup()
+    user = undefined
+    repo.git('clean', '-fq', 'vlt.toml')
+  })
+  /** The model in the user's config (the env to run with); `vlt.toml`, when given, in the repository. */
+  const configure = (vltToml?: string): Record<string, string> => {
+    user = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test/rerank"\ntimeout_ms = 1000\n`)
+    if (vltToml !== undefined) repo.write({ 'vlt.toml': vltToml })
+    return user.env
   }
 
-  it('reorders with --rerank llm, and by default with [search] rerank = "llm" unless --rerank offline', async () => {
-    configure()
-    const offline = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3'])
+  it('reorders with --rerank llm, and by default with [search] rerank = "llm" (of vlt.toml too) unless --rerank offline', async () => {
+    // (vlt.toml is in the working tree, so indexed: it is there from the start to keep the scores comparable.)
+    const env = configure('[search]\nrerank = "offline"\n')
+    const offline = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3'], env)
     assert.equal(offline.rerank, undefined)
     assert.equal(server.chatRequests.length, 0)
     server.replyNext({ text: '["c2", "c1"]' })
-    const reranked = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'llm'])
+    const reranked = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'llm'], env)
     assert.deepEqual(reranked.results, [offline.results[1], offline.results[0], offline.results[2]])
     assert.equal(reranked.rerank, 'llm')
     assert.deepEqual(reranked.warnings, [])
 
-    configure('[search]\nrerank = "llm"\nllm_candidates = 2\n')
+    // The repository may ask for the rerank: it runs on the user's own model.
+    repo.write({ 'vlt.toml': '[search]\nrerank = "llm"\nllm_candidates = 2\n' })
     server.replyNext({ text: '{"order": ["c2", "c1"]}' })
-    const byDefault = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3'])
+    const byDefault = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3'], env)
     assert.deepEqual(byDefault.results, reranked.results)
+    assert.deepEqual(byDefault.warnings, [])
     assert.equal((server.chatRequests.at(-1)!.body.messages![1]!.content.match(/label="candidate"/g) ?? []).length, 2)
     const requests = server.chatRequests.length
-    const overridden = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'offline'])
+    const overridden = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'offline'], env)
     assert.deepEqual(overridden.results, offline.results)
     assert.equal(server.chatRequests.length, requests)
-    repo.git('clean', '-fq', 'vlt.toml')
   })
 
   it('falls back with one warning on stderr, or in `warnings`', async () => {
-    configure()
+    const env = configure()
     server.replyNext({ text: 'no idea' })
-    const text = await vltAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'llm'])
+    const text = await vltAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'llm'], env)
     assert.equal(text.status, 0, text.stderr)
     assert.equal(text.stderr.match(/LLM rerank unavailable/g)?.length, 1, text.stderr)
     server.failNext({ kind: 'hang' })
-    const json = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'llm'])
+    const json = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--limit', '3', '--rerank', 'llm'], env)
     assert.equal(json.rerank, 'offline')
     assert.deepEqual(json.warnings, [`LLM rerank unavailable: LLM endpoint ${server.baseUrl} did not answer within 1000 ms (llm.timeout_ms); results keep the offline order`])
     assert.equal(json.results.length, 3)
-    repo.git('clean', '-fq', 'vlt.toml')
   })
 
   it('warns when the remote model has no API key, and refuses --rerank llm without [llm]', async () => {
-    repo.write({ 'vlt.toml': '[llm]\nprovider = "openai"\nbase_url = "https://llm.invalid/v1"\napi_key_env = "VLT_TEST_NO_SUCH_KEY"\n' })
-    const keyless = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--rerank', 'llm'])
+    user = userConfigFile('[llm]\nprovider = "openai"\nbase_url = "https://llm.invalid/v1"\napi_key_env = "VLT_TEST_NO_SUCH_KEY"\n')
+    const keyless = await vltJsonAsync(repo.dir, ['coderag', 'search', QUERY, '--rerank', 'llm'], user.env)
     assert.equal(keyless.rerank, 'offline')
-    assert.match(keyless.warnings[0], /^LLM rerank unavailable: LLM provider llm\.invalid needs an API key: set the environment variable VLT_TEST_NO_SUCH_KEY/)
-    repo.git('clean', '-fq', 'vlt.toml')
+    assert.match(keyless.warnings[0], /^LLM rerank unavailable: LLM provider llm\.invalid needs an API key: set the environment variable VLT_TEST_NO_SUCH_KEY \(llm\.api_key_env in .*config\.toml\)/)
 
     const run = await vltAsync(repo.dir, ['coderag', 'search', QUERY, '--rerank', 'llm'])
     assert.equal(run.status, 2)
-    assert.match(run.stderr, /rerank "llm" needs a language model: configure \[llm\] in vlt\.toml/)
+    assert.match(run.stderr, /rerank "llm" needs a language model: configure \[llm\] in your own config, .*git-vlt\/config\.toml/)
     assert.doesNotMatch(run.stderr, /at .*\.js:\d+/)
   })
 })

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert'
 import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import { vlt, vltJson } from '../helpers/cli.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
+import { userConfigFile } from '../helpers/user-config.js'
 import { createIndexedRepo } from './search-fixture.js'
 
 describe('git vlt coderag search (built CLI)', function () {
@@ -45,18 +46,18 @@ describe('git vlt coderag search (built CLI)', function () {
 
   it('falls back when the embedding server times out: one warning on stderr, or in `warnings`', () => {
     server.script = () => ({ kind: 'hang' })
-    repo.write({ 'vlt.toml': `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n` })
+    const user = userConfigFile(`[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n`)
     try {
-      const text = vlt(repo.dir, ['coderag', 'search', 'authenticate_user'])
+      const text = vlt(repo.dir, ['coderag', 'search', 'authenticate_user'], user.env)
       assert.equal(text.status, 0, text.stderr)
       assert.equal(text.stderr.match(/embeddings unavailable/g)?.length, 1, text.stderr)
       assert.match(text.stdout, /^ 1\. app\/auth\/service\.py:9-14  authenticate_user \(function\)/)
-      const json = vltJson(repo.dir, ['coderag', 'search', 'authenticate_user'])
+      const json = vltJson(repo.dir, ['coderag', 'search', 'authenticate_user'], user.env)
       assert.equal(json.warnings.length, 1)
       assert.match(json.warnings[0], /^embeddings unavailable \(timeout\)/)
       assert.equal(json.results[0].name, 'authenticate_user')
     } finally {
-      repo.git('clean', '-fq', 'vlt.toml')
+      user.cleanup()
     }
   })
 })

@@ -6,6 +6,7 @@ import { openQueryContext, type QueryContext } from '../../src/core/query/contex
 import { isTestPath, parseQuery, searchCode, type SearchResponse } from '../../src/core/query/search/index.js'
 import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
+import { withUserConfig } from '../helpers/user-config.js'
 import { createIndexedRepo } from './search-fixture.js'
 
 const warn = (): void => {}
@@ -182,8 +183,7 @@ describe('search: vector path', function () {
   })
 
   it('falls back when the configured server times out', async () => {
-    repo.write({ 'vlt.toml': `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n` })
-    try {
+    await withUserConfig(`[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n`, async () => {
       server.script = () => ({ kind: 'hang' })
       const qctx = await openQueryContext(repo.dir, { warn, noSync: true })
       const started = Date.now()
@@ -192,8 +192,6 @@ describe('search: vector path', function () {
       assert.deepEqual(response.warnings.map((w) => w.replace(/\(.*/, '')), ['embeddings unavailable '])
       assert.match(response.warnings[0]!, /\(timeout\)/)
       assert.ok(response.results.length > 0)
-    } finally {
-      repo.git('clean', '-fq', 'vlt.toml')
-    }
+    })
   })
 })

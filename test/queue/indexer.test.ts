@@ -10,11 +10,13 @@ import {
   markIndexerStarted,
   readIndexerState,
 } from '../../src/core/queue/index.js'
+import { confineTo } from '../../src/core/store/index.js'
 
 describe('background indexer state', () => {
   let vltDir: string
   beforeEach(() => {
     vltDir = mkdtempSync(join(tmpdir(), 'vlt-indexer-'))
+    confineTo(vltDir)
   })
   afterEach(() => rmSync(vltDir, { recursive: true, force: true }))
 

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { drainQueue, parseDeltaFile, queueSummary, readQueue, type Queue } from '../../src/core/queue/index.js'
+import { confineTo } from '../../src/core/store/index.js'
 
 const A = 'a'.repeat(40)
 const B = 'b'.repeat(40)
@@ -63,6 +64,7 @@ describe('the queue directory', () => {
   let vltDir: string
   beforeEach(() => {
     vltDir = mkdtempSync(join(tmpdir(), 'vlt-queue-'))
+    confineTo(vltDir)
     mkdirSync(join(vltDir, 'queue'))
   })
   afterEach(() => rmSync(vltDir, { recursive: true, force: true }))

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../../src/core/errors.js'
-import { decodeRecord, encodeRecord, readRecord, readRecordSync, writeRecord, writeRecordSync } from '../../src/core/store/index.js'
+import { ConfinementError, confineTo, decodeRecord, encodeRecord, readRecord, readRecordSync, writeRecord, writeRecordSync } from '../../src/core/store/index.js'
 
 function corruption(fn: () => unknown): string {
   try {
@@ -109,6 +109,7 @@ describe('store/record files', () => {
   let dir: string
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vlt-record-'))
+    confineTo(dir)
   })
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true })
@@ -136,7 +137,8 @@ describe('store/record files', () => {
     assert.throws(() => readRecordSync(path, 'state', 1), CorruptFileError)
   })
 
-  it('lets other I/O errors through', async () => {
-    await assert.rejects(readRecord(dir, 'state', 1), { code: 'EISDIR' })
+  it('refuses what is not a regular file (a folder here) in one line, rather than an I/O error', async () => {
+    await mkdir(join(dir, 'state.mpk'))
+    await assert.rejects(readRecord(join(dir, 'state.mpk'), 'state', 1), (error: unknown) => error instanceof ConfinementError && /\/state\.mpk is not a regular file \(a directory\)/.test(error.message))
   })
 })

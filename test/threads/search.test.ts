@@ -22,7 +22,8 @@ describe('thread search', function () {
   after(() => repo.cleanup())
 
   it('ranks entries by BM25 and points at the matching line', async () => {
-    const hits = await searchThreads(vltDir, 'refresh tokens')
+    const { hits, warnings } = await searchThreads(vltDir, 'refresh tokens')
+    assert.deepEqual(warnings, [])
     assert.deepEqual(
       hits.map(({ thread, entryId, type, snippet }) => ({ thread, entryId, type, snippet })),
       [{ thread: 'auth-redesign', entryId: ids.jwt, type: 'decision', snippet: 'Refresh tokens stay server-side, access tokens are JWT.' }],
@@ -31,9 +32,9 @@ describe('thread search', function () {
   })
 
   it('matches stems and thread names, filters by type, and finds nothing for unknown words', async () => {
-    assert.deepEqual((await searchThreads(vltDir, 'jwt')).map((h) => h.entryId).sort(), [ids.jwt, ids.paseto].sort())
-    assert.deepEqual((await searchThreads(vltDir, 'jwt', { type: 'thought' })).map((h) => h.entryId), [ids.paseto])
-    assert.deepEqual((await searchThreads(vltDir, 'building')).map((h) => h.entryId), [ids.cache])
-    assert.deepEqual(await searchThreads(vltDir, 'kubernetes'), [])
+    assert.deepEqual((await searchThreads(vltDir, 'jwt')).hits.map((h) => h.entryId).sort(), [ids.jwt, ids.paseto].sort())
+    assert.deepEqual((await searchThreads(vltDir, 'jwt', { type: 'thought' })).hits.map((h) => h.entryId), [ids.paseto])
+    assert.deepEqual((await searchThreads(vltDir, 'building')).hits.map((h) => h.entryId), [ids.cache])
+    assert.deepEqual((await searchThreads(vltDir, 'kubernetes')).hits, [])
   })
 })

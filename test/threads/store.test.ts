@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { UsageError } from '../../src/core/errors.js'
@@ -30,7 +30,21 @@ describe('thread store (real git repositories)', function () {
       { title: thread.title, created: thread.created, description: thread.description, entries: thread.entries.map(({ author, type, text, timestamp }) => ({ author, type, text, timestamp })) },
       { title: 'auth', created: '2024-05-01T09:00:00.000Z', description: 'Sessions to JWT.', entries: [{ author: 'claude', type: 'decision', text: 'Use JWT.', timestamp: '2024-05-01T10:00:00.000Z' }] },
     )
-    assert.deepEqual(await listThreads(vltDir), [{ name: 'auth', title: 'auth', entries: 1, lastActivity: '2024-05-01T10:00:00.000Z' }])
+    assert.deepEqual(await listThreads(vltDir), { threads: [{ name: 'auth', title: 'auth', entries: 1, lastActivity: '2024-05-01T10:00:00.000Z' }], warnings: [] })
+  })
+
+  it('never writes a secret to a thread file: titles, descriptions and entries are redacted, and hand-written ones on read', async () => {
+    const token = 'ghp_' + 'R4nd0mT0k3nV4lu3sXq9Zp2Lm7Kw8Jd5Hf1Y'
+    const key = 'AKIA' + 'Z7Q2R4XB6N3M5K7J'
+    await createThread(vltDir, { name: 'ops', title: `Rotating ${key}`, description: `Old token ${token}.` })
+    await appendEntry(vltDir, 'ops', { text: `Revoked ${token}; the new one is in the vault.`, type: 'decision', author: 'claude' })
+    const file = readFileSync(join(vltDir, 'threads', 'ops.md'), 'utf8')
+    assert.ok(!file.includes(token) && !file.includes(key), file)
+    assert.match(file, /Revoked \[REDACTED:github-pat\]; the new one is in the vault\./)
+    // Someone commits a thread with a key in it: readers (search, the oracle) never see it.
+    writeFileSync(join(vltDir, 'threads', 'ops.md'), file.replace('the new one is in the vault', `the new one is ${key}`))
+    const thread = await readThread(vltDir, 'ops')
+    assert.equal(thread.entries[0]!.text, 'Revoked [REDACTED:github-pat]; the new one is [REDACTED:aws-access-token].')
   })
 
   it('refuses duplicates and unknown threads with a suggestion', async () => {

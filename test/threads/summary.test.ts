@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   appendEntry,
@@ -37,6 +37,15 @@ describe('thread summaries', function () {
     await createThread(vltDir, { name: 'auth' })
   })
   afterEach(() => repo.cleanup())
+
+  it('cache no secret a summariser echoes', async () => {
+    const token = 'ghp_' + 'R4nd0mT0k3nV4lu3sXq9Zp2Lm7Kw8Jd5Hf1Y'
+    await appendEntry(vltDir, 'auth', { text: 'Rotate the deploy token.', type: 'decision', author: 'claude' })
+    const echoing: Summarizer = { kind: 'llm', summarize: async () => `The token ${token} was rotated.` }
+    const summary = await summarizeThread(vltDir, await readThread(vltDir, 'auth'), echoing)
+    assert.equal(summary.text, 'The token [REDACTED:github-pat] was rotated.')
+    assert.ok(!readFileSync(summaryCachePath(vltDir, 'auth'), 'utf8').includes(token))
+  })
 
   it('are lazy: pushes never summarise; reads summarise once, then only what is new', async () => {
     const summarizer = new CountingSummarizer()

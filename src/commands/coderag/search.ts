@@ -9,18 +9,20 @@ export default class CoderagSearch extends QueryCommand {
   static override description = `Runs several retrieval paths over the index of HEAD plus uncommitted edits (synced first)
 and fuses them: BM25 over code chunks, exact lookup of identifiers the query names
 (\`authenticate_user\`, \`UserService.login\` — their definitions come first), the callers and
-callees of those symbols, and vector similarity when [embedding] is configured in vlt.toml.
+callees of those symbols, and vector similarity when [embedding] is configured in your own config
+(~/.config/git-vlt/config.toml, or the file GIT_VLT_CONFIG names; never a repository's vlt.toml).
 Results are then reranked offline (path match, definitions over module glue, PageRank,
 tests demoted unless the query mentions them, duplicates removed).
 
 Each result lists the paths that found it in \`methods\`. If the embedding endpoint fails, search
 falls back to the other paths with one warning.
 
-With \`--rerank llm\` (or \`[search] rerank = "llm"\` in vlt.toml) the [llm] model then reorders the
+With \`--rerank llm\` (or \`[search] rerank = "llm"\` in either config) the [llm] model of your own config reorders the
 offline top \`[search] llm_candidates\` (20), seeing each one's location, name and snippet; scores
 stay the offline ones and \`--json\` adds \`rerank\` ("llm", or "offline" when it fell back). If the
 model fails or answers nonsense, the offline order stays with one warning. \`--rerank llm\`
-without [llm] configured is a usage error.
+without [llm] configured is a usage error; \`rerank = "llm"\` in a repository's vlt.toml without it
+is ignored with a warning.
 
 With \`--files\` it ranks files instead of chunks — the files a request in words is about, the
 ones to read or change — fusing three paths: today's code (the search above, a file scoring as its
@@ -59,7 +61,7 @@ Only commits reachable from HEAD are used, never other branches.`
     'no-tests': Flags.boolean({ description: 'Exclude test files (by default they are only ranked lower, unless the query mentions tests).' }),
     files: Flags.boolean({ description: 'Rank files (with their best chunks and supporting past commits) instead of chunks.' }),
     paths: Flags.string({ description: 'With --files: only these paths, comma-separated: code, history, cochange (default all).' }),
-    rerank: Flags.string({ description: 'Order results offline, or let the [llm] model reorder the top candidates (default: [search] rerank in vlt.toml, else offline).', options: ['offline', 'llm'] }),
+    rerank: Flags.string({ description: 'Order results offline, or let the [llm] model reorder the top candidates (default: [search] rerank of the config, else offline).', options: ['offline', 'llm'] }),
   }
 
   async run(): Promise<SearchResponse | FileSearchResponse> {

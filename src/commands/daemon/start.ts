@@ -26,7 +26,9 @@ export default class DaemonStart extends VltCommand {
       return { ...report, started: false }
     }
     if (report.daemon) await stopDaemon(target)
-    await launchDaemon(target)
+    let refused: string | undefined
+    await launchDaemon(target, (message) => (refused = message))
+    if (refused) throw new VltError(refused)
     const deadline = Date.now() + START_TIMEOUT_MS
     while (!report.daemon?.current) {
       if (Date.now() > deadline) throw new VltError(`the daemon did not start within ${START_TIMEOUT_MS / 1000} s; see ${target.log}`)

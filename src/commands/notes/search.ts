@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { VltCommand } from '../../core/cli/vlt-command.js'
+import { quotedName } from '../../core/display/index.js'
 import { findNotes, type NoteHit, type NotesFreshness } from '../../core/notes/index.js'
 
 export interface NotesSearchOutput {
@@ -37,7 +38,7 @@ export default class NotesSearch extends VltCommand {
     if (results.length === 0) this.log(`No notes match ${JSON.stringify(args.query)}.`)
     for (const hit of results) {
       const tags = hit.tags.length > 0 ? `  #${hit.tags.join(' #')}` : ''
-      this.log(`${hit.path}:${hit.startLine}-${hit.endLine}  ${hit.score.toFixed(2)}  ${hit.heading}${tags}\n${indent(hit.snippet)}`)
+      this.log(`${quotedName(hit.path)}:${hit.startLine}-${hit.endLine}  ${hit.score.toFixed(2)}  ${hit.heading}${tags}\n${indent(hit.snippet)}`)
     }
     return { query: found.query, results, freshness: found.freshness, warnings: found.warnings }
   }

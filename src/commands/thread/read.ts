@@ -20,7 +20,7 @@ export default class ThreadRead extends VltCommand {
   static override summary = 'Print a thread, oldest entry first; --summary adds a summary generated on demand and cached.'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> auth-redesign', description: 'The whole thread.' },
-    { command: '<%= config.bin %> <%= command.id %> auth-redesign --summary', description: 'Summary first (LLM when configured, else extractive: decisions first), then the entries.' },
+    { command: '<%= config.bin %> <%= command.id %> auth-redesign --summary', description: 'Summary first (the [llm] of your own config when there is one, else extractive: decisions first), then the entries.' },
     {
       command: '<%= config.bin %> <%= command.id %> auth-redesign --summary --json',
       description: 'Print {name, title, created, description, entries: [{id, timestamp, author, type, text}], summary?: {text, upToEntry, stale, generatedBy}}.',

@@ -8,11 +8,14 @@
  * does not answer, goes to oclif, which owns error messages and runs the query in process.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { EOL, homedir } from 'node:os'
+import { EOL } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { configDir } from '../config/user.js'
+import { forgetConfigWarnings, onConfigWarning } from '../config/warnings.js'
 import { askDaemon, daemonDisabledByEnv } from '../daemon/client.js'
-import { jsonText, linesText, reportFailure } from './plain-output.js'
+import { visibleLine, visibleText } from '../display/index.js'
+import { jsonText, linesText, reportFailure, withWarnings } from './plain-output.js'
 import type { QueryName } from './queries.js'
 import { QUERY_CLIS } from './query-cli.js'
 
@@ -122,13 +125,22 @@ export async function tryFastQuery(argv: readonly string[]): Promise<boolean> {
   if (!(await argumentsFromStdin(command, parsed))) return false
   const cli = QUERY_CLIS[name]
   const params = cli.params(parsed.args as never, parsed.flags as never)
+  // Reading the config to find the daemon may warn about it: held until we know who prints.
+  const configWarnings: string[] = []
+  onConfigWarning((warning) => configWarnings.push(warning))
   const outcome = await askDaemon(process.cwd(), name, params)
+  onConfigWarning(undefined)
   // No daemon (oclif's path runs the query and launches one), another build, a daemon failure.
-  if (!outcome.served) return false
+  if (!outcome.served) {
+    forgetConfigWarnings(configWarnings)
+    return false
+  }
 
   const json = parsed.flags.json === true
   const { reply } = outcome
-  if (!json) for (const note of reply.notes) process.stderr.write(`${note}\n`)
+  const unplaced = json && reply.type === 'result' ? withWarnings(reply.result, configWarnings) : configWarnings
+  for (const warning of unplaced) process.stderr.write(`${visibleLine(`warning: ${warning}`)}\n`)
+  if (!json) for (const note of reply.notes) process.stderr.write(visibleText(`${note}\n`))
   if (reply.type === 'error') {
     reportFailure(reply.message, reply.exitCode, json)
   } else if (json) {
@@ -155,8 +167,7 @@ function readManifest(): { commands: Record<string, ManifestCommand> } | undefin
  */
 function oclifPrintsPlainly(): boolean {
   if (process.env.GIT_VLT_CONTENT_TYPE !== undefined) return false
-  const configHome = process.env.XDG_CONFIG_HOME || (process.platform === 'win32' && process.env.LOCALAPPDATA) || join(homedir(), '.config')
-  return !existsSync(join(process.env.GIT_VLT_CONFIG_DIR || join(configHome, 'git-vlt'), 'theme.json'))
+  return !existsSync(join(configDir(), 'theme.json'))
 }
 
 /**

@@ -4,6 +4,7 @@
  * changed. Only the plain forms are taken here (`--json`, `--force`); anything else — help,
  * `--cwd`, `--queued`, a typo — goes through oclif, which owns parsing and its error messages.
  */
+import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
 import { syncIndex } from '../index/index.js'
 import { jsonText, linesText, reportFailure } from './plain-output.js'
@@ -21,7 +22,7 @@ export async function tryFastSync(argv: readonly string[]): Promise<boolean> {
   if (!flags.every((flag) => FLAGS.has(flag)) || new Set(flags).size !== flags.length) return false
   const json = flags.includes('--json')
   const warn = (message: string): void => {
-    if (!json) process.stderr.write(`${message}\n`)
+    if (!json) process.stderr.write(visibleText(`${message}\n`))
   }
   try {
     const result = await syncIndex(process.cwd(), { progress: json ? undefined : terminalProgress(), warn })

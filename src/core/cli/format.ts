@@ -9,6 +9,9 @@ export function formatSkipped(skipped: SkippedCounts): string {
     invalidUtf8: 'invalid UTF-8',
     secret: 'secret',
     parseErrors: 'with parse errors (indexed best effort)',
+    parseTimeout: 'past the parse time bound (indexed as text)',
+    parseMemory: 'past the parse memory bound (indexed as text)',
+    parseCrash: 'that crashed the parser (indexed as text)',
   }
   const parts = (Object.keys(labels) as Array<keyof SkippedCounts>).filter((key) => skipped[key] > 0).map((key) => `${skipped[key]} ${labels[key]}`)
   return parts.length ? `\nskipped: ${parts.join(', ')}` : ''

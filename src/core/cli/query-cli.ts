@@ -2,8 +2,10 @@
  * The command-line side of each query command (search, def, refs, map): how its parsed arguments
  * and flags become the query's params, and how its result is printed in text mode. Shared by the
  * oclif commands (src/commands/coderag) and bin/run.js's fast path (fast-query.ts), which must print
- * the same thing; so this module imports neither oclif nor the query engine (types only).
+ * the same thing; so this module imports neither oclif nor the query engine (types only). File names
+ * are quoted when they hold control characters; the printer escapes any other (src/core/display).
  */
+import { quotedName } from '../display/index.js'
 import type { DefResult } from '../query/def.js'
 import type { Reference, RefsResult } from '../query/refs.js'
 import type { SearchResponse } from '../query/search/types.js'
@@ -64,7 +66,7 @@ function formatSearchResults(response: SearchResponse): string {
   const width = String(response.results.length).length
   const blocks = response.results.map((result, i) => {
     const what = result.qualifiedName === '' ? result.kind : `${result.qualifiedName} (${result.kind})`
-    const header = `${String(i + 1).padStart(width)}. ${result.path}:${result.startLine}-${result.endLine}  ${what}  ${result.score.toFixed(3)}  [${result.methods.join(', ')}]`
+    const header = `${String(i + 1).padStart(width)}. ${quotedName(result.path)}:${result.startLine}-${result.endLine}  ${what}  ${result.score.toFixed(3)}  [${result.methods.join(', ')}]`
     const snippet = result.snippet.split('\n').map((line) => `${' '.repeat(width + 2)}│ ${line}`).join('\n')
     return `${header}\n${snippet}`
   })
@@ -78,18 +80,13 @@ function formatFileResults(response: FileSearchResponse): string {
   const width = String(response.files.length).length
   const indent = ' '.repeat(width + 2)
   const blocks = response.files.map((file, i) => {
-    const lines = [`${String(i + 1).padStart(width)}. ${file.path}  ${file.score.toFixed(3)}  [${file.methods.join(', ')}]`]
+    const lines = [`${String(i + 1).padStart(width)}. ${quotedName(file.path)}  ${file.score.toFixed(3)}  [${file.methods.join(', ')}]`]
     for (const chunk of file.chunks) lines.push(`${indent}${chunk.startLine}-${chunk.endLine}  ${chunk.qualifiedName === '' ? chunk.kind : `${chunk.qualifiedName} (${chunk.kind})`}`)
-    for (const commit of file.commits) lines.push(`${indent}${commit.hash.slice(0, 10)} ${commit.date.slice(0, 10)}  ${printable(commit.subject)}`)
+    for (const commit of file.commits) lines.push(`${indent}${commit.hash.slice(0, 10)} ${commit.date.slice(0, 10)}  ${commit.subject}`)
     return lines.join('\n')
   })
   const stale = response.freshness.stale ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
   return blocks.join('\n') + stale
-}
-
-/** A commit subject comes from the repository: no control character (a terminal escape) reaches the terminal. */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
 }
 
 function renderDefinitions({ symbol }: DefParams, result: DefResult): Rendering {
@@ -97,7 +94,7 @@ function renderDefinitions({ symbol }: DefParams, result: DefResult): Rendering 
     const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
     return { stdout: [`No definition of ${symbol}${hint}`] }
   }
-  const lines = result.definitions.map((def) => `${def.path}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
+  const lines = result.definitions.map((def) => `${quotedName(def.path)}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
   if (result.total > result.definitions.length) lines.push(`… ${result.total - result.definitions.length} more (--limit)`)
   return { stdout: lines }
 }
@@ -107,7 +104,7 @@ function renderReferences({ symbol }: RefsParams, result: RefsResult): Rendering
     const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
     return { stdout: [`No references to ${symbol}${hint}`] }
   }
-  const line = (ref: Reference): string => `${ref.path}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
+  const line = (ref: Reference): string => `${quotedName(ref.path)}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
   const lines = result.references.map(line)
   if (result.ambiguous) lines.push(`\nAmbiguous (may be another ${symbol}):`, ...result.ambiguous.map(line))
   if (result.cursor) lines.push(`\nMore: --cursor ${result.cursor}`)

@@ -27,7 +27,7 @@ export abstract class QueryCommand extends VltCommand {
       result = outcome.reply.result as QueryResults[N]
     } else {
       result = await this.inProcess(name, params, cwd)
-      await outcome.launch?.()
+      await outcome.launch?.((message) => this.note(message))
     }
     const rendering = cli.render(params, result)
     for (const line of rendering.stdout) this.log(line)

@@ -6,10 +6,10 @@
  * later sync removes.
  */
 import { createHash } from 'node:crypto'
-import { readdir, stat, unlink } from 'node:fs/promises'
-import { basename, dirname } from 'node:path'
+import { lstat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
-import { readRecord, writeRecord, type VltPaths } from '../store/index.js'
+import { dirExistsSync, listDirConfined, readRecord, removeConfined, writeRecord, type VltPaths } from '../store/index.js'
 import type { CommitRecord } from './types.js'
 
 export const COMMIT_INDEX_KIND = 'commit-index'
@@ -82,27 +82,24 @@ export async function writePack(paths: VltPaths, commits: readonly CommitRecord[
 export async function removeOtherPacks(paths: VltPaths, keep: readonly PackRef[]): Promise<void> {
   const dir = dirname(paths.commitPack('x'))
   const wanted = new Set(keep.map((pack) => `${pack.id}.mpk`))
-  let names: string[]
-  try {
-    names = await readdir(dir)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw error
-  }
-  for (const name of names) {
+  for (const name of await listDirConfined(dir)) {
     // Temp files of a writer still running are its own to finish (sweepTempFiles handles abandoned ones).
-    if (wanted.has(name) || !name.endsWith('.mpk')) continue
-    await unlink(`${dir}/${name}`).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error
-    })
+    if (!wanted.has(name) && name.endsWith('.mpk')) await removeConfined(join(dir, name))
   }
+}
+
+/** The size of the regular file at `path` inside `.vlt/` (links not followed), or undefined when there is none. */
+export async function confinedSize(path: string): Promise<number | undefined> {
+  if (!dirExistsSync(dirname(path))) return undefined
+  const info = await lstat(path).catch(() => undefined)
+  return info?.isFile() ? info.size : undefined
 }
 
 /** Bytes of the index and its packs (for status). */
 export async function commitIndexBytes(paths: VltPaths, record: CommitIndexRecord | undefined): Promise<number> {
   if (!record) return 0
-  const sizes = await Promise.all([paths.commitIndex, ...record.packs.map((pack) => paths.commitPack(pack.id))].map((path) => stat(path).then((s) => s.size, () => 0)))
-  return sizes.reduce((a, b) => a + b, 0)
+  const sizes = await Promise.all([paths.commitIndex, ...record.packs.map((pack) => paths.commitPack(pack.id))].map(confinedSize))
+  return sizes.reduce((sum: number, size) => sum + (size ?? 0), 0)
 }
 
 /** The pack id a pack file's name carries. */

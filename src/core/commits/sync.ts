@@ -18,9 +18,8 @@ import type { Progress } from '../cli/progress.js'
 import type { VltPaths } from '../store/index.js'
 import { readCommits } from './log.js'
 import { analyzeMessage } from './message-index.js'
-import { packIdOf, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
+import { confinedSize, packIdOf, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
 import type { CommitRecord } from './types.js'
-import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /** What the commit index needs of the index context (kept structural: the code index imports this module, not the reverse). */
@@ -220,8 +219,8 @@ async function mergeSmallPacks(paths: VltPaths, packs: PackRef[], packCommits: n
 }
 
 async function packsPresent(paths: VltPaths, packs: readonly PackRef[]): Promise<boolean> {
-  const found = await Promise.all(packs.map((pack) => stat(paths.commitPack(pack.id)).then(() => true, () => false)))
-  return found.every(Boolean)
+  const sizes = await Promise.all(packs.map((pack) => confinedSize(paths.commitPack(pack.id))))
+  return sizes.every((size) => size !== undefined)
 }
 
 async function isAncestor(repo: Repo, ancestor: string, descendant: string): Promise<boolean> {

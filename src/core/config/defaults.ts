@@ -2,7 +2,18 @@ import { DEFAULT_NOTES_CONFIG } from '../notes/config.js'
 import type { VltConfig } from './types.js'
 
 /**
- * What an absent `vlt.toml` (or an absent key) means. templates/vlt.toml lists the same values;
+ * Parse bounds that real code never reaches (bench/parse-cost.ts over Linux 6.1's 348 source files
+ * of 200 KB and more). The slowest, a 24 MB register header, takes 5.4 CPU-seconds, but 57 s of wall
+ * clock (which the bound counts) on a machine loaded 10x over; the slowest per byte, ppc-opc.c,
+ * 2.9 CPU-s per MB. The most memory: that header, 98 MB of wasm and a 170 MB heap; typescript.js
+ * (9 MB of dense JavaScript) 286 MB of wasm. A 50 MB generated file, which grew the parser to its
+ * 2 GB limit and crashed, stops at the memory bound.
+ */
+const PARSE_TIMEOUT_MS = 120_000
+const PARSE_MEMORY_MB = 1024
+
+/**
+ * What an absent `vlt.toml` and user config (or an absent key) mean. templates/vlt.toml lists the same values;
  * a test parses the template so the two never drift.
  */
 export const DEFAULT_CONFIG: VltConfig = deepFreeze({
@@ -12,6 +23,8 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     maxFileBytes: 1024 * 1024,
     languages: [],
     textFiles: true,
+    parseTimeoutMs: PARSE_TIMEOUT_MS,
+    parseMemoryMb: PARSE_MEMORY_MB,
   },
   coderag: {
     delta: { fileThreshold: 5, lineThreshold: 1000, timeoutSeconds: 300 },
@@ -38,7 +51,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
   },
   query: { daemon: true },
   commits: { maxCommits: 0 },
-  notes: { ...DEFAULT_NOTES_CONFIG, folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include] },
+  notes: { folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include], outsideInclude: [...DEFAULT_NOTES_CONFIG.outsideInclude] },
 })
 
 /** Frozen so that no caller can change the defaults every later load starts from. */

@@ -1,4 +1,7 @@
 export { DEFAULT_CONFIG } from './defaults.js'
 export { configFingerprint } from './fingerprint.js'
-export { CONFIG_FILE, loadConfig, parseConfig } from './load.js'
+export { CONFIG_FILE, loadConfig, mergeConfigs, parseConfig, readConfig, type LoadedConfig } from './load.js'
+export { USER_ONLY_TABLES } from './trust.js'
 export type { VltConfig } from './types.js'
+export { configDir, displayPath, USER_CONFIG_ENV, userConfigPath } from './user.js'
+export { forgetConfigWarnings, onConfigWarning, reportConfigWarning } from './warnings.js'

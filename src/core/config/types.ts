@@ -1,7 +1,10 @@
 import type { NotesConfig } from '../notes/config.js'
 import type { LanguageId } from '../parse/types.js'
 
-/** The validated contents of `vlt.toml` with defaults applied. See templates/vlt.toml. */
+/**
+ * The validated configuration with defaults applied: the user's config merged with the repository's
+ * `vlt.toml` (src/core/config/load.ts). See templates/vlt.toml.
+ */
 export interface VltConfig {
   index: {
     /** Globs (gitignore-style, repo-relative) a file must match to be indexed; empty = everything. */
@@ -14,14 +17,19 @@ export interface VltConfig {
     languages: LanguageId[]
     /** Index non-code text files as line windows. */
     textFiles: boolean
+    /** Time one file's parse may take; past it the file is indexed as text windows (recorded, never retried). */
+    parseTimeoutMs: number
+    /** Memory one parsing worker may use (its heap, and the parser's wasm memory); past it, likewise. */
+    parseMemoryMb: number
   }
   coderag: {
     delta: { fileThreshold: number; lineThreshold: number; timeoutSeconds: number }
   }
+  /** Only from the user's config (src/core/config/trust.ts). */
   embedding: {
     /** 'local': a transformers.js (ONNX) model directory, run in-process through @huggingface/transformers. */
     provider: 'none' | 'openai' | 'local'
-    /** provider 'local': the model directory, absolute or relative to the repository root. */
+    /** provider 'local': the model directory (absolute once loaded: a relative setting is relative to the user's config file). */
     modelDir?: string
     baseUrl: string
     model: string
@@ -31,6 +39,7 @@ export interface VltConfig {
     concurrency: number
     timeoutMs: number
   }
+  /** Only from the user's config (src/core/config/trust.ts). */
   llm: {
     provider: 'none' | 'openai'
     baseUrl: string

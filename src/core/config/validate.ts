@@ -12,12 +12,13 @@ const EMBEDDING_PROVIDERS = ['none', 'openai', 'local'] as const
 const RERANKS = ['offline', 'llm'] as const
 
 /**
- * Turns a parsed `vlt.toml` into a VltConfig: defaults for absent keys, and a UsageError naming the
- * key path (in the file's snake_case) for any unknown key or bad value. Nothing is coerced: a
- * typo must fail loudly rather than silently index something else.
+ * Turns a parsed config file (`vlt.toml` or the user's config.toml: one schema) into a VltConfig:
+ * defaults for absent keys, and a UsageError naming the file and the key path (in the file's
+ * snake_case) for any unknown key or bad value. Nothing is coerced: a typo must fail loudly rather
+ * than silently index something else. `file` is how messages name the file.
  */
-export function validateConfig(raw: Record<string, unknown>): VltConfig {
-  const root = new Table(raw, '')
+export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'): VltConfig {
+  const root = new Table(raw, '', file)
   const d = DEFAULT_CONFIG
   const config: VltConfig = {
     index: root.table('index', (t) => ({
@@ -26,6 +27,8 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
       maxFileBytes: t.value('max_file_bytes', positiveInteger, d.index.maxFileBytes),
       languages: t.value('languages', languages, d.index.languages),
       textFiles: t.value('text_files', boolean, d.index.textFiles),
+      parseTimeoutMs: t.value('parse_timeout_ms', atLeast(100), d.index.parseTimeoutMs),
+      parseMemoryMb: t.value('parse_memory_mb', atLeast(128), d.index.parseMemoryMb),
     })),
     coderag: root.table('coderag', (t) => ({
       delta: t.table('delta', (delta) => ({
@@ -50,7 +53,7 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
       const modelDir = t.value('model_dir', nonEmptyString, undefined)
       if (modelDir !== undefined) embedding.modelDir = modelDir
       if (embedding.provider === 'local' && modelDir === undefined) {
-        throw new UsageError(`vlt.toml: ${t.keyPath('model_dir')} is required when ${t.keyPath('provider')} = "local" (the directory of a transformers.js ONNX model)`)
+        throw new UsageError(`${file}: ${t.keyPath('model_dir')} is required when ${t.keyPath('provider')} = "local" (the directory of a transformers.js ONNX model)`)
       }
       return embedding
     }),
@@ -72,19 +75,25 @@ export function validateConfig(raw: Record<string, unknown>): VltConfig {
       daemon: t.value('daemon', boolean, d.query.daemon),
     })),
     commits: root.table('commits', (t) => ({
-      maxCommits: t.value('max_commits', nonNegativeInteger, d.commits.maxCommits),
+      maxCommits: t.value('max_commits', atLeast(0), d.commits.maxCommits),
     })),
-    notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) })),
+    notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) }, file)),
   }
   root.rejectUnknownKeys()
-  if (config.search.rerank === 'llm' && config.llm.provider === 'none') {
-    throw new UsageError('vlt.toml: search.rerank = "llm" needs a language model: set llm.provider (and its endpoint) in [llm]')
-  }
   return config
 }
 
-/** Checks one value: returns it typed, or throws a UsageError saying what was expected. */
+/** A file that asks for an LLM rerank must have (or be merged with) a language model. */
+export function rerankProblem(config: VltConfig, file: string): UsageError | undefined {
+  if (config.search.rerank !== 'llm' || config.llm.provider !== 'none') return undefined
+  return new UsageError(`${file}: search.rerank = "llm" needs a language model: set llm.provider (and its endpoint) in [llm]`)
+}
+
+/** Checks one value: returns it typed, or throws a ValueProblem saying what was expected. */
 type Check<T> = (value: unknown, path: string) => T
+
+/** A bad value, described without the file: the Table reading it names the file. */
+class ValueProblem extends Error {}
 
 /** For tables whose own module validates them (notes: src/core/notes/config.ts). */
 const anyValue: Check<unknown> = (value) => value
@@ -96,19 +105,25 @@ class Table {
   constructor(
     private readonly raw: Record<string, unknown>,
     private readonly path: string,
+    readonly file: string,
   ) {}
 
   value<T>(key: string, check: Check<T>, fallback: T): T {
     this.known.push(key)
     if (!Object.hasOwn(this.raw, key)) return copy(fallback)
-    return check(this.raw[key], this.keyPath(key))
+    try {
+      return check(this.raw[key], this.keyPath(key))
+    } catch (error) {
+      if (error instanceof ValueProblem) throw new UsageError(`${this.file}: ${error.message}`)
+      throw error
+    }
   }
 
   table<T>(key: string, read: (table: Table) => T): T {
     this.known.push(key)
     const value = Object.hasOwn(this.raw, key) ? this.raw[key] : {}
-    if (!isTable(value)) throw invalid(this.keyPath(key), 'a table', value)
-    const table = new Table(value, this.keyPath(key))
+    if (!isTable(value)) throw new UsageError(`${this.file}: ${invalid(this.keyPath(key), 'a table', value).message}`)
+    const table = new Table(value, this.keyPath(key), this.file)
     const result = read(table)
     table.rejectUnknownKeys()
     return result
@@ -125,7 +140,7 @@ class Table {
   rejectUnknownKeys(): void {
     const unknown = Object.keys(this.raw).find((key) => !this.known.includes(key))
     if (unknown !== undefined) {
-      throw new UsageError(`vlt.toml: unknown key ${this.keyPath(unknown)} (expected one of: ${this.known.join(', ')})`)
+      throw new UsageError(`${this.file}: unknown key ${this.keyPath(unknown)} (expected one of: ${this.known.join(', ')})`)
     }
   }
 }
@@ -133,7 +148,7 @@ class Table {
 function refuseLiteralKey(table: Table): void {
   if (table.has('api_key')) {
     throw new UsageError(
-      `vlt.toml: ${table.keyPath('api_key')} is not allowed: keys do not belong in a file that may be committed; ` +
+      `${table.file}: ${table.keyPath('api_key')} is not allowed: keys do not belong in a file that may be committed; ` +
         `set ${table.keyPath('api_key_env')} to the name of an environment variable that holds the key`,
     )
   }
@@ -144,9 +159,12 @@ const positiveInteger: Check<number> = (value, path) => {
   throw invalid(path, 'a positive integer', value)
 }
 
-const nonNegativeInteger: Check<number> = (value, path) => {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
-  throw invalid(path, 'a non-negative integer', value)
+/** A bound below `minimum` would leave nothing room to work (a worker's runtime alone takes ~100 MB). */
+function atLeast(minimum: number): Check<number> {
+  return (value, path) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum) return value
+    throw invalid(path, `an integer of at least ${minimum}`, value)
+  }
 }
 
 const boolean: Check<boolean> = (value, path) => {
@@ -197,8 +215,8 @@ function arrayOf<T>(value: unknown, path: string, expected: string, item: Check<
   return value.map((element, i) => item(element, `${path}[${i}]`))
 }
 
-function invalid(path: string, expected: string, value: unknown): UsageError {
-  return new UsageError(`vlt.toml: ${path} must be ${expected} (got ${describe(value)})`)
+function invalid(path: string, expected: string, value: unknown): ValueProblem {
+  return new ValueProblem(`${path} must be ${expected} (got ${describe(value)})`)
 }
 
 /** A short rendering of a TOML value for error messages. */

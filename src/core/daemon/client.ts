@@ -5,12 +5,13 @@
  * in process", which then reports real errors exactly as it always did.
  */
 import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs'
+import { closeSync, lstatSync, renameSync } from 'node:fs'
 import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { QueryName } from '../cli/queries.js'
 import { openRepo } from '../git/repo.js'
+import { ConfinementError, dirExistsSync, ensureDirSync, openForAppendSync, readFileConfinedSync } from '../store/confine.js'
 import { isProcessAlive } from '../store/liveness.js'
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
@@ -50,15 +51,18 @@ export async function resolveTarget(cwd: string): Promise<DaemonTarget> {
     socket: paths.socket,
     log: paths.log,
     enabled: settings.daemon,
-    base: { protocol: PROTOCOL_VERSION, build: BUILD_ID, env: envFingerprint(process.env, settings.keyNames), vltDir: repo.vltDir },
+    base: { protocol: PROTOCOL_VERSION, build: BUILD_ID, env: envFingerprint(process.env, settings.keyNames, settings.userConfig), vltDir: repo.vltDir },
   }
 }
 
 /** The daemon's answer to a query, or what to do instead. */
 export type QueryOutcome =
   | { served: true; reply: Extract<DaemonReply, { type: 'result' | 'error' }> }
-  /** `launch` starts a daemon for the next query; absent when one is running or none is wanted. */
-  | { served: false; launch?: () => Promise<number | undefined> }
+  /**
+   * `launch` starts a daemon for the next query; absent when one is running or none is wanted.
+   * `refused` hears why none could be started when the reason is the user's to fix (a link inside .vlt/).
+   */
+  | { served: false; launch?: (refused?: (message: string) => void) => Promise<number | undefined> }
 
 /**
  * A CLI process answers one query. When the daemon did not serve it, bin/run.js's fast path hands
@@ -84,10 +88,10 @@ async function askOnce(cwd: string, command: QueryName, params: unknown): Promis
   }
   if (!target.enabled) return { served: false }
   const notice = slowNotice()
-  const reply = await exchange(target.socket, { ...target.base, type: 'query', command, params }).finally(notice)
+  const reply = await ask(target, { ...target.base, type: 'query', command, params }).finally(notice)
   if (reply?.type === 'result' || reply?.type === 'error') return { served: true, reply }
   // A daemon that answered `failed` is alive (another daemon would only wait for its lock and leave).
-  return reply?.type === 'failed' ? { served: false } : { served: false, launch: () => launchDaemon(target) }
+  return reply?.type === 'failed' ? { served: false } : { served: false, launch: (refused) => launchDaemon(target, refused) }
 }
 
 /** A query is this slow when the daemon is syncing a large change first (a branch switch). */
@@ -108,6 +112,24 @@ export function slowNotice(stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'> =
     clearTimeout(timer)
     if (shown) stream.write('\r\x1b[K')
   }
+}
+
+/**
+ * exchange() with the target's daemon, if its socket is one: a socket in `.vlt/run/` is only
+ * connected to when that folder is real and the socket is not a link (a cloned repository could
+ * aim either at a socket of someone else's choosing, who would then answer as our daemon).
+ */
+function ask(target: Pick<DaemonTarget, 'socket' | 'log'>, request: DaemonRequest): Promise<DaemonReply | undefined> {
+  const runDir = dirname(target.log)
+  if (dirname(target.socket) === runDir) {
+    try {
+      if (!dirExistsSync(runDir) || !lstatSync(target.socket, { throwIfNoEntry: false })?.isSocket()) return Promise.resolve(undefined)
+    } catch (error) {
+      if (error instanceof ConfinementError) return Promise.resolve(undefined)
+      throw error
+    }
+  }
+  return exchange(target.socket, request)
 }
 
 /**
@@ -163,15 +185,16 @@ function isReply(reply: DaemonReply): boolean {
 /**
  * Starts the repository's daemon in the background: its own session (a closing terminal does not
  * end it), stdin closed, output appended to `.vlt/run/daemon.log`, not waited for. If another one
- * is running or starting, the new one sees its lock and leaves.
+ * is running or starting, the new one sees its lock and leaves. `refused` hears it when `.vlt/run/`
+ * or the log is refused (a link: store/confine.ts); any other trouble is silent.
  */
-export async function launchDaemon(target: Pick<DaemonTarget, 'workDir' | 'log'>): Promise<number | undefined> {
+export async function launchDaemon(target: Pick<DaemonTarget, 'workDir' | 'log'>, refused?: (message: string) => void): Promise<number | undefined> {
   try {
     // Loaded here: only a command that has just run in process (and so loaded the store) launches.
     const { defaultLauncher } = await import('../queue/indexer.js')
-    mkdirSync(dirname(target.log), { recursive: true })
+    ensureDirSync(dirname(target.log))
     rotateLog(target.log)
-    const fd = openSync(target.log, 'a')
+    const fd = openForAppendSync(target.log)
     try {
       const launcher = defaultLauncher()
       const child = spawn(launcher.node, [launcher.cli, 'daemon', 'serve'], { cwd: target.workDir, detached: true, stdio: ['ignore', fd, fd] })
@@ -181,18 +204,16 @@ export async function launchDaemon(target: Pick<DaemonTarget, 'workDir' | 'log'>
     } finally {
       closeSync(fd)
     }
-  } catch {
+  } catch (error) {
     // The query has been answered; a daemon that cannot start only means the next one is cold too.
+    if (error instanceof ConfinementError) refused?.(`the query daemon was not started: ${error.message}`)
     return undefined
   }
 }
 
+/** Renaming moves a link itself, never what it points to; the append that follows refuses one. */
 function rotateLog(log: string): void {
-  try {
-    if (statSync(log).size > LOG_ROTATE_BYTES) renameSync(log, `${log}.1`)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
+  if ((lstatSync(log, { throwIfNoEntry: false })?.size ?? 0) > LOG_ROTATE_BYTES) renameSync(log, `${log}.1`)
 }
 
 /** What `daemon status` reports; `daemon` is null when none answers. */
@@ -204,7 +225,7 @@ export interface DaemonReport {
 }
 
 export async function daemonReport(target: DaemonTarget): Promise<DaemonReport> {
-  const reply = await exchange(target.socket, { ...target.base, type: 'status' })
+  const reply = await ask(target, { ...target.base, type: 'status' })
   return {
     enabled: target.enabled && !daemonDisabledByEnv(),
     socket: target.socket,
@@ -221,7 +242,7 @@ const STOP_WAIT_MS = 10_000
  * but still holds the daemon lock (hung) gets SIGTERM. Returns the pid stopped, or null.
  */
 export async function stopDaemon(target: DaemonTarget): Promise<number | null> {
-  const reply = await exchange(target.socket, { ...target.base, type: 'stop' })
+  const reply = await ask(target, { ...target.base, type: 'stop' })
   let pid: number | null = reply?.type === 'stopping' ? reply.pid : null
   if (pid === null) {
     const holder = lockHolder(target.vltDir)
@@ -236,7 +257,9 @@ export async function stopDaemon(target: DaemonTarget): Promise<number | null> {
 
 function lockHolder(vltDir: string): { pid: number; pidStart?: string } | null {
   try {
-    const holder = JSON.parse(readFileSync(join(vltDir, 'locks', `${DAEMON_LOCK}.lock`), 'utf8')) as { pid?: unknown; pidStart?: unknown }
+    const text = readFileConfinedSync(join(vltDir, 'locks', `${DAEMON_LOCK}.lock`))?.toString('utf8')
+    if (text === undefined) return null
+    const holder = JSON.parse(text) as { pid?: unknown; pidStart?: unknown }
     if (!Number.isInteger(holder.pid)) return null
     return { pid: holder.pid as number, ...(typeof holder.pidStart === 'string' ? { pidStart: holder.pidStart } : {}) }
   } catch {

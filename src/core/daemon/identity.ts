@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { USER_CONFIG_ENV, userConfigPath } from '../config/user.js'
 import { PROTOCOL_VERSION } from './protocol.js'
 
 /**
@@ -20,18 +21,20 @@ export const BUILD_ID: string = (() => {
 
 /**
  * The part of the environment an answer can depend on: git's variables (repository, index, config —
- * `git -c` travels as GIT_CONFIG_PARAMETERS), git-vlt's, where config lives, and the API keys
- * vlt.toml names. A daemon keeps the environment it was started with, so a client whose
+ * `git -c` travels as GIT_CONFIG_PARAMETERS), git-vlt's, where config lives, the API keys the
+ * config names, and the user's config file itself (`userConfig`: the digest of its text, when there
+ * is one). A daemon keeps the environment and user config it was started with, so a client whose
  * fingerprint differs must not be served by it. Variables that only say how the client was started
  * (`git vlt` sets GIT_EXEC_PATH, `git-vlt` does not) or how to talk to a person are left out, or
  * the two ways of calling would keep replacing each other's daemon.
  */
-export function envFingerprint(env: NodeJS.ProcessEnv, keyNames: readonly string[]): string {
+export function envFingerprint(env: NodeJS.ProcessEnv, keyNames: readonly string[], userConfig?: string): string {
   const names = Object.keys(env)
     .filter((name) => ((name.startsWith('GIT_') || name.startsWith('VLT_')) && !IRRELEVANT.test(name)) || CONFIG_HOMES.includes(name) || keyNames.includes(name))
     .sort()
   const hash = createHash('sha256')
   for (const name of names) hash.update(`${name}=${env[name]}\0`)
+  if (userConfig !== undefined) hash.update(`user config ${userConfig}\0`)
   return hash.digest('hex').slice(0, 32)
 }
 
@@ -39,19 +42,39 @@ const IRRELEVANT = /^GIT_(EXEC_PATH|PREFIX|TRACE.*|PAGER|EDITOR|SEQUENCE_EDITOR|
 const CONFIG_HOMES = ['HOME', 'XDG_CONFIG_HOME']
 
 export interface RepoSettings {
-  /** `[query] daemon` (true unless vlt.toml says otherwise). */
+  /** `[query] daemon` (true unless the config says otherwise). */
   daemon: boolean
-  /** Environment variables vlt.toml names for API keys. */
+  /** Environment variables the config names for API keys. */
   keyNames: string[]
+  /** Digest of the user's config file, when there is one (its settings reach the daemon's answers). */
+  userConfig?: string
 }
 
 /**
- * The settings of vlt.toml the daemon depends on. The config module (and its TOML parser) is only
- * loaded when there is a vlt.toml, which keeps a served query's start-up short. A vlt.toml that does
+ * The settings of the config (the user's and vlt.toml, merged) the daemon depends on. The config
+ * module (and its TOML parser) is only loaded when there is a config file, which keeps a served
+ * query's start-up short: without one, this costs two stats. A config that does
  * not validate throws: the command then runs in process and reports it.
  */
 export async function repoSettings(configRoot: string): Promise<RepoSettings> {
+  const userText = readUserConfig()
   const { DEFAULT_CONFIG } = await import('../config/defaults.js')
-  const config = existsSync(join(configRoot, 'vlt.toml')) ? await (await import('../config/load.js')).loadConfig(configRoot) : DEFAULT_CONFIG
-  return { daemon: config.query.daemon, keyNames: [...new Set([config.embedding.apiKeyEnv, config.llm.apiKeyEnv])] }
+  const configured = userText !== undefined || Boolean(process.env[USER_CONFIG_ENV]) || existsSync(join(configRoot, 'vlt.toml'))
+  const config = configured ? await (await import('../config/load.js')).loadConfig(configRoot) : DEFAULT_CONFIG
+  return {
+    daemon: config.query.daemon,
+    keyNames: [...new Set([config.embedding.apiKeyEnv, config.llm.apiKeyEnv])],
+    ...(userText === undefined ? {} : { userConfig: createHash('sha256').update(userText).digest('hex') }),
+  }
+}
+
+/** The user config's text; checked for first, as a failed read (a thrown error) costs more than a stat. */
+function readUserConfig(): string | undefined {
+  const path = userConfigPath()
+  if (!existsSync(path)) return undefined
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
 }

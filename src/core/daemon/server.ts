@@ -9,13 +9,14 @@
  * a killed predecessor left. It exits after an idle period, on `stop`, when a client of another
  * build or environment calls (see protocol.ts), and when `.vlt/` or its socket disappears.
  */
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
+import { dirname } from 'node:path'
 import { QUERIES, QUERY_NAMES, type QueryName } from '../cli/queries.js'
 import { VltError } from '../errors.js'
 import { openRepo } from '../git/index.js'
 import { CHECK_INTERVAL_ENV, WarmIndex } from '../mcp/warm-index.js'
-import { acquireLock, type Lock } from '../store/index.js'
+import { acquireLock, ensureDirSync, removeConfinedSync, type Lock } from '../store/index.js'
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js'
@@ -41,7 +42,7 @@ export async function serveDaemon(cwd: string, log: (line: string) => void): Pro
     return
   }
   const settings = await repoSettings(repo.root ?? repo.gitDir)
-  const env = envFingerprint(process.env, settings.keyNames)
+  const env = envFingerprint(process.env, settings.keyNames, settings.userConfig)
   let daemon: Daemon | undefined
   // Without a file watcher, look at the working tree before every query, as the in-process command does.
   const warm = await WarmIndex.open(repo.root ?? repo.gitDir, {
@@ -91,9 +92,10 @@ class Daemon {
 
   async run(): Promise<void> {
     const done = new Promise<void>((resolve) => (this.finished = resolve))
-    mkdirSync(this.paths.runDir, { recursive: true })
+    // Inside .vlt/, confined (store/confine.ts): a run folder that is a link is refused.
+    ensureDirSync(this.paths.runDir)
     // We hold the lock: a socket file here was left by a daemon that died without removing it.
-    if (process.platform !== 'win32') rmSync(this.paths.socket, { force: true })
+    if (process.platform !== 'win32') this.removeSocket()
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject)
       this.server.listen(this.paths.socket, () => {
@@ -215,6 +217,12 @@ class Daemon {
     if (this.socketIno !== undefined && this.currentSocketIno() !== this.socketIno) this.shutdown(`${this.paths.socket} was removed or replaced`)
   }
 
+  /** In `.vlt/run/` it is removed confined; a socket too deep for sun_path lives in the temp dir, outside any `.vlt`. */
+  private removeSocket(): void {
+    if (dirname(this.paths.socket) === this.paths.runDir) removeConfinedSync(this.paths.socket)
+    else rmSync(this.paths.socket, { force: true })
+  }
+
   private currentSocketIno(): number | undefined {
     try {
       return statSync(this.paths.socket).ino
@@ -231,7 +239,7 @@ class Daemon {
     clearInterval(this.watchdog)
     this.server.close()
     // Only our own socket: a successor may already have replaced it.
-    if (this.socketIno !== undefined && this.currentSocketIno() === this.socketIno) rmSync(this.paths.socket, { force: true })
+    if (this.socketIno !== undefined && this.currentSocketIno() === this.socketIno) this.removeSocket()
     this.warm.close()
     const deadline = Date.now() + DRAIN_MS
     const finish = (): void => {

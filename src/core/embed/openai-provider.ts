@@ -4,6 +4,7 @@
  * (429, 5xx), honours Retry-After within a bound, and turns every other failure into one
  * EmbeddingUnavailableError at once, so a search never hangs on a dead endpoint.
  */
+import { displayPath, userConfigPath } from '../config/user.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { backoffMs, connectionCause, retryAfterMs, statusFailure, type RetryPolicy } from '../endpoint/index.js'
@@ -132,7 +133,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
       const values = embedding as number[]
       if (this.dimensions === undefined) this.dimensions = values.length
       if (values.length !== this.dimensions) {
-        const source = this.config.dimensions === undefined ? 'earlier vectors from the same model' : 'embedding.dimensions in vlt.toml'
+        const source = this.config.dimensions === undefined ? 'earlier vectors from the same model' : `embedding.dimensions in ${displayPath(userConfigPath())}`
         bad(`${values.length}-dimensional vectors where ${source} ${this.config.dimensions === undefined ? 'have' : 'says'} ${this.dimensions}`)
       }
       vectors[slot] = Float32Array.from(values)

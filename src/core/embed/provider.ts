@@ -1,3 +1,4 @@
+import { displayPath, userConfigPath } from '../config/user.js'
 import type { VltConfig } from '../config/types.js'
 import { VltError } from '../errors.js'
 import { isLocalHost, type RetryPolicy } from '../endpoint/index.js'
@@ -56,7 +57,7 @@ export function createEmbeddingProvider(
   }
   const key = env[config.apiKeyEnv]
   if (!key && !isLocalHost(url.hostname)) {
-    throw new VltError(`embedding provider ${url.host} needs an API key: set the environment variable ${config.apiKeyEnv} (embedding.apiKeyEnv in vlt.toml)`)
+    throw new VltError(`embedding provider ${url.host} needs an API key: set the environment variable ${config.apiKeyEnv} (embedding.api_key_env in ${displayPath(userConfigPath())})`)
   }
   return new OpenAIEmbeddingProvider(config, key || undefined, opts.retry)
 }

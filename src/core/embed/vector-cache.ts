@@ -12,10 +12,9 @@
  * re-read the index once.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
-import { readRecord, withLock, writeRecord, type VltPaths } from '../store/index.js'
+import { listDirConfined, readRecord, removeConfined, withLock, writeRecord, type VltPaths } from '../store/index.js'
 
 const SEGMENT_KIND = 'vector-segment'
 const SEGMENT_VERSION = 1
@@ -235,19 +234,12 @@ export class VectorCache {
     const listed = new Set(index.segments.map((segment) => segment.name))
     for (const name of await this.segmentFiles()) {
       if (listed.has(name)) continue
-      await unlink(join(this.dir, name)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error
-      })
+      await removeConfined(join(this.dir, name))
     }
   }
 
   private async segmentFiles(): Promise<string[]> {
-    try {
-      return (await readdir(this.dir)).filter((name) => SEGMENT_NAME.test(name)).sort()
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-      throw error
-    }
+    return (await listDirConfined(this.dir)).filter((name) => SEGMENT_NAME.test(name)).sort()
   }
 }
 

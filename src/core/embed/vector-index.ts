@@ -8,11 +8,11 @@
  * wrong answers.
  */
 import { crc32 } from 'node:zlib'
-import { readFile, rename, unlink, mkdir } from 'node:fs/promises'
+import { readFile, rename, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Index, MetricKind, ScalarKind } from 'usearch'
 import { CorruptFileError } from '../errors.js'
-import { readRecord, tempPathFor, writeRecord, type VltPaths } from '../store/index.js'
+import { ensureDirSync, readFileConfined, readRecord, tempPathFor, writeRecord, type VltPaths } from '../store/index.js'
 import { providerKey } from './vector-cache.js'
 
 const META_KIND = 'vector-index-meta'
@@ -113,7 +113,8 @@ export class VectorIndex {
 
   /** Writes the index then its sidecar, each replaced atomically; a crash in between leaves a mismatch that load detects. */
   async save(path: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true })
+    // The native writer follows links: its folder is proven real, and the temp name is fresh.
+    ensureDirSync(dirname(path))
     const temp = tempPathFor(path)
     try {
       this.index.save(temp)
@@ -134,13 +135,8 @@ export class VectorIndex {
   static async load(path: string, space: VectorSpace): Promise<VectorIndex | undefined> {
     const meta = await readRecord<MetaRecord>(metaPath(path), META_KIND, META_VERSION)
     if (!meta || meta.providerId !== space.providerId || meta.dimensions !== space.dimensions) return undefined
-    let bytes: Buffer
-    try {
-      bytes = await readFile(path)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw error
-    }
+    const bytes = await readFileConfined(path)
+    if (bytes === undefined) return undefined
     if (bytes.length !== meta.fileBytes || crc32(bytes) !== meta.fileCrc) {
       throw new CorruptFileError(path, `does not match its sidecar (${bytes.length} bytes, sidecar says ${meta.fileBytes}; or checksum mismatch)`)
     }

@@ -1,4 +1,4 @@
-import { redactSecrets, secretLength } from './secrets.js'
+import { findSecrets, replaceSecrets } from './secrets.js'
 
 /** Why a file's bytes are not indexed. */
 export type ContentSkip = 'binary' | 'tooLarge' | 'minified' | 'invalidUtf8' | 'secret'
@@ -27,7 +27,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /**
  * Decides whether a file's bytes are indexed and decodes them. The text comes back with any
- * credentials redacted (see redactSecrets), so no key reaches the index even in an indexed file.
+ * credentials redacted, each replaced by a marker of its own length (see redactSecrets), so no
+ * key reaches the index even in an indexed file while every line and column of the rest stays
+ * where it is in the file (definitions, references and snippets point at the right place).
+ * A private key, or credentials making up a large share of the file, skip the whole file.
  */
 export function classifyContent(bytes: Buffer, maxBytes: number): ContentClass {
   if (bytes.length > maxBytes) return { ok: false, reason: 'tooLarge' }
@@ -40,9 +43,11 @@ export function classifyContent(bytes: Buffer, maxBytes: number): ContentClass {
     return { ok: false, reason: 'invalidUtf8' }
   }
   if (bytes.length >= MINIFIED_MIN_BYTES && isMinified(text)) return { ok: false, reason: 'minified' }
-  const { privateKey, length } = secretLength(text)
-  if (privateKey || (length > 0 && length >= nonBlankLength(text) * SECRET_SHARE)) return { ok: false, reason: 'secret' }
-  return { ok: true, text: length > 0 ? redactSecrets(text).text : text }
+  const secrets = findSecrets(text)
+  if (secrets.length === 0) return { ok: true, text }
+  const length = secrets.reduce((sum, { start, end }) => sum + end - start, 0)
+  if (secrets.some(({ kind }) => kind === 'private-key') || length >= nonBlankLength(text) * SECRET_SHARE) return { ok: false, reason: 'secret' }
+  return { ok: true, text: replaceSecrets(text, secrets, { keepColumns: true }) }
 }
 
 function isMinified(text: string): boolean {

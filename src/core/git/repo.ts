@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
+import { confineTo } from '../store/confine.js'
 import { GitError, runGit, streamGit, type GitRun } from './command.js'
 
 export type ObjectFormat = 'sha1' | 'sha256'
@@ -49,13 +50,16 @@ export async function openRepo(cwd: string): Promise<Repo> {
   const commit = objects?.commit ?? null
   const tree = objects?.tree ?? (await emptyTree(dir))
   const root = layout.root
+  const vltDir = root === null ? join(layout.gitDir, 'vlt') : join(root, '.vlt')
+  // Whatever is done under it later is confined to it (see store/confine.ts).
+  confineTo(vltDir)
   return {
     root,
     gitDir: layout.gitDir,
     commonDir: layout.commonDir,
     isBare: layout.isBare,
     isWorktree: layout.gitDir !== layout.commonDir,
-    vltDir: root === null ? join(layout.gitDir, 'vlt') : join(root, '.vlt'),
+    vltDir,
     head: { commit, tree, branch: ref === null ? null : ref.replace(/^refs\/heads\//, ''), detached: ref === null },
     objectFormat: layout.objectFormat,
   }

@@ -16,6 +16,7 @@ import type { Chunk } from '../parse/types.js'
 import { claudeConfigDir, findTranscripts, worktreeRoots, type TranscriptFile } from './locate.js'
 import { exchangeMentions, type MentionContext } from './mentions.js'
 import { parseTranscript } from './parse.js'
+import { redactExchange, redactMeta } from './redact.js'
 import {
   docName, emptyHistoryIndex, loadHistoryIndex, readTranscriptExchanges, removeTranscriptRecord, saveHistoryIndex,
   transcriptKey, writeTranscriptExchanges, type ExchangeEntry, type HistoryIndex, type TranscriptState,
@@ -184,7 +185,11 @@ async function ingestTranscript(vltDir: string, file: TranscriptFile, state: Tra
   catalog.dropTranscript(key, fromLine)
   const meta = from > 0 && state ? state.meta : emptySessionMeta()
   const parsed = parseTranscript(buf, from, fromLine, file, meta)
-  for (const exchange of parsed.exchanges) exchange.mentions = exchangeMentions(exchange, context)
+  redactMeta(parsed.meta)
+  for (const exchange of parsed.exchanges) {
+    redactExchange(exchange)
+    exchange.mentions = exchangeMentions(exchange, context)
+  }
   const all = [...kept, ...parsed.exchanges]
   const last = parsed.exchanges.at(-1)
   const sessionId = all.find((exchange) => exchange.sessionId)?.sessionId ?? file.sessionId

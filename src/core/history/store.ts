@@ -9,17 +9,17 @@
  * older resume point; the next ingest drops whatever a transcript record holds past it.
  */
 import { createHash } from 'node:crypto'
-import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
-import { readRecord, writeRecord } from '../store/index.js'
+import { readRecord, removeConfined, writeRecord } from '../store/index.js'
 import { Bm25Index, type Bm25Snapshot } from '../search/index.js'
 import type { Exchange, SessionMeta } from './types.js'
 
 const INDEX_KIND = 'history-index'
-const INDEX_VERSION = 1
+/** 2: text redacted at ingest (records of version 1 may hold secrets, so they are rebuilt). */
+const INDEX_VERSION = 2
 const TRANSCRIPT_KIND = 'history-transcript'
-const TRANSCRIPT_VERSION = 1
+const TRANSCRIPT_VERSION = 2
 
 /** Where ingest stopped in one transcript file. */
 export interface TranscriptState {
@@ -148,5 +148,5 @@ export async function writeTranscriptExchanges(vltDir: string, key: string, exch
 }
 
 export async function removeTranscriptRecord(vltDir: string, key: string): Promise<void> {
-  await rm(transcriptPath(vltDir, key), { force: true })
+  await removeConfined(transcriptPath(vltDir, key))
 }

@@ -8,12 +8,11 @@
  * Loading still reads and checksums every file, so damage is found where callers handle it
  * (by rebuilding), not in the middle of a query; that costs a tenth of decoding.
  */
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { decodeRecord, writeRecord } from '../store/index.js'
+import { confinedRoots, decodeRecord, readFileConfined, writeRecord } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -128,13 +127,8 @@ function paths(treeDir: string): { bm25: string; symbols: string; graph: string 
  * at the offsets store/record.ts lays out. The payload is decoded later, by decodeRecord.
  */
 async function readChecked(path: string, kind: string, version: number): Promise<Buffer> {
-  let bytes: Buffer
-  try {
-    bytes = await readFile(path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CorruptFileError(path, 'missing')
-    throw error
-  }
+  const bytes = await readFileConfined(path)
+  if (bytes === undefined) throw new CorruptFileError(path, 'missing')
   const kindEnd = 5 + kind.length
   if (bytes.length < kindEnd + 12 || crc32(bytes.subarray(0, bytes.length - 4)) !== bytes.readUInt32LE(bytes.length - 4)) throw new CorruptFileError(path, 'checksum mismatch')
   if (bytes[4] !== kind.length || bytes.toString('latin1', 5, kindEnd) !== kind) throw new CorruptFileError(path, `not a '${kind}' record`)
@@ -203,7 +197,8 @@ const BM25_ASIDE_DOCS = 20_000
 function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<void> {
   const { parts, transfer } = aggregates.bm25.handOff()
   const entry = new URL(import.meta.url.endsWith('.ts') ? './bm25-writer.ts' : './bm25-writer.js', import.meta.url)
-  const worker = startWorker(entry, { workerData: { path: paths(treeDir).bm25, parts }, transferList: transfer })
+  // The thread writes confined to the roots this one knows (store/confine.ts).
+  const worker = startWorker(entry, { workerData: { roots: confinedRoots(), path: paths(treeDir).bm25, parts }, transferList: transfer })
   return new Promise((resolve, reject) => {
     let answered = false
     worker.once('message', (answer: { ok: boolean; error?: string }) => {

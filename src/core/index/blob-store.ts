@@ -12,13 +12,24 @@
  * their indexes: a run killed in between leaves a pack nobody reads, which gc removes. Readers look
  * for a loose record first, so one re-extracted after damage in a pack shadows the damaged copy.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
-import { decodeRecord, readRecordSync, tempPathFor, writeFileAtomicSync, writeRecordSync, type VltPaths } from '../store/index.js'
+import {
+  decodeRecord,
+  ensureDirSync,
+  listDirConfinedSync,
+  openConfinedSync,
+  readRecordSync,
+  removeConfinedSync,
+  tempPathFor,
+  writeFileAtomicSync,
+  writeRecordSync,
+  type VltPaths,
+} from '../store/index.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from './blob-task.js'
 
 export const PACK_INDEX_KIND = 'blob-pack-index'
@@ -93,7 +104,7 @@ export class BlobStore {
   /** The pack indexes present, by file name; damaged ones are reported (once per store) and removed with their pack. */
   packIndexes(warn: (message: string) => void): PackIndex[] {
     const indexes: PackIndex[] = []
-    for (const name of listDir(this.packsDir)) {
+    for (const name of listDirConfinedSync(this.packsDir)) {
       if (!name.endsWith(INDEX_SUFFIX)) continue
       const path = join(this.packsDir, name)
       try {
@@ -127,7 +138,11 @@ export class BlobStore {
       if (kept.length > 0) {
         const writer = this.packWriter({ records: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY })
         try {
-          for (const i of kept) writer.add(index.keys[i]!, readRange(path, index.offsets[i]!, index.lengths[i]!))
+          for (const i of kept) {
+            const bytes = readRange(path, index.offsets[i]!, index.lengths[i]!)
+            if (!bytes) throw new Error(`${path} disappeared while gc was rewriting it`)
+            writer.add(index.keys[i]!, bytes)
+          }
           writer.finish()
         } finally {
           writer.abort()
@@ -138,12 +153,12 @@ export class BlobStore {
       this.removePack(packId(index.pack))
     }
     const indexed = new Set(indexes.map((index) => index.pack))
-    for (const name of listDir(this.packsDir)) {
+    for (const name of listDirConfinedSync(this.packsDir)) {
       if (!name.endsWith(PACK_SUFFIX) || indexed.has(name)) continue
       const path = join(this.packsDir, name)
       if (Date.now() - mtimeOf(path) < ORPHAN_AGE_MS) continue
       freedBytes += sizeOf(path)
-      rmSync(path, { force: true })
+      removeConfinedSync(path)
     }
     if (removed > 0) this.packed = undefined
     return { removed, freedBytes }
@@ -166,8 +181,8 @@ export class BlobStore {
 
   /** Removes a pack, its index first so that no reader finds an index without its pack. */
   removePack(id: string): void {
-    rmSync(join(this.packsDir, id + INDEX_SUFFIX), { force: true })
-    rmSync(join(this.packsDir, id + PACK_SUFFIX), { force: true })
+    removeConfinedSync(join(this.packsDir, id + INDEX_SUFFIX))
+    removeConfinedSync(join(this.packsDir, id + PACK_SUFFIX))
   }
 
   /** A pack this process just finished: its records are readable at once, without rescanning. */
@@ -180,11 +195,8 @@ export class BlobStore {
     const at = this.packedRecords(warn).get(keyOf(key))
     if (!at) return undefined
     const path = join(this.packsDir, at.pack)
-    let bytes: Buffer
-    try {
-      bytes = readRange(path, at.offset, at.length)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    const bytes = readRange(path, at.offset, at.length)
+    if (!bytes) {
       if (!retry) return undefined
       // gc repacked or removed it since the indexes were read.
       this.packed = undefined
@@ -265,7 +277,7 @@ export class PackWriter {
 
   private start(): void {
     const dir = this.store.packsDir
-    mkdirSync(dir, { recursive: true })
+    ensureDirSync(dir)
     this.id = randomBytes(8).toString('hex')
     this.temp = tempPathFor(join(dir, this.id + PACK_SUFFIX))
     this.fd = openSync(this.temp, 'wx')
@@ -278,8 +290,10 @@ function packId(packName: string): string {
   return packName.slice(0, -PACK_SUFFIX.length)
 }
 
-function readRange(path: string, offset: number, length: number): Buffer {
-  const fd = openSync(path, 'r')
+/** The bytes at `offset`, or undefined when the pack is gone. A pack that is a link or a FIFO is refused (store/confine.ts). */
+function readRange(path: string, offset: number, length: number): Buffer | undefined {
+  const fd = openConfinedSync(path)
+  if (fd === undefined) return undefined
   try {
     const bytes = Buffer.allocUnsafe(length)
     let filled = 0
@@ -296,7 +310,7 @@ function readRange(path: string, offset: number, length: number): Buffer {
 
 function sizeOf(path: string): number {
   try {
-    return statSync(path).size
+    return lstatSync(path).size
   } catch {
     return 0
   }
@@ -304,17 +318,8 @@ function sizeOf(path: string): number {
 
 function mtimeOf(path: string): number {
   try {
-    return statSync(path).mtimeMs
+    return lstatSync(path).mtimeMs
   } catch {
     return Date.now()
-  }
-}
-
-function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
   }
 }

@@ -11,7 +11,18 @@ export interface BlobTask {
   language: LanguageId
   bytes: ArrayBuffer
   maxFileBytes: number
+  /** Time the parse may take, from the task's start ([index] parse_timeout_ms). */
+  parseTimeoutMs?: number
+  /** Size the parser's wasm memory may reach ([index] parse_memory_mb); only set in workers, which are replaced once past it. */
+  maxWasmBytes?: number
 }
+
+/**
+ * Why a file of a parsed language is indexed as text windows instead: its parse went past the time
+ * or memory bound, or the parser's worker died on it. Stored in its record, so the file is not
+ * parsed again until its content or the extractor version changes.
+ */
+export type Degraded = 'parseTimeout' | 'parseMemory' | 'parseCrash'
 
 /** An artifact as a record stores it: references as columns. */
 export type StoredArtifact = Omit<FileArtifact, 'references'> & { references: ReferenceColumns }
@@ -22,7 +33,7 @@ export type StoredArtifact = Omit<FileArtifact, 'references'> & { references: Re
  */
 export type BlobRecord =
   | { skipped: ContentSkip }
-  | { skipped?: undefined; artifact: StoredArtifact; analyzed: AnalyzedChunks }
+  | { skipped?: undefined; artifact: StoredArtifact; analyzed: AnalyzedChunks; degraded?: Degraded }
 
 /** The part of a record that tree aggregates need: everything but chunk text. */
 export type BlobSummary =
@@ -37,6 +48,7 @@ export type BlobSummary =
       symbols: SymbolDef[]
       references: ReferenceColumns
       imports: ImportRef[]
+      degraded?: Degraded
     }
 
 export const BLOB_RECORD_KIND = 'blob-artifact'
@@ -44,8 +56,9 @@ export const BLOB_RECORD_VERSION = 2
 
 export function summarize(record: BlobRecord): BlobSummary {
   if (record.skipped) return { skipped: record.skipped }
-  const { artifact, analyzed } = record
+  const { artifact, analyzed, degraded } = record
   return {
+    ...(degraded ? { degraded } : {}),
     language: artifact.language,
     chunkCount: artifact.chunks.length,
     parseErrors: artifact.parseErrors,

@@ -3,13 +3,14 @@ import { CorruptFileError, unlessCorrupt } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
-import { decodeRecord, readRecord, writeRecord } from '../store/index.js'
+import { readRecord, refuseShippedRecords, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask } from './blob-task.js'
+import { blobRunner, IN_THREAD_LIMIT, type BlobRunner } from './blob-runner.js'
+import { summarize, type BlobSummary, type BlobTask } from './blob-task.js'
 import { keyOf } from './blob-store.js'
 import type { IndexContext } from './context.js'
-import { countIndexed, countSkipped, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
-import { TASKS_PER_WORKER, WorkerPool } from './pool.js'
+import { countIndexed, countSkipped, DEGRADED_REASONS, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { TASKS_PER_WORKER } from './pool.js'
 
 /**
  * The aggregates (graph, BM25) and the extractor (tree-sitter) load on first use: a sync with
@@ -17,8 +18,6 @@ import { TASKS_PER_WORKER, WorkerPool } from './pool.js'
  */
 const aggregatesModule = () => import('./aggregates.js')
 
-/** Below this many blobs to extract, worker start-up costs more than it saves. */
-const IN_THREAD_LIMIT = 8
 /** From this many records on, a build packs them (see blob-store.ts); fewer are written loose. */
 export const PACK_MIN_RECORDS = 256
 
@@ -74,6 +73,9 @@ export function deltaLimit(files: number): number {
 export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeManifest | null, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now()
   const entries = await listTree(ctx.repo, treeHash)
+  // Records committed where ours live would be read as ours (store/shipped.ts). A bare
+  // repository keeps `.vlt` in its git dir, where no tree reaches.
+  if (ctx.repo.root !== null) refuseShippedRecords(entries.map((entry) => entry.path))
   const wanted = selectEntries(ctx, entries)
 
   const reusable = base && isCurrent(ctx, base) ? base : null
@@ -123,6 +125,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
       file.skipped = summary.skipped
       return
     }
+    if (summary.degraded) file.degraded = summary.degraded
     file.chunks = summary.chunkCount
     file.symbols = summary.symbols.length
     file.parseErrors = summary.parseErrors
@@ -194,11 +197,12 @@ export async function summarizeBlobs<T extends BlobItem>(
   accept: (item: T, summary: BlobSummary) => void,
   readBytes?: (item: T) => Promise<Buffer>,
 ): Promise<string[]> {
+  const bounds = { timeoutMs: ctx.config.index.parseTimeoutMs, memoryMb: ctx.config.index.parseMemoryMb }
   let early: Promise<BlobRunner> | undefined
   let uncached: Uncached<T>
   try {
     uncached = takeCached(ctx, items, opts, accept, (count) => {
-      early = blobRunner(count)
+      early = blobRunner(count, bounds)
     })
   } catch (error) {
     // The error that stopped the check is the one to report, not one from stopping the workers.
@@ -211,7 +215,7 @@ export async function summarizeBlobs<T extends BlobItem>(
   progress.start(misses.length, 'indexing')
   const reader = readBytes ? undefined : new BlobReader(ctx.repo)
   const read = readBytes ?? ((item: T) => reader!.read(item.blob))
-  const runner = await (early ?? blobRunner(sameContent.size))
+  const runner = await (early ?? blobRunner(sameContent.size, bounds))
   const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
   try {
     const limit = runner.parallelism * TASKS_PER_WORKER
@@ -229,6 +233,7 @@ export async function summarizeBlobs<T extends BlobItem>(
         const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
         if (pack) pack.add(key, encoded)
         else ctx.blobs.writeLoose(item, encoded)
+        if (!record.skipped && record.degraded) opts.warn(`warning: ${item.path}: ${DEGRADED_REASONS[record.degraded]}; indexed as text`)
         const summary = summarize(record)
         for (const same of group) {
           accept(same, summary)
@@ -293,31 +298,6 @@ function takeCached<T extends BlobItem>(
     }
   }
   return { misses, sameContent }
-}
-
-interface BlobRunner {
-  parallelism: number
-  /** `label` names the record in an error. */
-  run(task: BlobTask, label: string): Promise<{ record: BlobRecord; encoded: Uint8Array }>
-  close(): Promise<void>
-}
-
-async function blobRunner(count: number): Promise<BlobRunner> {
-  if (count <= IN_THREAD_LIMIT) {
-    const [{ createExtractor }, { processBlob }] = await Promise.all([import('../parse/index.js'), import('./process-blob.js')])
-    const extractor = await createExtractor()
-    return { parallelism: 1, run: (task) => processBlob(task, extractor), close: async () => {} }
-  }
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
-  const pool = new WorkerPool<BlobTask, Uint8Array>(entry)
-  return {
-    parallelism: pool.size,
-    run: async (task, label) => {
-      const encoded = await pool.run(task, [task.bytes])
-      return { record: decodeRecord<BlobRecord>(encoded, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, label), encoded }
-    },
-    close: () => pool.close(),
-  }
 }
 
 /** A missing record is a cache miss; a corrupt one is reported, then re-extracted. */

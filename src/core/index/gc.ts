@@ -1,8 +1,8 @@
-import { readdir, rm, stat, unlink } from 'node:fs/promises'
+import { lstat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
 import { UsageError } from '../errors.js'
 import type { LanguageId } from '../parse/types.js'
-import { sweepTempFiles, withLock } from '../store/index.js'
+import { listDirConfined, listFilesConfined, removeConfined, sweepTempFiles, withLock } from '../store/index.js'
 import { keyOf } from './blob-store.js'
 import { loadManifest } from './build.js'
 import { openIndexContext } from './context.js'
@@ -24,6 +24,8 @@ export interface GcResult {
  * anchors of delta trees among them, and the blob artifacts those trees and the working-tree
  * overlay use; removes everything else. Runs under the index lock, so no build races it; queries
  * need no lock because the current tree, its anchor and their artifacts are never removed.
+ * Listing and deleting are confined (store/confine.ts): `trees/` and `objects/` must be real
+ * folders inside `.vlt/`, and a link found in them is removed itself, never followed.
  */
 export async function collectGarbage(cwd: string, keep: number, warn: (message: string) => void): Promise<GcResult> {
   if (!Number.isInteger(keep) || keep < 1) throw new UsageError(`--keep must be a whole number of at least 1 (got ${keep})`)
@@ -56,18 +58,18 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
 
     let freedBytes = 0
     let removedTrees = 0
-    for (const tree of await listDir(ctx.paths.trees)) {
+    for (const tree of await listDirConfined(ctx.paths.trees)) {
       if (kept.has(tree)) continue
       freedBytes += await sizeOf(join(ctx.paths.trees, tree))
-      await rm(join(ctx.paths.trees, tree), { recursive: true, force: true })
+      await removeConfined(join(ctx.paths.trees, tree), { recursive: true })
       removedTrees++
     }
     let removedBlobRecords = 0
     const packs = ctx.blobs.packsDir
-    for (const path of await listFiles(ctx.paths.objects)) {
+    for (const path of await listFilesConfined(ctx.paths.objects)) {
       if (liveLoose.has(path) || path.endsWith('.vlt-tmp') || path.startsWith(packs + sep)) continue
       freedBytes += await sizeOf(path)
-      await unlink(path).catch(() => {})
+      await removeConfined(path).catch(() => {})
       removedBlobRecords++
     }
     const pruned = ctx.blobs.prunePacks(liveRecords, warn)
@@ -79,31 +81,13 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
   }, { waitMs: 120_000, onWait: (holder) => warn(`waiting for another git-vlt run (${holder}) to finish…`) })
 }
 
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  try {
-    const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-}
-
+/** Bytes of a file or a folder's files; a link counts as itself (never followed: it may point at `/`). */
 async function sizeOf(path: string): Promise<number> {
   try {
-    const info = await stat(path)
+    const info = await lstat(path)
     if (!info.isDirectory()) return info.size
     let total = 0
-    for (const file of await listFiles(path)) total += (await stat(file)).size
+    for (const file of await listFilesConfined(path)) total += (await lstat(file)).size
     return total
   } catch {
     return 0

@@ -1,5 +1,5 @@
 import type { LanguageId } from '../parse/types.js'
-import type { ContentSkip } from './blob-task.js'
+import type { ContentSkip, Degraded } from './blob-task.js'
 
 /** One file of an indexed tree: where its artifact is and what became of it. */
 export interface ManifestFile {
@@ -12,6 +12,8 @@ export interface ManifestFile {
   parseErrors: number
   lines: number
   skipped?: ContentSkip
+  /** Indexed as text windows, not parsed (see Degraded). */
+  degraded?: Degraded
 }
 
 export interface SkippedCounts {
@@ -22,6 +24,17 @@ export interface SkippedCounts {
   /** Files with syntax errors: still indexed (best effort), counted so users can look. */
   parseErrors: number
   secret: number
+  /** Files of a parsed language indexed as text windows (see Degraded): still indexed, counted by why. */
+  parseTimeout: number
+  parseMemory: number
+  parseCrash: number
+}
+
+/** What each Degraded reason means, for warnings. */
+export const DEGRADED_REASONS: Record<Degraded, string> = {
+  parseTimeout: 'the parse went past its time bound ([index] parse_timeout_ms)',
+  parseMemory: 'the parse went past its memory bound ([index] parse_memory_mb)',
+  parseCrash: 'the parser crashed on it',
 }
 
 /** The per-tree record listing every indexed file; aggregates (bm25, symbols, graph) sit beside it. */
@@ -46,13 +59,14 @@ export const MANIFEST_KIND = 'tree-manifest'
 export const MANIFEST_VERSION = 2
 
 export function emptySkipped(): SkippedCounts {
-  return { binary: 0, tooLarge: 0, minified: 0, invalidUtf8: 0, parseErrors: 0, secret: 0 }
+  return { binary: 0, tooLarge: 0, minified: 0, invalidUtf8: 0, parseErrors: 0, secret: 0, parseTimeout: 0, parseMemory: 0, parseCrash: 0 }
 }
 
 export function countSkipped(files: Iterable<ManifestFile>): SkippedCounts {
   const counts = emptySkipped()
   for (const file of files) {
     if (file.skipped) counts[file.skipped]++
+    else if (file.degraded) counts[file.degraded]++
     else if (file.parseErrors > 0) counts.parseErrors++
   }
   return counts

@@ -1,9 +1,9 @@
 import { classifyContent } from '../files/index.js'
-import type { Extractor } from '../parse/index.js'
+import { textArtifact, type Extractor, type FileArtifact, type ParseLimits } from '../parse/index.js'
 import { toReferenceColumns } from '../parse/reference-columns.js'
 import { analyzeChunks } from '../search/index.js'
 import { encodeRecord } from '../store/index.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord, type BlobTask } from './blob-task.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord, type BlobTask, type Degraded } from './blob-task.js'
 
 export interface ProcessedBlob {
   record: BlobRecord
@@ -11,16 +11,33 @@ export interface ProcessedBlob {
   encoded: Uint8Array
 }
 
-/** Classify, extract, analyse and encode one blob; runs in a worker, or in-thread for a handful of files. The caller stores it. */
+/**
+ * Classify, extract, analyse and encode one blob; runs in a worker, or in-thread for a handful of
+ * files. The caller stores it. Throws ParseLimitExceeded when the parse goes past the task's
+ * bounds: the caller then stores `processAsText` instead.
+ */
 export async function processBlob(task: BlobTask, extractor: Extractor): Promise<ProcessedBlob> {
+  // The thread's one-time setup for a language is no part of any file's time.
+  await extractor.prepare(task.language)
+  const started = performance.now()
   const content = classifyContent(Buffer.from(task.bytes), task.maxFileBytes)
-  let record: BlobRecord
-  if (!content.ok) {
-    record = { skipped: content.reason }
-  } else {
-    await extractor.prepare(task.language)
-    const artifact = extractor.extract(content.text, task.language)
-    record = { artifact: { ...artifact, references: toReferenceColumns(artifact.references) }, analyzed: analyzeChunks(artifact.chunks) }
-  }
+  if (!content.ok) return encoded({ skipped: content.reason })
+  const limits: ParseLimits = { maxWasmBytes: task.maxWasmBytes }
+  if (task.parseTimeoutMs !== undefined) limits.deadline = started + task.parseTimeoutMs
+  return encoded(recordOf(extractor.extract(content.text, task.language, limits)))
+}
+
+/** The blob as text windows, recording why it was not parsed; the bytes are classified (and credentials redacted) as for any file. */
+export function processAsText(task: BlobTask, degraded: Degraded | undefined): ProcessedBlob {
+  const content = classifyContent(Buffer.from(task.bytes), task.maxFileBytes)
+  if (!content.ok) return encoded({ skipped: content.reason })
+  return encoded({ ...recordOf(textArtifact(content.text, task.language)), ...(degraded ? { degraded } : {}) })
+}
+
+function recordOf(artifact: FileArtifact): BlobRecord {
+  return { artifact: { ...artifact, references: toReferenceColumns(artifact.references) }, analyzed: analyzeChunks(artifact.chunks) }
+}
+
+function encoded(record: BlobRecord): ProcessedBlob {
   return { record, encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record) }
 }

@@ -1,3 +1,4 @@
+import { displayPath, userConfigPath } from '../config/user.js'
 import type { VltConfig } from '../config/types.js'
 import { isLocalHost, type RetryPolicy } from '../endpoint/index.js'
 import { VltError } from '../errors.js'
@@ -32,7 +33,7 @@ export function createLlmClient(config: VltConfig['llm'], overrides: LlmClientOv
   }
   const key = (overrides.env ?? process.env)[config.apiKeyEnv]
   if (!key && !isLocalHost(url.hostname)) {
-    throw new VltError(`LLM provider ${url.host} needs an API key: set the environment variable ${config.apiKeyEnv} (llm.api_key_env in vlt.toml)`)
+    throw new VltError(`LLM provider ${url.host} needs an API key: set the environment variable ${config.apiKeyEnv} (llm.api_key_env in ${displayPath(userConfigPath())})`)
   }
   return new OpenAILlmClient(config, overrides.model ?? config.model, key || undefined, overrides.retry)
 }

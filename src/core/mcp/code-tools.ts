@@ -5,6 +5,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
+import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
 import { findDefinitions, type Definition } from '../query/def.js'
 import { findReferences, type Reference } from '../query/refs.js'
@@ -230,7 +231,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       }
       const files = [...new Set(references.map((r) => r.path))]
       const text = [
-        `${references.length} reference(s) to ${symbol}${resolved ? ` (${resolved})` : ''}${result.definitions[0] ? ` defined at ${result.definitions[0].path}:${result.definitions[0].line}` : ' (not defined in this repository)'}`,
+        `${references.length} reference(s) to ${symbol}${resolved ? ` (${resolved})` : ''}${result.definitions[0] ? ` defined at ${quotedName(result.definitions[0].path)}:${result.definitions[0].line}` : ' (not defined in this repository)'}`,
         ...references.map(renderReference),
         ...(ambiguous && ambiguous.length > 0 ? ['Ambiguous (may be a same-named symbol):', ...ambiguous.map(renderReference)] : []),
         footer(cursor, note, qctx.freshness),
@@ -295,21 +296,21 @@ function boost<T extends { path: string; score: number }>(results: T[], files: r
 
 function renderResult(r: SearchResult): string {
   const what = r.qualifiedName === '' ? r.kind : `${r.qualifiedName} (${r.kind})`
-  return `${r.path}:${r.startLine}-${r.endLine}  ${what}  ${r.score.toFixed(3)}\n${r.snippet.split('\n').map((line) => `    ${line}`).join('\n')}`
+  return `${quotedName(r.path)}:${r.startLine}-${r.endLine}  ${what}  ${r.score.toFixed(3)}\n${r.snippet.split('\n').map((line) => `    ${line}`).join('\n')}`
 }
 
 function renderFile(f: FileSearchResult): string {
   const chunks = f.chunks.map((c) => `    ${c.startLine}-${c.endLine} ${c.qualifiedName === '' ? c.kind : `${c.qualifiedName} (${c.kind})`}`)
   const commits = f.commits.map((c) => `    commit ${c.hash.slice(0, 10)} ${c.date.slice(0, 10)} ${JSON.stringify(c.subject)}`)
-  return [`${f.path}  ${f.score.toFixed(3)}  [${f.methods.join(', ')}]`, ...chunks, ...commits].join('\n')
+  return [`${quotedName(f.path)}  ${f.score.toFixed(3)}  [${f.methods.join(', ')}]`, ...chunks, ...commits].join('\n')
 }
 
 function renderDefinition(d: Definition): string {
-  return `${d.path}:${d.line}-${d.endLine}  ${d.kind} ${d.qualifiedName}  ${d.signature}`
+  return `${quotedName(d.path)}:${d.line}-${d.endLine}  ${d.kind} ${d.qualifiedName}  ${d.signature}`
 }
 
 function renderReference(r: Reference): string {
-  return `${r.path}:${r.line}:${r.column + 1}  ${r.context}${r.enclosing ? `  (in ${r.enclosing})` : ''}`
+  return `${quotedName(r.path)}:${r.line}:${r.column + 1}  ${r.context}${r.enclosing ? `  (in ${r.enclosing})` : ''}`
 }
 
 function suggest(suggestions: string[] | undefined): string {

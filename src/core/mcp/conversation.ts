@@ -10,12 +10,12 @@
  * the symbols, files and insights they carried stay in their own lists.
  */
 import { randomBytes, createHash } from 'node:crypto'
-import { readdir, readFile, stat, unlink } from 'node:fs/promises'
+import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseQuery } from '../query/search/index.js'
 import { countTokens } from '../repomap/index.js'
-import { withLock, writeFileAtomic } from '../store/index.js'
+import { ConfinementError, listDirConfined, readFileConfined, removeConfined, withLock, writeFileAtomic } from '../store/index.js'
 import type { Compressor } from './compression.js'
 
 export const DEFAULT_CONTEXT_BUDGET = 16_000
@@ -107,18 +107,16 @@ export function contextFile(vltDir: string, client: string): string {
 /** Deletes contexts untouched for longer than the TTL; returns how many. */
 export async function removeExpiredContexts(vltDir: string, ttlDays: number, now = Date.now()): Promise<number> {
   const dir = contextsDir(vltDir)
-  let names: string[]
-  try {
-    names = await readdir(dir)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
+  // A refused folder (a link) holds nothing of ours to expire; Conversation.open reports it.
+  const names = await listDirConfined(dir).catch((error: unknown) => {
+    if (error instanceof ConfinementError) return []
     throw error
-  }
+  })
   let removed = 0
   for (const name of names.filter((n) => n.endsWith('.json'))) {
-    const info = await stat(join(dir, name)).catch(() => undefined)
+    const info = await lstat(join(dir, name)).catch(() => undefined)
     if (info && now - info.mtimeMs > ttlDays * 86_400_000) {
-      await unlink(join(dir, name)).catch(() => {})
+      await removeConfined(join(dir, name)).catch(() => {})
       removed++
     }
   }
@@ -130,6 +128,8 @@ const PRONOUNS = new Set(['it', 'its', "it's", 'this', 'that', 'these', 'those',
 export class Conversation {
   private pending: Exchange[] = []
   private saving: Promise<void> = Promise.resolve()
+  /** Set once the context folder was refused (a link inside .vlt/): the context then lives in memory only, reported once. */
+  private refused = false
 
   private constructor(
     readonly path: string,
@@ -140,9 +140,18 @@ export class Conversation {
 
   static async open(vltDir: string, client: string, options: ConversationOptions): Promise<Conversation> {
     const path = contextFile(vltDir, client)
-    const state = (await readState(path, options)) ?? emptyState(client, options.budget)
+    let refused: ConfinementError | undefined
+    const stored = await readState(path, options).catch((error: unknown) => {
+      // The tools work without a stored context: answer them, keep it in memory, and say why once.
+      if (!(error instanceof ConfinementError)) throw error
+      refused = error
+      return undefined
+    })
+    const state = stored ?? emptyState(client, options.budget)
     state.budget = options.budget
-    return new Conversation(path, vltDir, state, options)
+    const conversation = new Conversation(path, vltDir, state, options)
+    if (refused) conversation.refuse(refused)
+    return conversation
   }
 
   /** The symbol a pronoun-only argument (`it`, `this`) stands for; the argument otherwise. */
@@ -172,8 +181,18 @@ export class Conversation {
     this.pending.push(exchange)
     applyExchange(this.state, exchange)
     this.state.used = usedTokens(this.state)
-    this.saving = this.saving.then(() => this.save()).catch((error: unknown) => this.options.warn(`warning: could not save the MCP conversation context ${this.path}: ${(error as Error).message}`))
+    if (this.refused) return exchange
+    this.saving = this.saving.then(() => this.save()).catch((error: unknown) => {
+      if (error instanceof ConfinementError) this.refuse(error)
+      else this.options.warn(`warning: could not save the MCP conversation context ${this.path}: ${(error as Error).message}`)
+    })
     return exchange
+  }
+
+  private refuse(error: ConfinementError): void {
+    if (this.refused) return
+    this.refused = true
+    this.options.warn(`warning: the MCP conversation context is kept in memory only: ${error.message}`)
   }
 
   /** Resolves when every recorded exchange is on disk. */
@@ -230,13 +249,8 @@ function emptyState(client: string, budget: number): ConversationState {
 
 /** The stored context; undefined when absent, expired, or unreadable (reported, then replaced). */
 async function readState(path: string, options: ConversationOptions): Promise<ConversationState | undefined> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
+  const text = (await readFileConfined(path))?.toString('utf8')
+  if (text === undefined) return undefined
   try {
     const state = JSON.parse(text) as ConversationState
     if (state.version !== VERSION || !Array.isArray(state.exchanges) || !Array.isArray(state.symbols)) throw new Error(`unknown format`)

@@ -5,6 +5,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
+import { quotedName } from '../display/index.js'
 import { queryHistory, type HistoryHit } from '../history/index.js'
 import { findNotes, type NoteHit } from '../notes/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
@@ -114,7 +115,7 @@ function paged<T>(tool: string, key: string, offset: number, window: T[], moreAf
 }
 
 function renderNote(n: Omit<NoteHit, 'content'>): string {
-  return `${n.path}:${n.startLine}-${n.endLine}  ${n.heading || n.title}\n${n.snippet.split('\n').map((l) => `    ${l}`).join('\n')}`
+  return `${quotedName(n.path)}:${n.startLine}-${n.endLine}  ${n.heading || n.title}\n${n.snippet.split('\n').map((l) => `    ${l}`).join('\n')}`
 }
 
 function renderHistory(h: TrimmedHit): string {

@@ -1,11 +1,14 @@
 /**
  * What every vlt MCP tool shares: schemas for freshness and paging, and the wrapper that turns a
  * tool's answer into `structuredContent` plus text, records the exchange in the conversation
- * context, and turns any failure into a tool result with `isError` (never a dead server).
+ * context, and turns any failure into a tool result with `isError` (never a dead server). The text
+ * is escaped (src/core/display): a snippet's control characters reach no client's terminal raw;
+ * the structured content keeps every string exact.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
 import type { Freshness } from '../query/context.js'
 import { countTokens } from '../repomap/index.js'
@@ -83,11 +86,11 @@ export function registerVltTool<In extends z.ZodRawShape, Out extends z.ZodRawSh
       const answer = await spec.run(args, conversation)
       const tokens = Math.max(countTokens(answer.text), countTokens(JSON.stringify(answer.structured)))
       conversation.record({ tool: name, input: args, tokens, ...answer.remember })
-      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured as Record<string, unknown> }
+      return { content: [{ type: 'text', text: visibleText(answer.text) }], structuredContent: answer.structured as Record<string, unknown> }
     } catch (error) {
       const message = errorMessage(error, env)
       conversation?.record({ tool: name, input: args, tokens: countTokens(message), summary: `error: ${message}`, insights: [], symbols: [], files: [], isError: true })
-      return { content: [{ type: 'text', text: message }], isError: true }
+      return { content: [{ type: 'text', text: visibleText(message) }], isError: true }
     }
   }
   server.registerTool(

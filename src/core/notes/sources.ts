@@ -5,7 +5,7 @@
  * mtime and inode match the previous listing keeps its previous hash (git's stat cache trick).
  */
 import { createHash } from 'node:crypto'
-import { lstat, readdir, readFile } from 'node:fs/promises'
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { isExcludedDir } from '../files/builtin-excludes.js'
 import { compileGlobList } from '../files/globs.js'
@@ -45,6 +45,7 @@ export type StatCache = ReadonlyMap<string, NoteFile>
 
 export async function listNotes(repo: Repo, config: NotesConfig, previous: StatCache): Promise<NoteListing> {
   const included = compileGlobList(config.include)
+  const outsideIncluded = compileGlobList(config.outsideInclude)
   const isNote = (path: string): boolean => included(path) && !isExcludedDir(path.slice(0, path.lastIndexOf('/') + 1))
   const [tree, changes] = await Promise.all([listTree(repo, repo.head.tree), workingTreeChanges(repo)])
   const byPath = new Map<string, NoteFile>()
@@ -66,16 +67,24 @@ export async function listNotes(repo: Repo, config: NotesConfig, previous: StatC
   const folders = new Map<string, string>()
   const contents = new Map<string, Buffer>()
   const repoRoot = repo.root ?? repo.gitDir
+  const realRepoRoot = repo.root === null ? null : await realpath(repo.root).catch(() => repo.root!)
   for (const spec of config.folders) {
     const dir = resolveFolder(spec, repoRoot)
-    const info = await lstat(dir).catch(() => undefined)
+    const real = await realpath(dir).catch(() => undefined)
+    const info = real === undefined ? undefined : await stat(real).catch(() => undefined)
     if (!info?.isDirectory()) {
       warnings.push(`notes folder ${spec} (${dir}) is not a directory: skipped`)
       continue
     }
-    folders.set(spec, dir)
     const inRepo = repo.root !== null && isInside(repo.root, dir)
-    for (const found of await walkMarkdown(dir, included)) {
+    // A folder inside the repository is the repository's content, whoever named it: a committed
+    // symbolic link on its way must not lead the walk out.
+    if (inRepo && !isInside(realRepoRoot!, real!)) {
+      warnings.push(`notes folder ${spec} leads outside the repository through a symbolic link (to ${real}): skipped`)
+      continue
+    }
+    folders.set(spec, dir)
+    for (const found of await walkMarkdown(dir, inRepo ? included : outsideIncluded)) {
       const path = inRepo ? relative(repo.root!, found.file).split(sep).join('/') : `${spec}/${found.relative}`
       // A tracked note listed by git wins over the same file found by walking.
       if (byPath.has(path)) continue

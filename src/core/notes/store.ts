@@ -9,18 +9,18 @@
  *
  * All are checksummed records; a damaged one is rebuilt, never trusted.
  */
-import { readdir, stat, unlink } from 'node:fs/promises'
+import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
-import { readRecord, writeRecord } from '../store/index.js'
+import { listDirConfined, readRecord, removeConfined, writeRecord } from '../store/index.js'
 import type { ContentSkip } from '../files/index.js'
 import type { AnalyzedChunks, Bm25Snapshot } from '../search/index.js'
 import type { RawLink } from './links.js'
 import type { ParsedNote } from './markdown.js'
 import type { NoteFile } from './sources.js'
 
-/** Bump when parsing or analysis changes what an artifact holds. */
-export const NOTE_ARTIFACT_VERSION = 1
+/** Bump when parsing or analysis changes what an artifact holds (2: credentials found with the gitleaks rules). */
+export const NOTE_ARTIFACT_VERSION = 2
 export const NOTES_INDEX_VERSION = 1
 const LATEST_VERSION = 1
 /** Indexes kept besides the newest, for switching back and forth between branches. */
@@ -98,12 +98,12 @@ export async function writeIndex(vltDir: string, record: NotesIndexRecord): Prom
 
 async function pruneIndexes(vltDir: string, keep: string): Promise<void> {
   const dir = join(notesDir(vltDir), 'trees')
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.mpk') && name !== `${keep}.mpk`)
+  const names = (await listDirConfined(dir)).filter((name) => name.endsWith('.mpk') && name !== `${keep}.mpk`)
   if (names.length <= KEPT_INDEXES) return
-  const dated = await Promise.all(names.map(async (name) => ({ name, mtime: (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })))
+  const dated = await Promise.all(names.map(async (name) => ({ name, mtime: (await lstat(join(dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })))
   dated.sort((a, b) => b.mtime - a.mtime)
   // Another process may be pruning too: a file already gone is fine.
-  await Promise.all(dated.slice(KEPT_INDEXES).map(({ name }) => unlink(join(dir, name)).catch(() => {})))
+  await Promise.all(dated.slice(KEPT_INDEXES).map(({ name }) => removeConfined(join(dir, name)).catch(() => {})))
 }
 
 async function readTrusted<T>(read: () => Promise<T | undefined>): Promise<T | undefined> {

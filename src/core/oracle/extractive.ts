@@ -2,7 +2,10 @@
  * The answer without a language model: the evidence itself, grouped by what it is (definitions,
  * uses, related code, tests, notes, threads, conversations, commits), best first, each under its
  * copyable citation — preceded by one plain sentence saying what was found, and nothing more.
+ * Everything taken from the sources is quoted so that it cannot pass for the answer's own text:
+ * evidence in fences longer than any inside it, citations as code spans, other fields on one line.
  */
+import { codeSpan, fencedBlock, visibleLine } from '../display/index.js'
 import type { BlameLine } from './git-context.js'
 import type { OracleSource, QueryType } from './types.js'
 
@@ -55,15 +58,17 @@ function summaryLine(queryType: QueryType, symbol: string | null, sources: reado
   const defs = sources.filter((s) => s.metadata.role === 'definition')
   const uses = sources.filter((s) => s.metadata.role === 'reference')
   let lead: string
-  if (queryType === 'definition' && symbol && defs.length > 0) lead = `\`${symbol}\` is defined at \`${citation(defs[0]!)}\`${defs.length > 1 ? ` (and ${defs.length - 1} more candidate${defs.length > 2 ? 's' : ''})` : ''}.`
-  else if (queryType === 'references' && symbol && uses.length > 0) lead = `\`${symbol}\` is used in ${new Set(uses.map((s) => s.metadata.path)).size} file(s); the uses are listed below.`
-  else if (queryType === 'history' && sources.some((s) => s.sourceType === 'git')) lead = `The most relevant commit is ${shortHash(sources.find((s) => s.sourceType === 'git')!.sourcePath)} (${sources.find((s) => s.sourceType === 'git')!.metadata.subject as string}).`
-  else lead = `The strongest match is \`${citation(first)}\`.`
+  if (queryType === 'definition' && symbol && defs.length > 0) lead = `${codeSpan(symbol)} is defined at ${codeSpan(citation(defs[0]!))}${defs.length > 1 ? ` (and ${defs.length - 1} more candidate${defs.length > 2 ? 's' : ''})` : ''}.`
+  else if (queryType === 'references' && symbol && uses.length > 0) lead = `${codeSpan(symbol)} is used in ${new Set(uses.map((s) => s.metadata.path)).size} file(s); the uses are listed below.`
+  else if (queryType === 'history' && sources.some((s) => s.sourceType === 'git')) {
+    const commit = sources.find((s) => s.sourceType === 'git')!
+    lead = `The most relevant commit is ${shortHash(commit.sourcePath)} (${visibleLine(String(commit.metadata.subject))}).`
+  } else lead = `The strongest match is ${codeSpan(citation(first))}.`
   return `${lead} Found ${found}, best first. This is the retrieved evidence itself (no language model is configured): read it to confirm the answer.`
 }
 
 function renderSource(source: OracleSource): string {
-  const head = `- \`${citation(source)}\`${describe(source)}`
+  const head = `- ${codeSpan(citation(source))}${visibleLine(describe(source))}`
   const body = source.sourceType === 'git' ? commitSummary(source) : snippet(source)
   const blame = Array.isArray(source.metadata.blame) ? blameLine(source.metadata.blame as BlameLine[]) : ''
   return [head, body, blame].filter(Boolean).join('\n')
@@ -90,21 +95,21 @@ function snippet(source: OracleSource): string {
   const lines = source.content.split('\n')
   const shown = lines.slice(0, SNIPPET_LINES).map((line) => (line.length > SNIPPET_CHARS ? `${line.slice(0, SNIPPET_CHARS - 1)}…` : line))
   if (lines.length > SNIPPET_LINES) shown.push(`… (${lines.length - SNIPPET_LINES} more lines)`)
-  const fence = source.content.includes('```') ? '~~~~' : '```'
   const language = source.sourceType === 'code' && typeof source.metadata.language === 'string' ? source.metadata.language : ''
-  return `  ${fence}${language}\n${shown.map((line) => `  ${line}`).join('\n')}\n  ${fence}`
+  return fencedBlock(shown.join('\n'), language, '  ')
 }
 
 function commitSummary(source: OracleSource): string {
   const meta = source.metadata
   const body = source.content.split('\n\n').slice(1).join('\n\n').split('\n').slice(0, SNIPPET_LINES)
-  return `  ${String(meta.author)}, ${String(meta.date)}\n${body.map((line) => `  > ${line}`).join('\n')}`
+  // A quote prefixes every line, so no line of the message can leave it.
+  return `  ${visibleLine(`${String(meta.author)}, ${String(meta.date)}`)}\n${body.map((line) => `  > ${visibleLine(line)}`).join('\n')}`
 }
 
 function blameLine(blame: BlameLine[]): string {
   if (blame.length === 0) return ''
   const shown = blame.slice(0, 3).map((b) => `${shortHash(b.commit)} ${b.author} ${b.date} "${b.subject}"`)
-  return `  last changed by: ${shown.join('; ')}`
+  return `  last changed by: ${visibleLine(shown.join('; '))}`
 }
 
 export function shortHash(hash: string): string {

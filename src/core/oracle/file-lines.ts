@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { redactSecrets } from '../files/index.js'
 
 /**
  * Lines of working-tree files, read once per question: the index describes HEAD plus uncommitted
- * edits, which is what is on disk.
+ * edits, which is what is on disk. Credentials are redacted as the index redacts them (same
+ * lines, same columns), so evidence never quotes one.
  */
 export class FileLines {
   private readonly cache = new Map<string, string[] | null>()
@@ -31,7 +33,7 @@ export class FileLines {
   private read(path: string): string[] | null {
     if (this.root === null) return null
     try {
-      return readFileSync(join(this.root, path), 'utf8').split('\n')
+      return redactSecrets(readFileSync(join(this.root, path), 'utf8'), { keepColumns: true }).text.split('\n')
     } catch {
       return null
     }

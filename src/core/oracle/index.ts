@@ -123,7 +123,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const gathered = await Promise.all([
     index ? codePaths() : [],
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
-    wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms)) : [],
+    wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms, warn)) : [],
     wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
     git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms)) : [],
     git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms)) : [],
@@ -159,7 +159,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   if (options.explain) response.traces = traces
   if (!options.noLog) {
     try {
-      await logSession(repo.vltDir, question, response, options.author ?? (await defaultAuthor(repo)))
+      const author = options.author ?? (await defaultAuthor(repo))
+      await logSession(repo.vltDir, question, response, { author, symbol: cls.symbol, logHistory: options.logHistory })
     } catch (error) {
       if (!(error instanceof VltError)) throw error
       warn(`session log: ${error.message}`)

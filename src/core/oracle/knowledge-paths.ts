@@ -24,10 +24,11 @@ export async function vaultPath(cwd: string, searchText: string, terms: readonly
   })
 }
 
-/** Null when the repository has no threads (the source is then named as skipped). */
-export async function threadsPath(vltDir: string, searchText: string, terms: readonly string[]): Promise<Candidate[] | null> {
+/** Null when the repository has no threads (the source is then named as skipped); `warn` hears of thread files left out. */
+export async function threadsPath(vltDir: string, searchText: string, terms: readonly string[], warn: (message: string) => void): Promise<Candidate[] | null> {
   if ((await threadNames(vltDir)).length === 0) return null
-  const hits = await searchThreads(vltDir, searchText, { limit: LIMIT })
+  const { hits, warnings } = await searchThreads(vltDir, searchText, { limit: LIMIT })
+  for (const warning of warnings) warn(`threads: ${warning}`)
   const top = hits[0]?.score || 1
   const threads = new Map<string, ReturnType<typeof readThread>>()
   return Promise.all(hits.map(async (hit): Promise<Candidate> => {

@@ -33,6 +33,8 @@ export interface OracleOptions {
   explain?: boolean
   /** Do not append the question and answer to the day's session thread. */
   noLog?: boolean
+  /** Log agent-conversation excerpts in the session thread too (default: left out, transcripts are private). */
+  logHistory?: boolean
   /** Author of the session entry (default: the git user). */
   author?: string
   /** Receives the LLM's answer as it streams (a terminal); the full answer is returned either way. */

@@ -2,18 +2,23 @@ import { Parser, type Node } from 'web-tree-sitter'
 import { blankAttributeMacros } from './c-attribute-macros.js'
 import { chunkTree, LineIndex } from './chunk/index.js'
 import { loadLanguage } from './grammars.js'
+import { LimitWatch, type ParseLimits } from './limits.js'
 import type { ParsedLanguageId } from './languages.js'
 import { extractTags } from './tags/index.js'
-import { textChunks } from './text-chunks.js'
+import { tagsQuery } from './tags/query.js'
+import { textArtifact } from './text-chunks.js'
 import type { FileArtifact, LanguageId } from './types.js'
 
 export { EXTRACTOR_VERSION } from './version.js'
 
 export interface Extractor {
-  /** Loads a language's grammar; must be awaited before extract() is called for it. */
+  /** Loads a language's grammar and compiles its tags query (once per thread, outside any file's bounds); must be awaited before extract() is called for it. */
   prepare(language: LanguageId): Promise<void>
-  /** Chunks, symbols, references and imports of one file. */
-  extract(source: string, language: LanguageId): FileArtifact
+  /**
+   * Chunks, symbols, references and imports of one file. Throws ParseLimitExceeded when the parse
+   * or the tags query goes past `limits`: the caller then indexes the file as text (textArtifact).
+   */
+  extract(source: string, language: LanguageId, limits?: ParseLimits): FileArtifact
 }
 
 /** One extractor per worker thread: it keeps one parser per language. */
@@ -32,6 +37,7 @@ class TreeSitterExtractor implements Extractor {
       pending = loadLanguage(language).then((grammar) => {
         const parser = new Parser()
         parser.setLanguage(grammar)
+        tagsQuery(grammar, language)
         return parser
       })
       this.parsers.set(language, pending)
@@ -39,19 +45,23 @@ class TreeSitterExtractor implements Extractor {
     this.ready.set(language, await pending)
   }
 
-  extract(source: string, language: LanguageId): FileArtifact {
-    const lines = new LineIndex(source)
-    if (language === 'text') {
-      return { language, chunks: textChunks(lines), symbols: [], references: [], imports: [], parseErrors: 0, lineCount: lines.count }
-    }
+  extract(source: string, language: LanguageId, limits?: ParseLimits): FileArtifact {
+    if (language === 'text') return textArtifact(source, language)
     const parser = this.ready.get(language)
     if (!parser) throw new Error(`extract: prepare('${language}') was not awaited`)
-    const tree = parser.parse(parserInput(source, language))
-    if (!tree) throw new Error(`extract: the ${language} parser returned no tree`)
+    const watch = limits && new LimitWatch(limits)
+    const tree = parser.parse(parserInput(source, language), null, watch && { progressCallback: watch.check })
+    if (!tree) {
+      // A cancelled parse would otherwise be resumed by the next one.
+      parser.reset()
+      watch?.verify()
+      throw new Error(`extract: the ${language} parser returned no tree`)
+    }
+    const lines = new LineIndex(source)
     // The tree lives in wasm memory, which is never garbage-collected.
     try {
       const root = tree.rootNode
-      const tags = extractTags(tree, language, source)
+      const tags = extractTags(tree, language, source, watch)
       return {
         language,
         chunks: chunkTree(root, language, lines, tags),

@@ -16,6 +16,8 @@ export interface WasmBinding {
   _free(address: number): void
   /** Address of the buffer web-tree-sitter passes nodes and results through (ts_init returns the same static buffer each time). */
   transferBuffer: number
+  /** Called by the running query every so many steps; true stops it (what `Query.matches` sets from its `progressCallback`). */
+  currentQueryProgressCallback: (() => boolean) | null
 }
 
 const binding = {} as WasmBinding
@@ -38,6 +40,11 @@ export function loadLanguage(language: ParsedLanguageId): Promise<Language> {
     loaded.set(language, pending)
   }
   return pending
+}
+
+/** Bytes of wasm memory this thread's tree-sitter runtime holds (0 before it is loaded); it only ever grows. */
+export function wasmMemoryBytes(): number {
+  return binding.HEAP32?.buffer.byteLength ?? 0
 }
 
 /** The runtime's module once loadLanguage has resolved. */

@@ -1,5 +1,14 @@
-import { approximateTokens, MAX_CHUNK_CHARS, type LineIndex } from './chunk/index.js'
-import type { Chunk } from './types.js'
+import { approximateTokens, LineIndex, MAX_CHUNK_CHARS } from './chunk/index.js'
+import type { Chunk, FileArtifact, LanguageId } from './types.js'
+
+/**
+ * A file as line windows, without parsing: how files in languages without a grammar are indexed,
+ * and a file of a parsed language whose parse went past its bounds. `language` stays the file's.
+ */
+export function textArtifact(source: string, language: LanguageId): FileArtifact {
+  const lines = new LineIndex(source)
+  return { language, chunks: textChunks(lines), symbols: [], references: [], imports: [], parseErrors: 0, lineCount: lines.count }
+}
 
 /**
  * Line windows for files without a grammar (Markdown, config, prose). A window holds up to 60

@@ -4,10 +4,9 @@
  * `.vlt/queue/indexer-state.json`, which `coderag status` shows and hooks read to avoid starting a
  * second one. The indexing itself is the index layer's business.
  */
-import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { writeFileAtomic } from '../store/index.js'
+import { readFileConfined, writeFileAtomic } from '../store/index.js'
 import { isProcessAlive } from '../store/liveness.js'
 import { queueDir } from './queue.js'
 
@@ -41,13 +40,8 @@ export function indexerStatePath(vltDir: string): string {
 
 /** The recorded state; null when there is none or it cannot be read (the next run rewrites it). */
 export async function readIndexerState(vltDir: string): Promise<IndexerState | null> {
-  let text: string
-  try {
-    text = await readFile(indexerStatePath(vltDir), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
-  }
+  const text = (await readFileConfined(indexerStatePath(vltDir)))?.toString('utf8')
+  if (text === undefined) return null
   try {
     const value = JSON.parse(text) as Partial<IndexerState>
     if (!Number.isInteger(value.pid) || typeof value.startedAt !== 'string') return null

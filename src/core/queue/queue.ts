@@ -4,8 +4,10 @@
  * all and parallel git commands (worktrees, scripts) never write to the same file. Draining
  * deletes exactly the batches that were processed; whatever arrived meanwhile stays queued.
  */
-import { readdir, readFile, stat, unlink } from 'node:fs/promises'
+import { lstatSync } from 'node:fs'
+import { lstat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
+import { ConfinementError, dirExistsSync, listDirConfined, openConfined, removeConfined } from '../store/index.js'
 import { parseDeltaFile, type DeltaBatch, type DeltaRecord } from './delta-file.js'
 
 const BATCH_SUFFIX = '.delta'
@@ -27,12 +29,13 @@ export interface Queue {
 
 export async function readQueue(vltDir: string): Promise<Queue> {
   const dir = queueDir(vltDir)
+  // Confined (store/confine.ts): a queue folder that is a link is refused, a batch that is a link
+  // or a FIFO too; a file in the folder's place is no queue (hooks skip it as unwritable).
   let names: string[]
   try {
-    names = await readdir(dir)
+    names = await listDirConfined(dir)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { batches: [], records: [], unreadable: [] }
+    if (error instanceof ConfinementError && lstatSync(dir, { throwIfNoEntry: false })?.isFile()) return { batches: [], records: [], unreadable: [] }
     throw error
   }
   const ids = names.filter((name) => name.endsWith(BATCH_SUFFIX)).map((name) => name.slice(0, -BATCH_SUFFIX.length))
@@ -50,13 +53,13 @@ export async function readQueue(vltDir: string): Promise<Queue> {
 
 /** null: drained by someone else between readdir and read. */
 async function readBatch(dir: string, id: string): Promise<DeltaBatch | undefined | null> {
-  const path = join(dir, id + BATCH_SUFFIX)
+  const handle = await openConfined(join(dir, id + BATCH_SUFFIX))
+  if (!handle) return null
   try {
-    const [bytes, info] = await Promise.all([readFile(path), stat(path)])
+    const [bytes, info] = await Promise.all([handle.readFile(), handle.stat()])
     return parseDeltaFile(id, bytes, Math.floor(info.mtimeMs))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
+  } finally {
+    await handle.close()
   }
 }
 
@@ -67,6 +70,8 @@ async function readBatch(dir: string, id: string): Promise<DeltaBatch | undefine
  */
 export async function drainQueue(vltDir: string, batchIds: Iterable<string>, now: number = Date.now()): Promise<number> {
   const dir = queueDir(vltDir)
+  // unlink(2) removes a link itself; the folder it acts in must be real (store/confine.ts).
+  if (!dirExistsSync(dir)) return 0
   let removed = 0
   for (const id of new Set(batchIds)) {
     // Ids come from names readQueue listed; refuse anything that could name a file elsewhere.
@@ -83,18 +88,11 @@ export async function drainQueue(vltDir: string, batchIds: Iterable<string>, now
 }
 
 async function sweepAbandonedTemps(dir: string, now: number): Promise<void> {
-  let names: string[]
-  try {
-    names = await readdir(dir)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw error
-  }
-  for (const name of names) {
+  for (const name of await listDirConfined(dir)) {
     if (!name.startsWith('.') || !name.endsWith('.tmp')) continue
     const path = join(dir, name)
     try {
-      if (now - (await stat(path)).mtimeMs > ABANDONED_TEMP_MS) await unlink(path)
+      if (now - (await lstat(path)).mtimeMs > ABANDONED_TEMP_MS) await removeConfined(path)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }

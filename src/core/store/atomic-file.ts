@@ -6,12 +6,16 @@
  * guarantee: about 0.7 ms per file here. Records are checksummed, so a file torn by a power cut
  * is detected and rebuilt anyway; callers writing thousands of rebuildable cache files can pass
  * `durable: false` and keep the atomicity.
+ *
+ * The target's folder is proven real first (see confine.ts): the temp file is created with O_EXCL
+ * there, and the rename replaces whatever the target name is (a link included) without following it.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { lstat, open, rename, unlink } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname } from 'node:path'
 import { threadId } from 'node:worker_threads'
+import { ensureDirSync, forgetDir, listFilesConfined } from './confine.js'
 import { isProcessAlive } from './liveness.js'
 
 export interface WriteOptions {
@@ -30,12 +34,15 @@ export function tempPathFor(path: string): string {
 export async function writeFileAtomic(path: string, data: Uint8Array, opts: WriteOptions = {}): Promise<void> {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
+  ensureDirSync(dirname(path))
   let file
   try {
     file = await open(temp, 'wx')
   } catch (error) {
+    // The folder was proven a moment ago and removed since (gc, a user): prove it again.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    await mkdir(dirname(path), { recursive: true })
+    forgetDir(dirname(path))
+    ensureDirSync(dirname(path))
     file = await open(temp, 'wx')
   }
   try {
@@ -57,12 +64,14 @@ export async function writeFileAtomic(path: string, data: Uint8Array, opts: Writ
 export function writeFileAtomicSync(path: string, data: Uint8Array, opts: WriteOptions = {}): void {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
+  ensureDirSync(dirname(path))
   let fd: number
   try {
     fd = openSync(temp, 'wx')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    mkdirSync(dirname(path), { recursive: true })
+    forgetDir(dirname(path))
+    ensureDirSync(dirname(path))
     fd = openSync(temp, 'wx')
   }
   try {
@@ -119,25 +128,17 @@ export interface SweepOptions {
 
 /**
  * Removes temp files abandoned by killed writers anywhere under `dir`: those whose writer pid is
- * dead, or that are older than `maxAgeMs`. Returns how many were removed. Walks the whole tree,
- * so it belongs to cold paths (init, repair), not to every sync.
+ * dead, or that are older than `maxAgeMs`. Returns how many were removed. Walks the whole tree
+ * (never into a link), so it belongs to cold paths (init, repair), not to every sync.
  */
 export async function sweepTempFiles(dir: string, opts: SweepOptions = {}): Promise<number> {
   const maxAgeMs = opts.maxAgeMs ?? 60 * 60 * 1000
-  let names: string[]
-  try {
-    names = await readdir(dir, { recursive: true })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
-    throw error
-  }
   let removed = 0
-  for (const name of names) {
-    const match = TEMP_PATTERN.exec(basename(name))
+  for (const path of await listFilesConfined(dir)) {
+    const match = TEMP_PATTERN.exec(basename(path))
     if (!match) continue
-    const path = join(dir, name)
     try {
-      const old = Date.now() - (await stat(path)).mtimeMs > maxAgeMs
+      const old = Date.now() - (await lstat(path)).mtimeMs > maxAgeMs
       if (!old && isProcessAlive(Number(match[1]))) continue
       await unlink(path)
       removed++

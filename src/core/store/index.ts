@@ -1,6 +1,25 @@
-/** `.vlt/` storage: checksummed versioned records, atomic writes, the writer lock and the directory layout. */
+/** `.vlt/` storage: checksummed versioned records, atomic writes, the writer lock, the directory layout and confinement inside it. */
 export { encodeRecord, decodeRecord } from './record.js'
 export { readRecord, readRecordSync, writeRecord, writeRecordSync } from './record-file.js'
 export { writeFileAtomic, writeFileAtomicSync, sweepTempFiles, tempPathFor, type WriteOptions, type SweepOptions } from './atomic-file.js'
 export { acquireLock, withLock, type Lock, type LockHolder, type LockOptions } from './lock.js'
 export { vltPaths, ensureVltDir, GITIGNORE, type VltPaths } from './layout.js'
+export { refuseShippedRecords } from './shipped.js'
+export {
+  ConfinementError,
+  confineTo,
+  confinedRoots,
+  dirExistsSync,
+  ensureDirSync,
+  forgetDir,
+  listDirConfined,
+  listDirConfinedSync,
+  listFilesConfined,
+  openConfined,
+  openConfinedSync,
+  openForAppendSync,
+  readFileConfined,
+  readFileConfinedSync,
+  removeConfined,
+  removeConfinedSync,
+} from './confine.js'

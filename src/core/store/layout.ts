@@ -20,9 +20,9 @@
  *     logs/
  *     threads/                   shared conversation threads, committed with the repository
  */
-import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { writeFileAtomic } from './atomic-file.js'
+import { confineTo, ensureDirSync, readFileConfined } from './confine.js'
 
 export interface VltPaths {
   /** The `.vlt/` directory itself. */
@@ -60,9 +60,11 @@ const NAME = /^[a-z0-9][a-z0-9._-]*$/
 
 /**
  * Paths under `vltDir`, the `.vlt` directory (the git layer decides where it lives, e.g. inside the
- * git dir of a bare repository). Pure: creates nothing.
+ * git dir of a bare repository). Creates nothing; declares `vltDir` a confinement root (confine.ts),
+ * so everything at these paths is written, deleted and read inside it.
  */
 export function vltPaths(vltDir: string): VltPaths {
+  confineTo(vltDir)
   const objects = join(vltDir, 'objects')
   const trees = join(vltDir, 'trees')
   const overlayDir = join(vltDir, 'overlay')
@@ -122,11 +124,8 @@ export const GITIGNORE = `# Written by git-vlt. Everything here is a cache rebui
 /** Creates `.vlt/` and its .gitignore (rewritten only when it differs, so a no-op run writes nothing). */
 export async function ensureVltDir(vltDir: string): Promise<VltPaths> {
   const paths = vltPaths(vltDir)
-  await mkdir(vltDir, { recursive: true })
-  const current = await readFile(paths.gitignore, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw error
-  })
+  ensureDirSync(vltDir)
+  const current = (await readFileConfined(paths.gitignore))?.toString('utf8')
   if (current !== GITIGNORE) await writeFileAtomic(paths.gitignore, Buffer.from(GITIGNORE))
   return paths
 }

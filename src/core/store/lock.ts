@@ -12,15 +12,18 @@
  *   is dead and other breakers are kept out by the claim. A claim left by a breaker killed in those
  *   few microseconds is itself ignored after ten seconds.
  * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers.
+ * - `locks/` must be a real folder inside `.vlt/`, and a lock file is only read if it is a regular
+ *   file (confine.ts): a repository that commits one as a link to a FIFO must not hang us.
  */
-import { readFileSync, unlinkSync } from 'node:fs'
-import { link, mkdir, open, stat, unlink, writeFile } from 'node:fs/promises'
+import { unlinkSync } from 'node:fs'
+import { link, lstat, open, unlink, writeFile } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { basename, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { VltError } from '../errors.js'
+import { ConfinementError, confineTo, ensureDirSync, forgetDir, openConfined, readFileConfinedSync } from './confine.js'
 import { isProcessAlive, processStartTicks } from './liveness.js'
 
 /** What a lock file says about its holder. */
@@ -69,6 +72,7 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
   const name = opts.name ?? 'index'
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new Error(`invalid lock name: ${JSON.stringify(name)}`)
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS
+  confineTo(vltDir)
   const dir = join(vltDir, 'locks')
   const path = join(dir, `${name}.lock`)
   const pidStart = processStartTicks(process.pid)
@@ -128,22 +132,27 @@ class HeldLock implements Lock {
     if (this.released) return
     this.released = true
     untrack(this)
-    // Synchronous so that it also works from an 'exit' handler.
+    // Synchronous so that it also works from an 'exit' handler. A lock replaced by a link or a
+    // FIFO meanwhile is not ours: left alone.
     try {
-      if (parseHolder(readFileSync(this.path, 'utf8'))?.token === this.holder.token) unlinkSync(this.path)
+      if (parseHolder(readFileConfinedSync(this.path)?.toString('utf8') ?? '')?.token === this.holder.token) unlinkSync(this.path)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      if (!(error instanceof ConfinementError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }
   }
 }
 
 async function tryCreate(dir: string, path: string, content: string): Promise<boolean> {
   const temp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
+  // O_EXCL creates the temp file or fails: never writes through a link; link(2) never follows one.
+  ensureDirSync(dir)
   try {
     await writeFile(temp, content, { flag: 'wx' })
   } catch (error) {
+    // Proven a moment ago and removed since: prove it again.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    await mkdir(dir, { recursive: true })
+    forgetDir(dir)
+    ensureDirSync(dir)
     await writeFile(temp, content, { flag: 'wx' })
   }
   try {
@@ -164,13 +173,8 @@ type Seen =
 
 /** Reads the lock through one descriptor so that its identity and its content describe the same file. */
 async function inspect(path: string): Promise<Seen> {
-  let handle
-  try {
-    handle = await open(path, 'r')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'gone' }
-    throw error
-  }
+  const handle = await openConfined(path)
+  if (!handle) return { state: 'gone' }
   try {
     const st = await handle.stat({ bigint: true })
     const identity = identityOf(st)
@@ -196,7 +200,7 @@ async function breakStale(path: string, identity: string): Promise<boolean> {
     return false
   }
   try {
-    const st = await stat(path, { bigint: true })
+    const st = await lstat(path, { bigint: true })
     if (identityOf(st) === identity) await unlink(path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
@@ -208,7 +212,7 @@ async function breakStale(path: string, identity: string): Promise<boolean> {
 
 async function removeAbandonedClaim(claim: string): Promise<void> {
   try {
-    if (Date.now() - (await stat(claim)).mtimeMs > BREAK_CLAIM_STALE_MS) await unlink(claim)
+    if (Date.now() - (await lstat(claim)).mtimeMs > BREAK_CLAIM_STALE_MS) await unlink(claim)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }

@@ -2,11 +2,11 @@
 export { defaultAuthor } from './author.js'
 export { ENTRY_TYPES, KNOWN_AUTHORS, validateEntryType, validateThreadName, type Entry, type EntryType } from './format.js'
 export { searchThreads, type ThreadHit, type ThreadSearchOptions } from './search.js'
-export { searchThreadsForOracle, type ThreadMetadata } from './retrieval.js'
+export { listThreads, type ThreadListing } from './listing.js'
+export { searchThreadsForOracle, type ThreadMetadata, type ThreadRetrievalOptions } from './retrieval.js'
 export {
   appendEntry,
   createThread,
-  listThreads,
   readThread,
   threadNames,
   threadPath,
@@ -14,7 +14,6 @@ export {
   type NewEntry,
   type NewThread,
   type Thread,
-  type ThreadListing,
 } from './store.js'
 export { cachedSummary, summarizeThread, summaryCachePath, type ThreadSummary } from './summary.js'
 export { chooseSummarizer, ExtractiveSummarizer, LlmSummarizer, MAX_SUMMARY_CHARS, type Summarizer } from './summarizer.js'

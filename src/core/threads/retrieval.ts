@@ -17,10 +17,16 @@ export type ThreadMetadata = {
   timestamp: string
 }
 
+export interface ThreadRetrievalOptions extends ThreadSearchOptions {
+  /** Told one line per thread file left out (see readThreads). */
+  warn?: (message: string) => void
+}
+
 /** Entries of the threads of the repository containing `cwd` that match `query`, best first, scored 1 for the best. */
-export async function searchThreadsForOracle(cwd: string, query: string, options: ThreadSearchOptions = {}): Promise<Array<RetrievalResult<ThreadMetadata>>> {
+export async function searchThreadsForOracle(cwd: string, query: string, options: ThreadRetrievalOptions = {}): Promise<Array<RetrievalResult<ThreadMetadata>>> {
   const { vltDir } = await openRepo(cwd)
-  const hits = await rankEntries(vltDir, query, options)
+  const { ranked: hits, warnings } = await rankEntries(vltDir, query, options)
+  for (const warning of warnings) options.warn?.(warning)
   const best = hits[0]?.score ?? 1
   return hits.map(({ thread: { name, title }, entry, score }): RetrievalResult<ThreadMetadata> => {
     // The header tells the oracle whose words these are and of what kind, which the text alone does not.

@@ -7,7 +7,8 @@ import type { Chunk } from '../parse/types.js'
 import { analyzeChunks, analyzeQuery, Bm25Index } from '../search/index.js'
 import { bestWindow } from '../search/window.js'
 import type { Entry, EntryType } from './format.js'
-import { readThread, threadNames, type Thread } from './store.js'
+import { readThreads } from './listing.js'
+import type { Thread } from './store.js'
 
 export interface ThreadHit {
   thread: string
@@ -27,9 +28,11 @@ export interface ThreadSearchOptions {
 
 const SNIPPET_CHARS = 200
 
-export async function searchThreads(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<ThreadHit[]> {
+/** The entries matching `query`, best first; `warnings` names the thread files left out (see readThreads). */
+export async function searchThreads(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<{ hits: ThreadHit[]; warnings: string[] }> {
   const terms = new Set(analyzeQuery(query))
-  return (await rankEntries(vltDir, query, options)).map(({ thread, entry, score }) => ({
+  const { ranked, warnings } = await rankEntries(vltDir, query, options)
+  const hits = ranked.map(({ thread, entry, score }) => ({
     thread: thread.name,
     entryId: entry.id,
     score,
@@ -38,6 +41,7 @@ export async function searchThreads(vltDir: string, query: string, options: Thre
     type: entry.type,
     snippet: snippet(entry.text, terms),
   }))
+  return { hits, warnings }
 }
 
 export interface RankedEntry {
@@ -48,8 +52,8 @@ export interface RankedEntry {
 }
 
 /** The entries matching `query`, best first, with the threads they were read from. */
-export async function rankEntries(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<RankedEntry[]> {
-  const threads = await Promise.all((await threadNames(vltDir)).map((name) => readThread(vltDir, name)))
+export async function rankEntries(vltDir: string, query: string, options: ThreadSearchOptions = {}): Promise<{ ranked: RankedEntry[]; warnings: string[] }> {
+  const { threads, warnings } = await readThreads(vltDir)
   const index = new Bm25Index()
   const byName = new Map<string, Thread>()
   for (const thread of threads) {
@@ -58,10 +62,11 @@ export async function rankEntries(vltDir: string, query: string, options: Thread
     index.addFile(thread.name, analyzeChunks(thread.entries.map((entry) => entryChunk(thread, entry))))
   }
   const filter = options.type === undefined ? undefined : (path: string, chunk: number) => byName.get(path)!.entries[chunk].type === options.type
-  return index.search(query, { limit: options.limit ?? 10, filter }).map((hit) => {
+  const ranked = index.search(query, { limit: options.limit ?? 10, filter }).map((hit) => {
     const thread = byName.get(hit.path)!
     return { thread, entry: thread.entries[hit.chunkIndex]!, score: hit.score }
   })
+  return { ranked, warnings }
 }
 
 /** An entry as a text chunk: its body is the text, the thread's title weighs like a docstring. */

@@ -1,12 +1,14 @@
 /**
  * Threads on disk: `.vlt/threads/<name>.md`, committed with the repository. Writers append under
  * the `threads` lock and replace the file atomically, so concurrent pushes never lose an entry
- * and a reader never sees half of one.
+ * and a reader never sees half of one. Being committed, a thread never receives a secret: every
+ * title, description and entry is redacted here, whoever writes it (thread push, MCP, the
+ * oracle's session log); entries are redacted on the way out too, for files written by hand.
  */
-import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
-import { ensureVltDir, withLock, writeFileAtomic } from '../store/index.js'
+import { redactSecrets } from '../files/index.js'
+import { ensureVltDir, listDirConfined, readFileConfined, withLock, writeFileAtomic } from '../store/index.js'
 import { newEntryId } from './entry-id.js'
 import { recoverEntries } from './recover.js'
 import {
@@ -33,14 +35,6 @@ export interface Thread extends ParsedThread {
   path: string
 }
 
-export interface ThreadListing {
-  name: string
-  title: string
-  entries: number
-  /** Timestamp of the newest entry, else the creation time. */
-  lastActivity: string
-}
-
 export function threadsDir(vltDir: string): string {
   return join(vltDir, 'threads')
 }
@@ -58,8 +52,8 @@ export interface NewThread {
 
 export async function createThread(vltDir: string, options: NewThread): Promise<Thread> {
   const path = threadPath(vltDir, options.name)
-  const title = oneLine(options.title ?? options.name, 'title')
-  const description = validateDescription(options.description ?? '')
+  const title = redacted(oneLine(options.title ?? options.name, 'title'))
+  const description = redacted(validateDescription(options.description ?? ''))
   await ensureVltDir(vltDir)
   return withLock(
     vltDir,
@@ -86,7 +80,7 @@ export interface NewEntry {
 /** Appends one entry; never summarises or embeds (reads do that lazily). */
 export async function appendEntry(vltDir: string, name: string, entry: NewEntry): Promise<Entry> {
   const path = threadPath(vltDir, name)
-  const text = validateEntryText(entry.text)
+  const text = redacted(validateEntryText(entry.text))
   const author = validateAuthor(entry.author)
   return withLock(
     vltDir,
@@ -107,7 +101,12 @@ export async function appendEntry(vltDir: string, name: string, entry: NewEntry)
 }
 
 export async function readThread(vltDir: string, name: string): Promise<Thread> {
-  return (await loadThread(vltDir, name, threadPath(vltDir, name))).thread
+  const { thread } = await loadThread(vltDir, name, threadPath(vltDir, name))
+  return { ...thread, entries: thread.entries.map((entry) => ({ ...entry, text: redacted(entry.text) })) }
+}
+
+function redacted(text: string): string {
+  return redactSecrets(text).text
 }
 
 /** Parses the file and restores entries a union merge spliced; `repaired` says whether any were. */
@@ -133,28 +132,13 @@ async function loadThread(vltDir: string, name: string, path: string): Promise<{
 }
 
 export async function threadNames(vltDir: string): Promise<string[]> {
-  let files: string[]
-  try {
-    files = await readdir(threadsDir(vltDir))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
+  // Confined (store/confine.ts): a threads folder that is a link is refused, never listed.
+  const files = await listDirConfined(threadsDir(vltDir))
   return files
     .filter((file) => file.endsWith('.md'))
     .map((file) => file.slice(0, -3))
     .filter(isThreadName)
     .sort()
-}
-
-export async function listThreads(vltDir: string): Promise<ThreadListing[]> {
-  const threads = await Promise.all((await threadNames(vltDir)).map((name) => readThread(vltDir, name)))
-  return threads.map((thread) => ({
-    name: thread.name,
-    title: thread.title,
-    entries: thread.entries.length,
-    lastActivity: thread.entries.reduce((latest, entry) => (entry.timestamp > latest ? entry.timestamp : latest), thread.created),
-  }))
 }
 
 async function requireSource(vltDir: string, name: string, path: string): Promise<string> {
@@ -190,13 +174,9 @@ async function ensureGitattributes(vltDir: string): Promise<void> {
   if ((await readOptional(path)) !== THREADS_GITATTRIBUTES) await writeFileAtomic(path, Buffer.from(THREADS_GITATTRIBUTES))
 }
 
+/** A thread file that is a link (to a private key, a FIFO) is refused, never read (store/confine.ts). */
 async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
+  return (await readFileConfined(path))?.toString('utf8')
 }
 
 function oneLine(value: string, what: string): string {

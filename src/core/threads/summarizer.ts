@@ -109,7 +109,7 @@ export class LlmSummarizer implements Summarizer {
   }
 }
 
-/** The LLM summariser when vlt.toml configures an LLM, else the offline one. */
+/** The LLM summariser when the user's config has an LLM, else the offline one. */
 export function chooseSummarizer(llm: LlmClient | null): Summarizer {
   return llm ? new LlmSummarizer(llm) : new ExtractiveSummarizer()
 }

@@ -5,9 +5,9 @@
  * the cached text. The cache lists every entry it covers rather than trusting ids to be
  * increasing: a merge can bring in entries older than the last one summarised.
  */
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../store/index.js'
+import { redactSecrets } from '../files/index.js'
+import { readFileConfined, writeFileAtomic } from '../store/index.js'
 import { validateThreadName } from './format.js'
 import type { Thread } from './store.js'
 import type { Summarizer } from './summarizer.js'
@@ -59,7 +59,8 @@ export async function summarizeThread(vltDir: string, thread: Thread, summarizer
   const covered = new Set(reusable?.entryIds)
   const fresh = thread.entries.filter((entry) => !covered.has(entry.id))
   if (reusable && fresh.length === 0) return { text: reusable.text, upToEntry: last.id, stale: false, generatedBy: reusable.generatedBy }
-  const text = await summarizer.summarize(reusable?.text ?? null, fresh)
+  // Entries are read redacted, but a summariser may still echo one written before redaction existed.
+  const text = redactSecrets(await summarizer.summarize(reusable?.text ?? null, fresh)).text
   const record: SummaryCache = {
     version: 1,
     text,
@@ -74,13 +75,8 @@ export async function summarizeThread(vltDir: string, thread: Thread, summarizer
 }
 
 async function readCache(vltDir: string, name: string): Promise<SummaryCache | undefined> {
-  let text: string
-  try {
-    text = await readFile(summaryCachePath(vltDir, name), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
+  const text = (await readFileConfined(summaryCachePath(vltDir, name)))?.toString('utf8')
+  if (text === undefined) return undefined
   try {
     const value = JSON.parse(text) as Partial<SummaryCache>
     const valid =

@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter'
 import type { ParsedLanguageId } from '../languages.js'
+import type { LimitWatch } from '../limits.js'
 import type { ImportRef, ReferenceKind, SymbolDef, SymbolKind, SymbolRef } from '../types.js'
 import { captureRoles, type Role } from './captures.js'
 import { IMPORT_READERS } from './imports.js'
@@ -64,11 +65,12 @@ const STRIDE = RawMatches.CAPTURE_STRIDE
  * query over the tree the chunker also uses. Nesting (qualified names, enclosing definitions) is
  * derived from the captured definitions' ranges, never from a second walk of the tree.
  */
-export function extractTags(tree: Tree, language: ParsedLanguageId, source: string): Tags {
+export function extractTags(tree: Tree, language: ParsedLanguageId, source: string, limits?: LimitWatch): Tags {
   const query = tagsQuery(tree.language, language)
   const roles = captureRoles(query)
   const readImport = IMPORT_READERS[language]
-  const matches = new RawMatches(query, tree, source)
+  const matches = new RawMatches(query, tree, source, limits?.check)
+  limits?.verify()
 
   const defs: DefCandidate[] = []
   const refs: RefCandidate[] = []

@@ -28,12 +28,18 @@ export class RawMatches {
   readonly #tree: Tree
   readonly #wasm: WasmBinding
 
-  constructor(query: Query, tree: Tree, source: string) {
+  /** `progress` is called as the query runs; once it returns true the query stops, with the matches found so far. */
+  constructor(query: Query, tree: Tree, source: string, progress?: () => boolean) {
     const wasm = wasmBinding()
     const root = tree.rootNode
     writeNode(wasm, (root as unknown as Addressed)[0], root.id, root.startIndex, root.startPosition.row, root.startPosition.column)
     const none = 0xffffffff
-    wasm._ts_query_matches_wasm((query as unknown as Addressed)[0], (tree as unknown as Addressed)[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, none, none)
+    wasm.currentQueryProgressCallback = progress ?? null
+    try {
+      wasm._ts_query_matches_wasm((query as unknown as Addressed)[0], (tree as unknown as Addressed)[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, none, none)
+    } finally {
+      wasm.currentQueryProgressCallback = null
+    }
     const heap = wasm.HEAP32
     const transfer = wasm.transferBuffer >> 2
     const count = heap[transfer]!

@@ -4,6 +4,7 @@
  * goes wrong — no answer, a timeout, a reply without a usable order — the offline order stays and
  * the caller gets one warning: a search never fails because of it.
  */
+import { displayPath, userConfigPath } from '../../config/user.js'
 import type { VltConfig } from '../../config/types.js'
 import { UsageError, VltError } from '../../errors.js'
 import { createLlmClient, DATA_BLOCK_RULE, dataBlock, LlmUnavailableError, type LlmClient } from '../../llm/index.js'
@@ -59,7 +60,7 @@ export async function applyLlmRerank(plan: LlmRerankPlan, response: SearchRespon
 }
 
 function needsLlm(): UsageError {
-  return new UsageError('rerank "llm" needs a language model: configure [llm] in vlt.toml (llm.provider, llm.base_url, llm.model)')
+  return new UsageError(`rerank "llm" needs a language model: configure [llm] in your own config, ${displayPath(userConfigPath())} (llm.provider, llm.base_url, llm.model)`)
 }
 
 export interface LlmRerankOutcome {

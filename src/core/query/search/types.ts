@@ -28,10 +28,10 @@ export interface SearchOptions {
   explain?: boolean
   /**
    * 'llm': the configured language model reorders the offline top `[search] llm_candidates`
-   * (falling back to the offline order with a warning). Default: `[search] rerank` in vlt.toml.
+   * (falling back to the offline order with a warning). Default: `[search] rerank` of the config.
    */
   rerank?: 'offline' | 'llm'
-  /** The language model for rerank 'llm': undefined = the one configured in vlt.toml, null = none. */
+  /** The language model for rerank 'llm': undefined = the one configured ([llm] of the user's config), null = none. */
   llm?: LlmClient | null
 }
 

@@ -1,0 +1,30 @@
+/**
+ * Settings a repository's `vlt.toml` may not decide are ignored, not fatal, and the user is told
+ * once per process, however many times the config is read. A command decides where the lines go
+ * (stderr in text mode, its `--json` warnings); a process without one (the daemon, the MCP server,
+ * the background indexer) writes them to stderr, i.e. its log.
+ */
+import { visibleLine } from '../display/index.js'
+
+const reported = new Set<string>()
+let listener: ((warning: string) => void) | undefined
+
+export function reportConfigWarning(warning: string): void {
+  if (reported.has(warning)) return
+  reported.add(warning)
+  if (listener) listener(warning)
+  else process.stderr.write(`${visibleLine(`warning: ${warning}`)}\n`)
+}
+
+/** Sends later config warnings to `receive` (undefined: back to stderr). */
+export function onConfigWarning(receive: ((warning: string) => void) | undefined): void {
+  listener = receive
+}
+
+/**
+ * Forgets that these were reported, for a caller that received them but did not show them: the
+ * command that runs next in this process reports them again when it reads the config.
+ */
+export function forgetConfigWarnings(warnings: readonly string[]): void {
+  for (const warning of warnings) reported.delete(warning)
+}
