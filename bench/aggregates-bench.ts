@@ -42,7 +42,7 @@ function loadSummaries(): { paths: string[]; summaryOf: (f: number) => IndexedSu
   const records: BlobRecord[] = []
   for (const file of manifest.files) {
     if (file.skipped) continue
-    const record = blobs.read({ blob: file.blob, language: file.language }, (message) => process.stderr.write(`${message}\n`))
+    const record = blobs.read({ blob: file.blob, language: file.language })
     if (!record) throw new Error(`no record for ${file.path}`)
     paths.push(file.path)
     records.push(record)

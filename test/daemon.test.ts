@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { envFingerprint } from '../src/core/daemon/identity.js'
 import { encodeLine, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest } from '../src/core/daemon/protocol.js'
+import { EXTRACTOR_VERSION } from '../src/core/parse/version.js'
 import { isProcessAlive } from '../src/core/store/liveness.js'
 import { cliEnv, vlt, vltAsync, vltJson, type CliRun } from './helpers/cli.js'
 import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
@@ -13,6 +14,9 @@ import { userConfigFile } from './helpers/user-config.js'
 /** Daemon tests opt in (the helpers default to GIT_VLT_DAEMON=0); no test leaves a daemon running. */
 const ON = { GIT_VLT_DAEMON: '1' }
 const OFF = { GIT_VLT_DAEMON: '0' }
+
+/** Where a blob's loose record lies under objects/<extractor version>/. */
+const looseRecord = (blob: string): string[] => [blob.slice(0, 2), `${blob.slice(2)}.python.mpk`]
 
 const FILES = {
   'app/greet.py': 'def greet(name):\n    """Say hello."""\n    return f"hello {name}"\n\n\nclass Greeter:\n    def welcome(self, name):\n        return greet(name)\n',
@@ -125,6 +129,31 @@ describe('query daemon (built CLI)', function () {
     await sleep(4_000)
     assert.equal(readFileSync(log(), 'utf8').match(/ serving /g)?.length, 1)
     assert.equal(status()!.pid, daemon.pid)
+  })
+
+  it('heals blob records removed or damaged under it, saying so in one warning line', async () => {
+    await startViaQuery()
+    const query = ['coderag', 'search', 'say hello to a name', '--limit', '3']
+    const answer = vlt(repo.dir, query, ON)
+    assert.equal(answer.stderr, '')
+    const served = status()!.served
+    // The whole directory gone (a cache restored without it): the context is opened again, restoring every record at once.
+    rmSync(join(repo.dir, '.vlt', 'objects'), { recursive: true })
+    const restored = vlt(repo.dir, query, ON)
+    assert.equal(restored.stdout, answer.stdout)
+    assert.match(restored.stderr, /^warning: 2 records of \.vlt\/objects were missing or damaged; re-extracted them\n$/)
+    // One record damaged in place: healed as the query reads it (an edit elsewhere makes the daemon
+    // open a new context, whose artifacts are read afresh).
+    const record = join(repo.dir, '.vlt', 'objects', String(EXTRACTOR_VERSION), ...looseRecord(repo.git('rev-parse', 'HEAD:app/greet.py')))
+    const bytes = readFileSync(record)
+    bytes[bytes.length >> 1]! ^= 0xff
+    writeFileSync(record, bytes)
+    repo.write({ 'scratch.txt': 'x\n' })
+    const healed = vlt(repo.dir, query, ON)
+    assert.equal(healed.stdout, vlt(repo.dir, query, OFF).stdout)
+    assert.match(healed.stderr, /^warning: 1 record of \.vlt\/objects was missing or damaged; re-extracted it\n$/)
+    assert.equal(vlt(repo.dir, query, ON).stderr, '', 'whole again')
+    assert.equal(status()!.served, served + 3, 'all answered by the daemon')
   })
 
   it('survives a client that hangs up mid-request', async () => {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { VltCommand } from '../core/cli/vlt-command.js'
 import { createVltMcp } from '../core/mcp/server.js'
+import { StdioJsonRpcTransport } from '../core/mcp/stdio-transport.js'
 
 export default class Mcp extends VltCommand {
   static override summary = 'Serve the code index, threads and a shared conversation context to AI agents over MCP (stdio).'
@@ -32,7 +32,7 @@ VLT_MCP_CONTEXT_TTL_DAYS (default 7), VLT_MCP_CHECK_MS (change check interval wh
       process.stderr.write(`${line}\n`)
     }
     const mcp = await createVltMcp({ cwd: flags.repo ?? this.workDir(flags), version: this.config.version, maxTokens: flags['max-tokens'], log })
-    const transport = new StdioServerTransport()
+    const transport = new StdioJsonRpcTransport()
     const closed = new Promise<void>((resolve) => {
       mcp.server.server.onclose = resolve
       process.stdin.once('end', resolve)

@@ -158,6 +158,42 @@ describe('coderag query fast path (built CLI)', function () {
     assert.equal(served(), before + 1)
   })
 
+  it('rejects a bad number for any query flag as a usage error, text and JSON, with the daemon or without', () => {
+    const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { commands: Record<string, ManifestCommand> }
+    for (const id of Object.keys(COMMANDS)) {
+      const command = manifest.commands[id]!
+      const args = Object.values(command.args).filter((arg) => arg.required).map(() => 'greet')
+      const numeric = Object.values(command.flags).filter((flag) => typeof flag.default === 'number')
+      assert.ok(numeric.length > 0, id)
+      for (const flag of numeric) {
+        for (const value of ['-1', 'abc']) {
+          const argv = [...id.split(':'), ...args, `--${flag.name}`, value]
+          for (const env of [ON, { GIT_VLT_DAEMON: '0' }]) {
+            const what = `${argv.join(' ')} (GIT_VLT_DAEMON=${env.GIT_VLT_DAEMON})`
+            const text = run(argv, env)
+            assert.deepEqual([text.status, text.stdout], [2, ''], what)
+            assert.match(text.stderr, new RegExp(`^git vlt: --${flag.name}: Expected an integer .*${value} \\(see --help\\)\n$`), what)
+            const json = run([...argv, '--json'], env)
+            assert.deepEqual([json.status, json.stderr], [2, ''], what)
+            assert.deepEqual(JSON.parse(json.stdout), { error: { message: text.stderr.slice('git vlt: '.length, -1), code: 'usage' } }, what)
+          }
+        }
+      }
+    }
+  })
+
+  it('rejects a blank symbol for def and refs as a usage error, like a blank search, with the daemon or without', () => {
+    for (const env of [ON, { GIT_VLT_DAEMON: '0' }]) {
+      for (const [command, blank, message] of [['def', '', 'the symbol is empty'], ['refs', '  ', 'the symbol is empty'], ['search', ' ', 'the search query is empty']]) {
+        const what = `${command} ${JSON.stringify(blank)} (GIT_VLT_DAEMON=${env.GIT_VLT_DAEMON})`
+        const text = run(['coderag', command!, blank!], env)
+        assert.deepEqual([text.status, text.stdout, text.stderr], [2, '', `git vlt: ${message}\n`], what)
+        const json = run(['coderag', command!, blank!, '--json'], env)
+        assert.deepEqual([json.status, JSON.parse(json.stdout)], [2, { error: { message, code: 'usage' } }], what)
+      }
+    }
+  })
+
   it('leaves the query to oclif when no daemon answers, which runs it in process and starts one', async () => {
     vlt(repo.dir, ['daemon', 'stop'], ON)
     const cold = run(['coderag', 'def', 'greet', '--json'])

@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { MANIFEST_KIND, MANIFEST_VERSION, type TreeManifest } from '../../src/core/index/manifest.js'
+import { readRecordSync, writeRecordSync } from '../../src/core/store/index.js'
 import { CLI, cliEnv, vlt } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
@@ -71,5 +73,32 @@ describe('coderag sync fast path', () => {
     const run = spawnSync('sh', ['-c', `"${process.execPath}" "${CLI}" coderag sync --json 2>"${errors}" | head -c 1`], { cwd: repo.dir, env: cliEnv(), encoding: 'utf8' })
     assert.equal(run.stdout, '{')
     assert.equal(readFileSync(errors, 'utf8'), '')
+  })
+
+  it('reports a broken invariant in one line saying how to rebuild, the stack trace only under GIT_VLT_DEBUG', () => {
+    assert.equal(vlt(repo.dir, ['coderag', 'init']).status, 0)
+    // A manifest that passes its checksum but breaks what the code assumes of it: a bug's doing.
+    const manifest = join(repo.dir, '.vlt', 'trees', repo.git('rev-parse', 'HEAD^{tree}'), 'manifest.mpk')
+    writeRecordSync(manifest, MANIFEST_KIND, MANIFEST_VERSION, { ...readRecordSync<TreeManifest>(manifest, MANIFEST_KIND, MANIFEST_VERSION), files: 42 })
+    repo.write({ 'b.py': 'def b():\n    return 2\n' })
+    repo.commit('b')
+    const line = /^git vlt: coderag sync failed: .+ \(an internal error; `git vlt coderag init --force` rebuilds the index; GIT_VLT_DEBUG=1 prints its stack trace\)\n$/
+    for (const oclif of [[], ['--cwd', repo.dir]]) {
+      const text = vlt(repo.dir, ['coderag', 'sync', ...oclif])
+      assert.deepEqual([text.status, text.stdout], [1, ''], text.stderr)
+      assert.match(text.stderr, line)
+      const json = vlt(repo.dir, ['coderag', 'sync', '--json', ...oclif])
+      assert.equal(json.status, 1)
+      assert.equal(json.stderr, '')
+      const { error } = JSON.parse(json.stdout)
+      assert.deepEqual(Object.keys(error), ['message', 'code'])
+      assert.equal(error.code, 'failure')
+      assert.equal(`git vlt: ${error.message}\n`, text.stderr)
+      const debug = vlt(repo.dir, ['coderag', 'sync', ...oclif], { GIT_VLT_DEBUG: '1' })
+      assert.equal(debug.status, 1)
+      assert.match(debug.stderr, /\n {4}at buildTree /)
+    }
+    assert.equal(vlt(repo.dir, ['coderag', 'init', '--force']).status, 0)
+    assert.equal(vlt(repo.dir, ['coderag', 'sync']).status, 0)
   })
 })

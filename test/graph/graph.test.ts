@@ -86,6 +86,20 @@ describe('CodeGraph', () => {
     assert.ok(Math.abs([...ranks.values()].reduce((a, b) => a + b, 0) - 1) < 1e-9)
   })
 
+  it('an update removing more files than remain drops the unchanged files\' edges into them', () => {
+    const table = new SymbolTable()
+    table.addFile('caller.c', c([def('caller')], [ref('gone0', 'caller'), ref('gone1', 'caller')]))
+    for (let i = 0; i < 3; i++) table.addFile(`gone${i}.c`, c([def(`gone${i}`)]))
+    const graph = new CodeGraph(table)
+    graph.update(table.commit())
+    assert.equal(graph.edgeCount, 2)
+    for (let i = 0; i < 3; i++) table.removeFile(`gone${i}.c`)
+    graph.update(table.commit())
+    assert.deepEqual(edges(graph), [])
+    assert.equal(graph.edgeCount, 0)
+    assert.doesNotThrow(() => graph.snapshot(table.snapshot().remap))
+  })
+
   it('pagerank matches graphology-metrics on the same graph', async () => {
     // The CommonJS module is the function; its typings say otherwise under NodeNext.
     const graphologyPagerank = (await import('graphology-metrics/centrality/pagerank.js')).default as unknown as (graph: unknown, options: object) => Record<string, number>

@@ -13,7 +13,6 @@ const key = (i: number): BlobKey => ({ blob: createHash('sha1').update(String(i)
 const REASONS = ['binary', 'tooLarge', 'minified', 'invalidUtf8', 'secret'] as const
 const record = (i: number): BlobRecord => ({ skipped: REASONS[i % REASONS.length]! })
 const encoded = (i: number): Buffer => encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record(i))
-const silent = (): void => {}
 
 describe('blob store: loose records and packs', () => {
   let dir: string
@@ -30,25 +29,25 @@ describe('blob store: loose records and packs', () => {
     for (let i = 0; i < 7; i++) writer.add(keyOf(key(i)), encoded(i))
     // Two packs finished at the limit; the seventh record waits for finish().
     assert.equal(packFiles('.idx').length, 2)
-    assert.equal(new BlobStore(vltPaths(dir)).read(key(6), silent), undefined)
+    assert.equal(new BlobStore(vltPaths(dir)).read(key(6)), undefined)
     writer.finish()
     assert.equal(packFiles('.idx').length, 3)
     assert.equal(packFiles('.pack').length, 3)
 
     const reader = new BlobStore(vltPaths(dir))
-    for (let i = 0; i < 7; i++) assert.deepEqual(reader.read(key(i), silent), record(i))
-    assert.equal(reader.read(key(7), silent), undefined)
+    for (let i = 0; i < 7; i++) assert.deepEqual(reader.read(key(i)), record(i))
+    assert.equal(reader.read(key(7)), undefined)
     store.writeLoose(key(0), encoded(1))
-    assert.deepEqual(reader.read(key(0), silent), record(1))
+    assert.deepEqual(reader.read(key(0)), record(1))
     assert.ok(existsSync(store.loosePath(key(0))))
   })
 
   it('makes a finished pack readable to the store that wrote it', () => {
-    assert.equal(store.read(key(1), silent), undefined)
+    assert.equal(store.read(key(1)), undefined)
     const writer = store.packWriter()
     writer.add(keyOf(key(1)), encoded(1))
     writer.finish()
-    assert.deepEqual(store.read(key(1), silent), record(1))
+    assert.deepEqual(store.read(key(1)), record(1))
   })
 
   it('leaves nothing of an aborted pack', () => {
@@ -56,7 +55,7 @@ describe('blob store: loose records and packs', () => {
     writer.add(keyOf(key(1)), encoded(1))
     writer.abort()
     assert.deepEqual(readdirSync(store.packsDir), [])
-    assert.equal(store.read(key(1), silent), undefined)
+    assert.equal(store.read(key(1)), undefined)
   })
 
   it('names the pack and the offset of a damaged record', () => {
@@ -69,20 +68,25 @@ describe('blob store: loose records and packs', () => {
     bytes[encoded(0).length + 8] ^= 0xff
     writeFileSync(pack, bytes)
     const reader = new BlobStore(vltPaths(dir))
-    assert.deepEqual(reader.read(key(0), silent), record(0))
-    assert.throws(() => reader.read(key(1), silent), (error: unknown) => error instanceof CorruptFileError && error.message.includes(pack) && error.message.includes(`record at byte ${encoded(0).length}`))
+    assert.deepEqual(reader.read(key(0)), record(0))
+    assert.throws(() => reader.read(key(1)), (error: unknown) => error instanceof CorruptFileError && error.message.includes(pack) && error.message.includes(`record at byte ${encoded(0).length}`))
   })
 
-  it('reports a damaged pack index once and removes it with its pack', () => {
+  it('notes a damaged pack index once; mending removes it with its pack', () => {
     const writer = store.packWriter()
     writer.add(keyOf(key(0)), encoded(0))
     writer.finish()
     writeFileSync(join(store.packsDir, packFiles('.idx')[0]!), 'not a record')
-    const warnings: string[] = []
     const reader = new BlobStore(vltPaths(dir))
-    assert.equal(reader.read(key(0), (message) => warnings.push(message)), undefined)
+    assert.equal(reader.read(key(0)), undefined)
+    assert.equal(reader.read(key(0)), undefined)
+    assert.deepEqual([...reader.damagedFiles.values()], ['bad magic: not a vlt record'])
+    const warnings: string[] = []
+    reader.repairs.flush((message) => warnings.push(message))
     assert.equal(warnings.length, 1)
-    assert.match(warnings[0]!, /\.idx: .*; its records will be extracted again$/)
+    assert.match(warnings[0]!, /^warning: .*\.idx: bad magic: not a vlt record$/)
+    assert.equal(packFiles('.pack').length, 1, 'a reader removes nothing')
+    assert.equal(reader.mendPacks(), 1)
     assert.deepEqual(readdirSync(store.packsDir), [])
   })
 
@@ -91,13 +95,13 @@ describe('blob store: loose records and packs', () => {
     for (let i = 0; i < 4; i++) writer.add(keyOf(key(i)), encoded(i))
     writer.finish()
     const reader = new BlobStore(vltPaths(dir))
-    assert.deepEqual(reader.read(key(0), silent), record(0))
+    assert.deepEqual(reader.read(key(0)), record(0))
     // Three of four records die: the pack is rewritten with the live one.
-    const pruned = new BlobStore(vltPaths(dir)).prunePacks(new Set([keyOf(key(3))]), silent)
+    const pruned = new BlobStore(vltPaths(dir)).prunePacks(new Set([keyOf(key(3))]))
     assert.equal(pruned.removed, 3)
     assert.ok(pruned.freedBytes > 0)
-    assert.deepEqual(reader.read(key(3), silent), record(3))
-    assert.equal(reader.read(key(0), silent), undefined)
+    assert.deepEqual(reader.read(key(3)), record(3))
+    assert.equal(reader.read(key(0)), undefined)
   })
 
   it('gc keeps packs at least half alive, rewrites the others, and removes dead and old orphan packs', () => {
@@ -116,14 +120,14 @@ describe('blob store: loose records and packs', () => {
     const old = (Date.now() - 2 * 60 * 60 * 1000) / 1000
     utimesSync(orphan, old, old)
 
-    const result = new BlobStore(vltPaths(dir)).prunePacks(new Set([0, 1, 2, 4].map((i) => keyOf(key(i)))), silent)
+    const result = new BlobStore(vltPaths(dir)).prunePacks(new Set([0, 1, 2, 4].map((i) => keyOf(key(i)))))
     assert.equal(result.removed, 4, '5, 6, 7 from the rewritten pack, 9 with its pack')
     assert.ok(!existsSync(orphan), 'an hour-old pack without an index is removed')
     assert.ok(existsSync(young), 'a young pack without an index may still get one')
     assert.equal(packFiles('.idx').length, 2)
     const reader = new BlobStore(vltPaths(dir))
-    for (const i of [0, 1, 2, 3, 4]) assert.deepEqual(reader.read(key(i), silent), record(i), `record ${i}`)
-    for (const i of [5, 6, 7, 9]) assert.equal(reader.read(key(i), silent), undefined, `record ${i}`)
+    for (const i of [0, 1, 2, 3, 4]) assert.deepEqual(reader.read(key(i)), record(i), `record ${i}`)
+    for (const i of [5, 6, 7, 9]) assert.equal(reader.read(key(i)), undefined, `record ${i}`)
   })
 
   it('gc keeps one copy of a record packed twice', () => {
@@ -132,9 +136,9 @@ describe('blob store: loose records and packs', () => {
       writer.add(keyOf(key(0)), encoded(0))
       writer.finish()
     }
-    assert.equal(new BlobStore(vltPaths(dir)).prunePacks(new Set([keyOf(key(0))]), silent).removed, 1)
+    assert.equal(new BlobStore(vltPaths(dir)).prunePacks(new Set([keyOf(key(0))])).removed, 1)
     assert.equal(packFiles('.idx').length, 1)
-    assert.deepEqual(new BlobStore(vltPaths(dir)).read(key(0), silent), record(0))
+    assert.deepEqual(new BlobStore(vltPaths(dir)).read(key(0)), record(0))
   })
 
   it('retires the packs a rewrite stored again in full, and only those', () => {
@@ -147,9 +151,9 @@ describe('blob store: loose records and packs', () => {
     pack(0, 1, 2, 3)
     pack(4, 5)
     const rewrite = pack(0, 1, 2, 3, 4)
-    assert.equal(store.retireSuperseded(rewrite, silent), 1)
+    assert.equal(store.retireSuperseded(rewrite), 1)
     assert.equal(packFiles('.idx').length, 2)
     const reader = new BlobStore(vltPaths(dir))
-    for (const i of [0, 1, 2, 3, 4, 5]) assert.deepEqual(reader.read(key(i), silent), record(i), `record ${i}`)
+    for (const i of [0, 1, 2, 3, 4, 5]) assert.deepEqual(reader.read(key(i)), record(i), `record ${i}`)
   })
 })

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert'
 import { join } from 'node:path'
 import { readState, writeState } from '../../src/core/index/state.js'
+import { Repairs } from '../../src/core/index/repairs.js'
 import { vltPaths } from '../../src/core/store/index.js'
 import { vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
@@ -36,10 +37,10 @@ describe('re-indexing when the settings change under an unchanged HEAD', () => {
   it('re-checks an index whose state predates the extractor stamp (an upgrade)', async () => {
     vltJson(repo.dir, ['coderag', 'init'])
     const paths = vltPaths(join(repo.dir, '.vlt'))
-    const { indexedWith, ...older } = await readState(paths, () => {})
+    const { indexedWith, ...older } = await readState(paths, new Repairs())
     assert.ok(indexedWith)
     await writeState(paths, older)
     assert.equal(vltJson(repo.dir, ['coderag', 'sync']).mode, 'reused')
-    assert.equal((await readState(paths, () => {})).indexedWith, indexedWith)
+    assert.equal((await readState(paths, new Repairs())).indexedWith, indexedWith)
   })
 })

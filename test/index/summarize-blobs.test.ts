@@ -28,7 +28,7 @@ describe('summarizeBlobs', function () {
         if (item.path === 'src/m3.py') throw new Error(`ENOENT: no such file or directory, open '${item.path}'`)
         return Buffer.from('def f():\n    return 1\n')
       }
-      await assert.rejects(summarizeBlobs(ctx, items, { force: true, warn: () => {} }, () => {}, read), /ENOENT.*src\/m3\.py/)
+      await assert.rejects(summarizeBlobs(ctx, items, { force: true, warn: () => {} }, () => {}, { readBytes: read }), /ENOENT.*src\/m3\.py/)
       // Unhandled rejections are reported after the microtask queue drains.
       await new Promise((resolve) => setTimeout(resolve, 50))
       assert.deepEqual(unhandled, [])

@@ -85,4 +85,53 @@ describe('git vlt mcp under malformed input', function () {
       await gone
     }
   })
+
+  it('answers a line that is not JSON with a Parse error and JSON that is not a message with Invalid Request, and serves on', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: repo.dir, env: cliEnv({ VLT_MCP_CLIENT_ID: 'raw' }), stdio: ['pipe', 'pipe', 'pipe'] })
+    const replies: any[] = []
+    let pending = ''
+    let waiting: { id: unknown; resolve: () => void } | undefined
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString()
+      const lines = pending.split('\n')
+      pending = lines.pop()!
+      for (const line of lines) {
+        const reply = JSON.parse(line)
+        replies.push(reply)
+        if (waiting && reply.id === waiting.id) waiting.resolve()
+      }
+    })
+    child.stderr.resume()
+    const exited = new Promise<never>((_, reject) => child.on('exit', (code) => reject(new Error(`the server exited (${code})`))))
+    const until = (id: unknown): Promise<void> => Promise.race([new Promise<void>((resolve) => (waiting = { id, resolve })), exited])
+    const send = (line: string): void => void child.stdin.write(`${line}\n`)
+    try {
+      send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }))
+      await until(0)
+      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))
+      replies.length = 0
+      const bad: Array<[string, number, string | number | null]> = [
+        ['this is not json', -32700, null],
+        ['{"jsonrpc":"2.0","id":1,"method":', -32700, null],
+        ['', -32700, null],
+        ['[]', -32600, null],
+        ['42', -32600, null],
+        ['{"foo":"bar"}', -32600, null],
+        ['{"jsonrpc":"1.0","id":7,"method":"ping"}', -32600, 7],
+        ['{"jsonrpc":"2.0","id":"q","method":5}', -32600, 'q'],
+      ]
+      for (const [line] of bad) send(line)
+      send(JSON.stringify({ jsonrpc: '2.0', id: 'after', method: 'ping' }))
+      await until('after')
+      assert.deepEqual(replies.pop(), { jsonrpc: '2.0', id: 'after', result: {} })
+      assert.deepEqual(
+        replies.map((reply) => [reply.jsonrpc, reply.id, reply.error?.code, typeof reply.error?.message]),
+        bad.map(([, code, id]) => ['2.0', id, code, 'string']),
+      )
+    } finally {
+      const gone = new Promise((resolve) => child.once('close', resolve))
+      child.kill()
+      await gone
+    }
+  })
 })

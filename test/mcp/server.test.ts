@@ -104,6 +104,13 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     const badArgs = await mcp.call('search_code', { query: '', limit: -1 })
     assert.equal(badArgs.isError, true)
     assert.match(textOf(badArgs), /Input validation error/)
+    // A blank symbol is a usage error, as a blank query is, not "No definition of    ".
+    for (const tool of ['find_definition', 'find_references']) {
+      const blank = await mcp.call(tool, { symbol: '   ' })
+      assert.deepEqual([blank.isError, textOf(blank)], [true, 'the symbol is empty'], tool)
+    }
+    const blankQuery = await mcp.call('search_code', { query: '   ' })
+    assert.deepEqual([blankQuery.isError, textOf(blankQuery)], [true, 'the search query is empty'])
     const noTool = await mcp.call('drop_database', {})
     assert.equal(noTool.isError, true)
     assert.match(textOf(noTool), /Tool drop_database not found/)

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert'
 import { askOracle } from '../../src/core/oracle/index.js'
 import { readThread, threadNames } from '../../src/core/threads/index.js'
-import type { GitFixture } from '../helpers/git-fixture.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { createOracleRepo } from './fixture.js'
 
 describe('askOracle (extractive, no LLM configured)', function () {
@@ -97,5 +97,32 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.equal(thread.entries[0]!.type, 'research')
     assert.equal(thread.entries[0]!.author, 'alice')
     assert.match(thread.entries[0]!.text, /^\*\*Q:\*\* where is acquireLock defined\n\n`acquireLock` is defined at `src\/lock\.ts:4-10`/)
+  })
+})
+
+describe('askOracle: a symbol named among words that match nothing', function () {
+  this.timeout(60_000)
+  let repo: GitFixture
+  before(() => {
+    repo = createGitRepo({
+      files: {
+        'lib/context.py': 'class Context:\n    """Holds the state of one request."""\n\n    def __init__(self, request):\n        self.request = request\n',
+        'lib/app.py': 'from lib.context import Context\n\n\ndef handle(request):\n    return Context(request)\n',
+      },
+    })
+  })
+  after(() => repo.cleanup())
+
+  it('finds a capitalised word the code defines, whatever else the question says', async () => {
+    for (const question of ['how does Context 45 work', 'how does Context work', 'Context flurbl?']) {
+      const response = await askOracle(repo.dir, question, { noLog: true, sources: ['code'] })
+      assert.equal(response.sources[0]?.sourcePath, 'lib/context.py:1-5', question)
+      assert.equal(response.sources[0]!.metadata.role, 'definition', question)
+    }
+  })
+
+  it('still finds nothing when the capitalised word names no symbol', async () => {
+    const response = await askOracle(repo.dir, 'how does Kubernetes 45 work', { noLog: true, sources: ['code'] })
+    assert.deepEqual(response.sources, [])
   })
 })

@@ -68,6 +68,10 @@ describe('def', function () {
     assert.equal(result.freshness.treeHash, fx.repo.git('rev-parse', 'HEAD^{tree}'))
   })
 
+  it('rejects a blank symbol as a usage error, as search rejects a blank query', () => {
+    for (const blank of ['', '   ', '\t\n']) assert.throws(() => findDefinitions(fx.qctx, blank), { name: 'UsageError', message: 'the symbol is empty' })
+  })
+
   it('suggests close names for an unknown symbol', () => {
     const result = findDefinitions(fx.qctx, 'authenticate_usr')
     assert.deepEqual(result.definitions, [])

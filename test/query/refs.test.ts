@@ -56,6 +56,10 @@ describe('refs', function () {
     assert.equal(second.cursor, undefined)
   })
 
+  it('rejects a blank symbol as a usage error, as search rejects a blank query', () => {
+    for (const blank of ['', '   ', '\t\n']) assert.throws(() => findReferences(fx.qctx, blank), { name: 'UsageError', message: 'the symbol is empty' })
+  })
+
   it('suggests names for an unknown symbol', () => {
     const result = findReferences(fx.qctx, 'lod')
     assert.deepEqual(result.references, [])

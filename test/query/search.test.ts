@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DEFAULT_CONFIG } from '../../src/core/config/defaults.js'
 import { createEmbeddingProvider, embeddingText } from '../../src/core/embed/index.js'
 import { UsageError } from '../../src/core/errors.js'
@@ -170,6 +172,28 @@ describe('search: vector path', function () {
     assert.deepEqual(server.requests.slice(-1)[0]!.input, ['password hashing'], 'only the query is embedded the second time')
     assert.equal(server.requests.flatMap((request) => request.input).length, embedded + 1)
     assert.ok(again.results.some((r) => r.methods.includes('vector')))
+  })
+
+  it('rebuilds a damaged record of the tree\'s vectors from the vector cache, with one warning saying so', async () => {
+    const provider = providerFor()
+    const query = 'password hashing'
+    const first = await searchCode(await openQueryContext(repo.dir, { warn, noSync: true }), query, { provider })
+    assert.deepEqual(first.warnings, [])
+    const dir = join(repo.dir, '.vlt', 'trees', repo.git('rev-parse', 'HEAD^{tree}'))
+    // Each test's server listens on its own port, which is part of the provider's id: the record
+    // just written is the newest of the tree's search-vectors files.
+    const records = readdirSync(dir).filter((name) => name.startsWith('search-vectors-')).map((name) => join(dir, name))
+    const record = records.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
+    const bytes = readFileSync(record)
+    bytes[bytes.length >> 1]! ^= 0xff
+    writeFileSync(record, bytes)
+    const embedded = server.requests.flatMap((request) => request.input).length
+    const again = await searchCode(await openQueryContext(repo.dir, { warn, noSync: true }), query, { provider })
+    assert.equal(again.warnings.length, 1)
+    assert.match(again.warnings[0]!, /search-vectors-.*\.mpk: checksum mismatch .*; rebuilt the search vectors from the vector cache$/)
+    assert.deepEqual(again.results, first.results)
+    assert.equal(server.requests.flatMap((request) => request.input).length, embedded + 1, 'only the query is embedded: the chunks come from the cache')
+    assert.deepEqual((await searchCode(await openQueryContext(repo.dir, { warn, noSync: true }), query, { provider })).warnings, [], 'stored again')
   })
 
   it('falls back to the other paths with one warning when the server fails', async () => {

@@ -100,7 +100,7 @@ describe('secrets never leave their file (built CLI, real repository)', function
     let decoded = 0
     for (const blob of blobs) {
       for (const language of ['python', 'text'] as const) {
-        const record = store.read({ blob, language }, () => {})
+        const record = store.read({ blob, language })
         if (!record) continue
         decoded++
         const text = JSON.stringify(record)

@@ -8,7 +8,8 @@ export default class CoderagStatus extends VltCommand {
     { command: '<%= config.bin %> <%= command.id %>', description: 'Human-readable summary.' },
     {
       command: '<%= config.bin %> <%= command.id %> --json',
-      description: 'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer, commits: {indexed, head, bytes, stale}}.',
+      description:
+        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer, integrity: {complete, problems}, commits: {indexed, head, bytes, stale}}.',
     },
   ]
 
@@ -16,7 +17,7 @@ export default class CoderagStatus extends VltCommand {
     const { flags } = await this.parse(CoderagStatus)
     const status = await indexStatus(this.workDir(flags), (message) => this.note(message))
     if (!status.indexed) {
-      this.log('Not indexed yet: run `git vlt coderag init`.')
+      this.log(status.integrity.complete ? 'Not indexed yet: run `git vlt coderag init`.' : `The index is damaged: ${describeIntegrity(status)}.`)
       return status
     }
     const languages = Object.entries(status.languages).sort((a, b) => b[1] - a[1]).map(([language, n]) => `${language} ${n}`).join(', ')
@@ -32,6 +33,7 @@ export default class CoderagStatus extends VltCommand {
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
         `queue       ${describeQueue(status)}`,
         `indexer     ${describeIndexer(status)}`,
+        `integrity   ${status.integrity.complete ? 'complete' : `incomplete: ${describeIntegrity(status)}`}`,
       ].join('\n') + formatSkipped(status.skipped),
     )
     return status
@@ -49,6 +51,10 @@ function describeQueue(status: StatusResult): string {
   if (queue.batches === 0) return 'empty'
   const what = `${queue.files} file(s), ${queue.lines} line(s) since ${queue.oldestChange}`
   return queue.due ? `${what} — due (${queue.reason} threshold reached)` : `${what} — waits until ${queue.dueAt} or a threshold`
+}
+
+function describeIntegrity(status: StatusResult): string {
+  return `${status.integrity.problems.join('; ')} — queries repair what they read, \`git vlt coderag verify\` repairs everything`
 }
 
 function describeIndexer(status: StatusResult): string {

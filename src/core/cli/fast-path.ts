@@ -3,16 +3,26 @@
  * @oclif/core costs ~70 ms, often more than the command itself. Each fast path takes only the forms
  * it serves exactly as the oclif command would and returns false for anything else.
  */
+import { reportInternalError } from './plain-output.js'
 import { QUERY_CLIS } from './query-cli.js'
 
-/** Runs `argv` and returns true when a fast path serves it; false leaves it to oclif. */
+/**
+ * Runs `argv` and returns true when a fast path serves it; false leaves it to oclif. A bug is
+ * reported in one line, as the oclif command would (VltCommand): the fast paths take `--json`
+ * only as a flag of their own.
+ */
 export async function tryFastPath(argv: readonly string[]): Promise<boolean> {
   if (argv[0] !== 'coderag' || argv[1] === undefined) return false
   // As oclif does: a reader that stops early (`| head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error
   })
-  if (argv[1] === 'sync') return (await import('./fast-sync.js')).tryFastSync(argv)
-  if (Object.hasOwn(QUERY_CLIS, argv[1])) return (await import('./fast-query.js')).tryFastQuery(argv)
+  try {
+    if (argv[1] === 'sync') return await (await import('./fast-sync.js')).tryFastSync(argv)
+    if (Object.hasOwn(QUERY_CLIS, argv[1])) return await (await import('./fast-query.js')).tryFastQuery(argv)
+  } catch (error) {
+    reportInternalError(`coderag ${argv[1]}`, error, true, argv.includes('--json'))
+    return true
+  }
   return false
 }

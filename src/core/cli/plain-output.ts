@@ -31,6 +31,33 @@ export function reportFailure(message: string, exitCode: 1 | 2, json: boolean): 
   else process.stderr.write(errorLine(message))
 }
 
+/** oclif's own switch for stack traces (it reads `<BIN>_DEBUG`); the fast paths honour it too. */
+export const DEBUG_ENV = 'GIT_VLT_DEBUG'
+
+/**
+ * The one line for an error no code of ours expected: what failed, and how to see the stack trace,
+ * which only the debug switch prints. A system call's failure (a full disk, a permission) says what
+ * the system said; anything else is a broken invariant — a bug — and says how to get going again.
+ */
+export function internalErrorMessage(command: string, error: unknown, rebuildsIndex: boolean): string {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]
+  if (error instanceof Error && 'syscall' in error) return `${command} failed: ${message} (${DEBUG_ENV}=1 prints its stack trace)`
+  const rebuild = rebuildsIndex ? '; `git vlt coderag init --force` rebuilds the index' : ''
+  return `${command} failed: ${message} (an internal error${rebuild}; ${DEBUG_ENV}=1 prints its stack trace)`
+}
+
+/** An unexpected error's stack trace on stderr, under the debug switch only. */
+export function writeStackWhenDebugging(error: unknown): void {
+  const debug = process.env[DEBUG_ENV]
+  if ((debug === '1' || debug === 'true') && error instanceof Error) process.stderr.write(`${visibleText(error.stack ?? error.message)}\n`)
+}
+
+/** Reports an unexpected error as internalErrorMessage() words it, exit code 1 (for the fast paths; VltCommand prints the same). */
+export function reportInternalError(command: string, error: unknown, rebuildsIndex: boolean, json: boolean): void {
+  writeStackWhenDebugging(error)
+  reportFailure(internalErrorMessage(command, error, rebuildsIndex), 1, json)
+}
+
 /**
  * Puts `warnings` (the config's) first in a JSON result's `warnings` list when it has one; returns
  * those it could not place, for stderr. Commands without such a list keep their shape.

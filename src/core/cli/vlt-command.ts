@@ -1,12 +1,16 @@
-import { Command, Flags, ux } from '@oclif/core'
+import { Command, Errors, Flags, ux, type Interfaces } from '@oclif/core'
 import { onConfigWarning } from '../config/warnings.js'
 import { terminalSafeJson, visibleLine, visibleText } from '../display/index.js'
-import { VltError } from '../errors.js'
-import { errorLine, errorObject, withWarnings } from './plain-output.js'
+import { UsageError, VltError } from '../errors.js'
+import { errorLine, errorObject, internalErrorMessage, withWarnings, writeStackWhenDebugging } from './plain-output.js'
+
+/** oclif's FlagOutput and ArgOutput, which its public interfaces do not export. */
+type ParsedValues = { [name: string]: any }
 
 /**
- * Base of every git-vlt command: `--json` support, and errors a user can act on printed as one
- * line (or a JSON error object) with exit code 2 for usage and 1 for failure — never a stack trace.
+ * Base of every git-vlt command: `--json` support, and errors printed as one line (or the JSON
+ * error object) with exit code 2 for usage — ours and oclif's parser's alike — and 1 for failure,
+ * never a stack trace: a bug is one line too, saying how to recover (see reportInternalError).
  * Whatever it prints passes through src/core/display, so text from the repository (file names,
  * snippets) never reaches the terminal as raw control characters.
  */
@@ -57,17 +61,52 @@ export abstract class VltCommand extends Command {
     return result
   }
 
+  /**
+   * Everything oclif's parser rejects (an unknown flag, `--limit -1`, a missing argument, a `--cwd`
+   * that is no directory) is a usage error, reported like any other.
+   */
+  protected override async parse<F extends ParsedValues, B extends ParsedValues, A extends ParsedValues>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    try {
+      return await super.parse(options, argv)
+    } catch (error) {
+      throw new UsageError(parserMessage(error))
+    }
+  }
+
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     for (const warning of this.configWarnings) this.warnLine(`warning: ${warning}`)
     this.configWarnings = []
-    if (!(err instanceof VltError)) return super.catch(err)
-    process.exitCode = err.exitCode
-    if (this.jsonEnabled()) this.logJson(errorObject(err.message, err.exitCode))
-    else process.stderr.write(errorLine(err.message))
+    // oclif's own exits (`this.exit()`) are its to finish.
+    if (err instanceof Errors.CLIError) return super.catch(err)
+    const expected = err instanceof VltError
+    if (!expected) writeStackWhenDebugging(err)
+    const message = expected ? err.message : internalErrorMessage((this.id ?? '').replaceAll(':', ' '), err, indexCommand(this.id))
+    const exitCode = expected ? err.exitCode : 1
+    process.exitCode = exitCode
+    if (this.jsonEnabled()) this.logJson(errorObject(message, exitCode))
+    else process.stderr.write(errorLine(message))
     return undefined
   }
 
   private warnLine(line: string): void {
     process.stderr.write(`${visibleLine(line)}\n`)
   }
+}
+
+/** Commands that build or read the code index, whose failures a rebuild of it may cure. */
+function indexCommand(id: string | undefined): boolean {
+  return id !== undefined && (id.startsWith('coderag:') || id === 'oracle')
+}
+
+/**
+ * oclif's parser message on one line: "Parsing --limit \n\tExpected an integer … -1\nSee more help
+ * with --help" becomes "--limit: Expected an integer … -1 (see --help)".
+ */
+function parserMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const lines = message.replace(/^Parsing (--\S+)\s*\n\s*/, '$1: ').split('\n').filter((line) => line.trim() !== 'See more help with --help')
+  return `${lines.map((line) => line.trim().replace(/\s+/g, ' ')).filter(Boolean).join(' ')} (see --help)`
 }

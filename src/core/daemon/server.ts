@@ -58,7 +58,7 @@ function idleMs(): number {
   return process.env[IDLE_ENV] !== undefined && Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_IDLE_MS
 }
 
-/** Collects the warnings a query's context produced and what the query itself noted, in order. */
+/** Collects the warnings the context produced while a query was open (repairs included) and what the query itself noted, in order. */
 interface Sink {
   notes: string[]
   indexWarnings: string[]
@@ -68,7 +68,7 @@ class Daemon {
   private readonly paths
   private readonly server: Server
   private readonly startedAt = new Date()
-  private readonly opening = new Set<Sink>()
+  private readonly open = new Set<Sink>()
   private socketIno: number | undefined
   private served = 0
   private active = 0
@@ -116,10 +116,13 @@ class Daemon {
     return done
   }
 
-  /** WarmIndex's warnings belong to every query waiting for the context it is opening. */
+  /**
+   * WarmIndex's warnings belong to every query waiting for the context it is opening or answering
+   * from (a record healed while a query reads it is reported to that query).
+   */
   warn(message: string): void {
     this.log(message)
-    for (const sink of this.opening) {
+    for (const sink of this.open) {
       sink.notes.push(message)
       sink.indexWarnings.push(message)
     }
@@ -170,10 +173,9 @@ class Daemon {
     this.lastRequestAt = new Date()
     clearTimeout(this.idleTimer)
     const sink: Sink = { notes: [], indexWarnings: [] }
-    this.opening.add(sink)
+    this.open.add(sink)
     try {
       const qctx = await this.warm.get()
-      this.opening.delete(sink)
       const run = QUERIES[command] as (qctx: unknown, params: unknown, io: unknown) => Promise<unknown>
       const result = await run(qctx, params, { note: (message: string) => sink.notes.push(message), indexWarnings: sink.indexWarnings })
       this.served++
@@ -186,7 +188,7 @@ class Daemon {
       this.log(`${command} failed: ${(error as Error).stack ?? String(error)}`)
       return { type: 'failed', message: (error as Error).message }
     } finally {
-      this.opening.delete(sink)
+      this.open.delete(sink)
       this.active--
       this.armIdle()
     }

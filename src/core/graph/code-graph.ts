@@ -81,7 +81,10 @@ export class CodeGraph {
     for (const path of changes.changed) this.edges.delete(path)
     const files = table.sortedFiles()
     const dirty = new Set<string>([...changes.changed, ...changes.importsChanged])
-    if (changes.dirtyNames.size > 0 && dirty.size < files.length) {
+    // Removed paths are dirty too, so the dirty set's size says nothing of how many files are left to check.
+    let dirtyFiles = 0
+    for (const path of dirty) if (table.file(path)) dirtyFiles++
+    if (changes.dirtyNames.size > 0 && dirtyFiles < files.length) {
       const size = table.strings.size
       const index = table.nameIndex()
       const global = new Uint8Array(size)

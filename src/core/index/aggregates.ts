@@ -9,10 +9,9 @@
  * (by rebuilding), not in the middle of a query; that costs a tenth of decoding.
  */
 import { join } from 'node:path'
-import { crc32 } from 'node:zlib'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { confinedRoots, decodeRecord, readFileConfined, writeRecord } from '../store/index.js'
+import { checkRecord, confinedRoots, decodePayload, readFileConfined, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -122,33 +121,36 @@ function paths(treeDir: string): { bm25: string; symbols: string; graph: string 
   return { bm25: join(treeDir, 'bm25.mpk'), symbols: join(treeDir, 'symbols.mpk'), graph: join(treeDir, 'graph.mpk') }
 }
 
-/**
- * The record's bytes once its framing holds: checksum (the last four bytes), kind and version,
- * at the offsets store/record.ts lays out. The payload is decoded later, by decodeRecord.
- */
-async function readChecked(path: string, kind: string, version: number): Promise<Buffer> {
+/** The files of a tree's stored aggregates, with the kind and version of each record. */
+export function aggregateFiles(treeDir: string): Array<{ path: string; kind: string; version: number }> {
+  const files = paths(treeDir)
+  return [
+    { path: files.bm25, kind: BM25_RECORD_KIND, version: BM25_RECORD_VERSION },
+    { path: files.symbols, kind: SYMBOLS_RECORD_KIND, version: SYMBOLS_RECORD_VERSION },
+    { path: files.graph, kind: GRAPH_RECORD_KIND, version: GRAPH_RECORD_VERSION },
+  ]
+}
+
+/** The record once its framing holds (see checkRecord); the payload is decoded later, on first access. */
+export async function readChecked(path: string, kind: string, version: number): Promise<RecordFrame> {
   const bytes = await readFileConfined(path)
   if (bytes === undefined) throw new CorruptFileError(path, 'missing')
-  const kindEnd = 5 + kind.length
-  if (bytes.length < kindEnd + 12 || crc32(bytes.subarray(0, bytes.length - 4)) !== bytes.readUInt32LE(bytes.length - 4)) throw new CorruptFileError(path, 'checksum mismatch')
-  if (bytes[4] !== kind.length || bytes.toString('latin1', 5, kindEnd) !== kind) throw new CorruptFileError(path, `not a '${kind}' record`)
-  const stored = bytes.readUInt32LE(kindEnd)
-  if (stored !== version) throw new CorruptFileError(path, `unknown version: '${kind}' format version ${stored}, this build reads ${version}`)
-  return bytes
+  return checkRecord(bytes, kind, version, path)
 }
 
 /** Throws CorruptFileError when a file is missing, damaged or of another version (the caller rebuilds). */
 export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const [bm25Bytes, symbolsBytes, graphBytes] = await Promise.all([
+  const [bm25, symbols, graph] = await Promise.all([
     readChecked(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION),
     readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
     readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
   ])
   return new Aggregates({
-    bm25: () => Bm25Index.fromSnapshot(decodeRecord(bm25Bytes, BM25_RECORD_KIND, BM25_RECORD_VERSION, files.bm25), files.bm25),
-    symbols: () => SymbolTable.fromSnapshot(decodeRecord(symbolsBytes, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, files.symbols), files.symbols),
-    graph: (symbols) => CodeGraph.fromSnapshot(decodeRecord(graphBytes, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, files.graph), symbols, files.graph),
+    // Checksummed once, above: decoding only unpacks.
+    bm25: () => Bm25Index.fromSnapshot(decodePayload(bm25, files.bm25), files.bm25),
+    symbols: () => SymbolTable.fromSnapshot(decodePayload(symbols, files.symbols), files.symbols),
+    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph, files.graph), table, files.graph),
   })
 }
 

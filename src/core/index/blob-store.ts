@@ -11,6 +11,11 @@
  * A pack is renamed into place before its index is written, and readers only know packs through
  * their indexes: a run killed in between leaves a pack nobody reads, which gc removes. Readers look
  * for a loose record first, so one re-extracted after damage in a pack shadows the damaged copy.
+ *
+ * Damage is found where it is read: a pack index that fails its checksum, a pack shorter than its
+ * index says (its records beyond the end are missing), a record that fails its checksum. All of it
+ * is noted in the store's Repairs; a reader that must have the record (a query's artifact) calls
+ * `readOrHeal`, which extracts it again on the spot.
  */
 import { closeSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
@@ -19,10 +24,12 @@ import { CorruptFileError } from '../errors.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
 import {
+  checkRecord,
   decodeRecord,
   ensureDirSync,
   listDirConfinedSync,
   openConfinedSync,
+  readFileConfinedSync,
   readRecordSync,
   removeConfinedSync,
   tempPathFor,
@@ -31,6 +38,8 @@ import {
   type VltPaths,
 } from '../store/index.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from './blob-task.js'
+import type { HealItem, RecordHealer } from './heal.js'
+import { plural, Repairs } from './repairs.js'
 
 export const PACK_INDEX_KIND = 'blob-pack-index'
 export const PACK_INDEX_VERSION = 1
@@ -70,16 +79,43 @@ export function keyOf({ blob, language }: BlobKey): string {
   return `${blob}.${language}`
 }
 
+/** Where a record's content is, should it have to be extracted again. */
+export interface RecordOrigin {
+  /** The file's path: its working-tree copy serves when git lacks the object, if it is the same content. */
+  path?: string
+  /** An uncommitted file (the key hashes its working-tree content): read from there only. */
+  dirty?: boolean
+}
+
+/** What `inspect` found among a set of keys. */
+export interface RecordInspection<K extends BlobKey> {
+  missing: K[]
+  damaged: Array<{ key: K; error: CorruptFileError }>
+}
+
 export class BlobStore {
   /** Every packed record by key, read from the packs' indexes on first use. */
   private packed: Map<string, Packed> | undefined
-  /** Damaged pack indexes already reported by this store. */
-  private readonly reported = new Set<string>()
+  /** Pack indexes and packs found damaged by this store (reported once each): path → reason. */
+  readonly damagedFiles = new Map<string, string>()
 
-  constructor(private readonly paths: VltPaths) {}
+  /**
+   * `repairs` collects the damage this store finds; `healer` extracts records again for `readOrHeal`
+   * (a store without one, as in a learning thread, reads what is there and nothing more).
+   */
+  constructor(
+    private readonly paths: VltPaths,
+    readonly repairs: Repairs = new Repairs(),
+    private readonly healer?: RecordHealer,
+  ) {}
 
   get packsDir(): string {
     return this.paths.blobPacks(EXTRACTOR_VERSION)
+  }
+
+  /** The directory of this extractor version's records: absent when none was ever written (or it was removed). */
+  get recordsDir(): string {
+    return join(this.paths.objects, String(EXTRACTOR_VERSION))
   }
 
   loosePath(key: BlobKey): string {
@@ -87,8 +123,109 @@ export class BlobStore {
   }
 
   /** The key's record, undefined when none is stored. Throws CorruptFileError for a damaged one. */
-  read(key: BlobKey, warn: (message: string) => void): BlobRecord | undefined {
-    return readRecordSync<BlobRecord>(this.loosePath(key), BLOB_RECORD_KIND, BLOB_RECORD_VERSION) ?? this.readPacked(key, warn, true)
+  read(key: BlobKey): BlobRecord | undefined {
+    return readRecordSync<BlobRecord>(this.loosePath(key), BLOB_RECORD_KIND, BLOB_RECORD_VERSION) ?? this.readPacked(key, true)
+  }
+
+  /**
+   * The key's record for a reader that needs it (a query reading chunk text): one missing or damaged
+   * is extracted again (from git or the working tree, see RecordOrigin) while this thread waits, stored
+   * loose and noted in the repairs for the caller to report. With it, the other damaged records of
+   * the same pack are healed too (a garbled pack is one repair, not one per query). Undefined when
+   * that fails as well (noted).
+   */
+  readOrHeal(key: BlobKey, origin: RecordOrigin = {}): BlobRecord | undefined {
+    let damage: CorruptFileError | undefined
+    try {
+      const record = this.read(key)
+      if (record) return record
+      // Another process may have packed it since the indexes were read: look once more before extracting.
+      this.packed = undefined
+      const again = this.read(key)
+      if (again) return again
+    } catch (error) {
+      if (!(error instanceof CorruptFileError)) throw error
+      damage = error
+    }
+    if (!this.healer) return undefined
+    const items: HealItem[] = [{ blob: key.blob, language: key.language, ...origin }]
+    const at = damage && this.packed?.get(keyOf(key))
+    if (at) items.push(...this.damagedInPack(at.pack).filter((other) => keyOf(other) !== keyOf(key)))
+    const results = this.healer.extract(items)
+    let healed: BlobRecord | undefined
+    let restored = 0
+    const failures: string[] = []
+    results.forEach((result, i) => {
+      const item = items[i]!
+      if ('error' in result) return failures.push(result.error)
+      restored++
+      this.storeHealed(item, result.encoded)
+      if (i === 0) healed = decodeRecord<BlobRecord>(result.encoded, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, this.loosePath(item))
+    })
+    this.repairs.recordsRestored(restored)
+    if (failures.length > 0) this.repairs.recordsLost(failures.length, failures[0]!)
+    return healed
+  }
+
+  /** The keys among `keys` that have no record here: neither loose nor in a pack that holds it whole. */
+  missing<K extends BlobKey>(keys: Iterable<K>): K[] {
+    const packed = this.packedRecords()
+    const missing: K[] = []
+    for (const key of keys) if (!packed.has(keyOf(key)) && !lstatSync(this.loosePath(key), { throwIfNoEntry: false })) missing.push(key)
+    return missing
+  }
+
+  /**
+   * Reads every record of `keys` (each pack once) and says which are missing and which damaged;
+   * `decode` unpacks each as well (verify), else framing and checksum are checked (status).
+   */
+  inspect<K extends BlobKey>(keys: Iterable<K>, decode: boolean): RecordInspection<K> {
+    const check = (bytes: Uint8Array, path: string): void => {
+      if (decode) decodeRecord(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
+      else checkRecord(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
+    }
+    const result: RecordInspection<K> = { missing: [], damaged: [] }
+    const byPack = new Map<string, Array<{ key: K; at: Packed }>>()
+    const packed = this.packedRecords()
+    for (const key of keys) {
+      const loose = this.loosePath(key)
+      // Most records are packed: a stat says so without the cost of an ENOENT exception per record.
+      const bytes = lstatSync(loose, { throwIfNoEntry: false }) ? readFileConfinedSync(loose) : undefined
+      if (bytes) {
+        try {
+          check(bytes, loose)
+        } catch (error) {
+          if (!(error instanceof CorruptFileError)) throw error
+          result.damaged.push({ key, error })
+        }
+        continue
+      }
+      const at = packed.get(keyOf(key))
+      if (!at) result.missing.push(key)
+      else {
+        const entries = byPack.get(at.pack)
+        if (entries) entries.push({ key, at })
+        else byPack.set(at.pack, [{ key, at }])
+      }
+    }
+    for (const [pack, entries] of byPack) {
+      const path = join(this.packsDir, pack)
+      const bytes = readFileConfinedSync(path)
+      if (!bytes) {
+        // Removed since its index was read (gc): its records are missing.
+        result.missing.push(...entries.map(({ key }) => key))
+        continue
+      }
+      for (const { key, at } of entries) {
+        try {
+          check(bytes.subarray(at.offset, at.offset + at.length), `${path} (record at byte ${at.offset})`)
+        } catch (error) {
+          if (!(error instanceof CorruptFileError)) throw error
+          result.damaged.push({ key, error })
+        }
+      }
+    }
+    return result
   }
 
   /** Stores one record as its own file. */
@@ -101,8 +238,8 @@ export class BlobStore {
     return new PackWriter(this, limits)
   }
 
-  /** The pack indexes present, by file name; damaged ones are reported (once per store) and removed with their pack. */
-  packIndexes(warn: (message: string) => void): PackIndex[] {
+  /** The readable pack indexes, by file name; damaged ones are noted in the repairs (once per store) and skipped. */
+  packIndexes(): PackIndex[] {
     const indexes: PackIndex[] = []
     for (const name of listDirConfinedSync(this.packsDir)) {
       if (!name.endsWith(INDEX_SUFFIX)) continue
@@ -112,12 +249,35 @@ export class BlobStore {
         if (index) indexes.push(index)
       } catch (error) {
         if (!(error instanceof CorruptFileError)) throw error
-        if (!this.reported.has(path)) warn(`warning: ${error.message}; its records will be extracted again`)
-        this.reported.add(path)
-        this.removePack(name.slice(0, -INDEX_SUFFIX.length))
+        this.noteUnreadable(error)
       }
     }
     return indexes
+  }
+
+  /**
+   * Mends the packs found damaged: one whose index is damaged is removed, an index whose pack is
+   * gone too, and a pack cut short is rewritten with the records it still holds whole. The records
+   * lost are then missing, for the caller to extract again. For writers, under the index lock.
+   */
+  mendPacks(): number {
+    let mended = 0
+    const indexes = new Map(this.packIndexes().map((index) => [packId(index.pack), index]))
+    for (const name of listDirConfinedSync(this.packsDir)) {
+      if (!name.endsWith(INDEX_SUFFIX)) continue
+      const id = name.slice(0, -INDEX_SUFFIX.length)
+      const index = indexes.get(id)
+      const size = lstatSync(join(this.packsDir, id + PACK_SUFFIX), { throwIfNoEntry: false })?.size
+      if (!index || size === undefined) this.removePack(id)
+      else {
+        const whole = index.keys.flatMap((_, i) => (index.offsets[i]! + index.lengths[i]! <= size ? [i] : []))
+        if (whole.length === index.keys.length) continue
+        this.rewritePack(index, whole)
+      }
+      mended++
+    }
+    if (mended > 0) this.packed = undefined
+    return mended
   }
 
   /**
@@ -125,32 +285,19 @@ export class BlobStore {
    * with less than half is rewritten with only those, and a pack without an index (its build was
    * killed) is removed once it is an hour old. A record packed twice counts for its first pack.
    */
-  prunePacks(live: ReadonlySet<string>, warn: (message: string) => void): { removed: number; freedBytes: number } {
+  prunePacks(live: ReadonlySet<string>): { removed: number; freedBytes: number } {
     let removed = 0
     let freedBytes = 0
     const claimed = new Set<string>()
-    const indexes = this.packIndexes(warn)
+    this.mendPacks()
+    const indexes = this.packIndexes()
     for (const index of indexes) {
       const kept = index.keys.flatMap((key, i) => (live.has(key) && !claimed.has(key) ? [i] : []))
       kept.forEach((i) => claimed.add(index.keys[i]!))
       if (kept.length * 2 >= index.keys.length) continue
-      const path = join(this.packsDir, index.pack)
-      if (kept.length > 0) {
-        const writer = this.packWriter({ records: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY })
-        try {
-          for (const i of kept) {
-            const bytes = readRange(path, index.offsets[i]!, index.lengths[i]!)
-            if (!bytes) throw new Error(`${path} disappeared while gc was rewriting it`)
-            writer.add(index.keys[i]!, bytes)
-          }
-          writer.finish()
-        } finally {
-          writer.abort()
-        }
-      }
-      freedBytes += sizeOf(path)
+      freedBytes += sizeOf(join(this.packsDir, index.pack))
       removed += index.keys.length - kept.length
-      this.removePack(packId(index.pack))
+      this.rewritePack(index, kept)
     }
     const indexed = new Set(indexes.map((index) => index.pack))
     for (const name of listDirConfinedSync(this.packsDir)) {
@@ -165,12 +312,29 @@ export class BlobStore {
   }
 
   /**
+   * Rewrites each pack holding one of `keys` without those records (damaged ones, which are then
+   * extracted again): afterwards no pack holds a bad copy that a reader could find. Under the index lock.
+   */
+  dropPackedRecords(keys: Iterable<BlobKey>): number {
+    const drop = new Set([...keys].map(keyOf))
+    let rewritten = 0
+    for (const index of this.packIndexes()) {
+      const kept = index.keys.flatMap((key, i) => (drop.has(key) ? [] : [i]))
+      if (kept.length === index.keys.length) continue
+      this.rewritePack(index, kept)
+      rewritten++
+    }
+    if (rewritten > 0) this.packed = undefined
+    return rewritten
+  }
+
+  /**
    * Removes the packs (other than `written`'s own) whose every record `written` has stored again:
    * a forced rebuild would otherwise leave a second copy of the whole index behind.
    */
-  retireSuperseded(written: PackWriter, warn: (message: string) => void): number {
+  retireSuperseded(written: PackWriter): number {
     let retired = 0
-    for (const index of this.packIndexes(warn)) {
+    for (const index of this.packIndexes()) {
       if (written.packs.has(index.pack) || !index.keys.every((key) => written.keys.has(key))) continue
       this.removePack(packId(index.pack))
       retired++
@@ -191,8 +355,55 @@ export class BlobStore {
     index.keys.forEach((key, i) => this.packed!.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! }))
   }
 
-  private readPacked(key: BlobKey, warn: (message: string) => void, retry: boolean): BlobRecord | undefined {
-    const at = this.packedRecords(warn).get(keyOf(key))
+  /** Replaces a pack by one holding only its records at `kept` (none: the pack is removed). */
+  private rewritePack(index: PackIndex, kept: number[]): void {
+    const path = join(this.packsDir, index.pack)
+    if (kept.length > 0) {
+      const writer = this.packWriter({ records: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY })
+      try {
+        for (const i of kept) {
+          const bytes = readRange(path, index.offsets[i]!, index.lengths[i]!)
+          if (!bytes) throw new Error(`${path} disappeared while gc was rewriting it`)
+          writer.add(index.keys[i]!, bytes)
+        }
+        writer.finish()
+      } finally {
+        writer.abort()
+      }
+    }
+    this.removePack(packId(index.pack))
+  }
+
+  private storeHealed(key: BlobKey, encoded: Uint8Array): void {
+    try {
+      this.writeLoose(key, encoded)
+    } catch (error) {
+      // Served from memory all the same (a read-only .vlt/); the next run extracts it again.
+      this.repairs.recordsLost(1, `not stored: ${(error as Error).message}`)
+    }
+  }
+
+  /** Records of `pack` that fail their checksum, not shadowed by a loose copy: the others a garbled pack needs healed. */
+  private damagedInPack(pack: string): BlobKey[] {
+    const path = join(this.packsDir, pack)
+    const bytes = readFileConfinedSync(path)
+    if (!bytes) return []
+    const damaged: BlobKey[] = []
+    for (const [name, at] of this.packedRecords()) {
+      if (at.pack !== pack) continue
+      const key = parseKey(name)
+      try {
+        checkRecord(bytes.subarray(at.offset, at.offset + at.length), BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
+      } catch (error) {
+        if (!(error instanceof CorruptFileError)) throw error
+        if (!lstatSync(this.loosePath(key), { throwIfNoEntry: false })) damaged.push(key)
+      }
+    }
+    return damaged
+  }
+
+  private readPacked(key: BlobKey, retry: boolean): BlobRecord | undefined {
+    const at = this.packedRecords().get(keyOf(key))
     if (!at) return undefined
     const path = join(this.packsDir, at.pack)
     const bytes = readRange(path, at.offset, at.length)
@@ -200,18 +411,40 @@ export class BlobStore {
       if (!retry) return undefined
       // gc repacked or removed it since the indexes were read.
       this.packed = undefined
-      return this.readPacked(key, warn, false)
+      return this.readPacked(key, false)
     }
     return decodeRecord<BlobRecord>(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, `${path} (record at byte ${at.offset})`)
   }
 
-  private packedRecords(warn: (message: string) => void): Map<string, Packed> {
+  /** The packed records by key, each in a pack that holds it whole: a pack cut short (or gone) loses the records beyond its end. */
+  private packedRecords(): Map<string, Packed> {
     if (!this.packed) {
       this.packed = new Map()
-      for (const index of this.packIndexes(warn)) this.registerPack(index)
+      for (const index of this.packIndexes()) {
+        const path = join(this.packsDir, index.pack)
+        const size = lstatSync(path, { throwIfNoEntry: false })?.size
+        let lost = 0
+        index.keys.forEach((key, i) => {
+          if (size === undefined || index.offsets[i]! + index.lengths[i]! > size) lost++
+          else this.packed!.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! })
+        })
+        if (lost > 0) this.noteUnreadable(new CorruptFileError(path, size === undefined ? `missing (its index lists ${plural(lost, 'record')})` : `${size} bytes, shorter than its index says: ${plural(lost, 'record')} lost`))
+      }
     }
     return this.packed
   }
+
+  private noteUnreadable(error: CorruptFileError): void {
+    if (this.damagedFiles.has(error.path)) return
+    this.damagedFiles.set(error.path, error.reason)
+    this.repairs.damaged(error)
+  }
+}
+
+/** `<blob>.<language>` → its key. */
+export function parseKey(key: string): BlobKey {
+  const dot = key.indexOf('.')
+  return { blob: key.slice(0, dot), language: key.slice(dot + 1) as LanguageId }
 }
 
 /**

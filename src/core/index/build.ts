@@ -1,5 +1,5 @@
 import { silentProgress, type Progress } from '../cli/progress.js'
-import { CorruptFileError, unlessCorrupt } from '../errors.js'
+import { CorruptFileError, unlessCorrupt, VltError } from '../errors.js'
 import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
@@ -8,6 +8,7 @@ import type { TreeAggregates } from './aggregates.js'
 import { blobRunner, IN_THREAD_LIMIT, type BlobRunner } from './blob-runner.js'
 import { summarize, type BlobSummary, type BlobTask } from './blob-task.js'
 import { keyOf } from './blob-store.js'
+import { readItemBytes } from './heal.js'
 import type { IndexContext } from './context.js'
 import { countIndexed, countSkipped, DEGRADED_REASONS, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { TASKS_PER_WORKER } from './pool.js'
@@ -45,6 +46,8 @@ export interface BuildResult {
   extracted: string[]
   /** Paths added, changed or removed relative to `builtFrom` (all paths for a cold build). */
   changed: string[]
+  /** The tree whose stored aggregates this one's derive from (itself, or a delta's anchor). */
+  aggregatesTree: string
   durationMs: number
 }
 
@@ -79,7 +82,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
   const wanted = selectEntries(ctx, entries)
 
   const reusable = base && isCurrent(ctx, base) ? base : null
-  const anchor = reusable ? await anchorOf(ctx, reusable, opts.warn) : null
+  const anchor = reusable ? await anchorOf(ctx, reusable) : null
   const fromBase = new Map((reusable?.files ?? []).map((file) => [file.path, file]))
   const fromAnchor = new Map((anchor?.files ?? []).map((file) => [file.path, file]))
 
@@ -113,9 +116,12 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   let aggregates: TreeAggregates | null = null
   if (!delta) {
-    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, opts.warn) : (await aggregatesModule()).createAggregates()
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash) : (await aggregatesModule()).createAggregates()
     // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
-    if (!aggregates) return buildTree(ctx, treeHash, null, opts)
+    if (!aggregates) {
+      ctx.repairs.rebuilt(`built the index of tree ${treeHash.slice(0, 12)} from the blob records`)
+      return buildTree(ctx, treeHash, null, opts)
+    }
     for (const path of [...replaced, ...removed]) aggregates.removeFile(path)
   }
 
@@ -158,6 +164,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     skipped: countSkipped(files),
     extracted,
     changed: changed.sort(),
+    aggregatesTree: manifest.aggregatesTree,
     durationMs: Date.now() - started,
   }
 }
@@ -190,12 +197,24 @@ function selectEntries(ctx: IndexContext, entries: TreeEntry[]): Wanted[] {
  * Produces the summary of each blob: from its cached record when there is one, else by
  * extracting it (worker threads for many, this thread for a few). Returns the paths extracted.
  */
+export interface SummarizeOptions<T> {
+  /** Where an item's bytes come from (working-tree files); by default, git. */
+  readBytes?: (item: T) => Promise<Buffer>
+  /**
+   * Every item's record should exist (a tree's files, an overlay that was synced): a miss is a lost
+   * record, counted in the repairs, rather than new content; and one that cannot be extracted
+   * again (its git object gone, its file changed since) is noted there and left out, rather than
+   * failing the caller, which answers from the rest.
+   */
+  expected?: boolean
+}
+
 export async function summarizeBlobs<T extends BlobItem>(
   ctx: IndexContext,
   items: T[],
   opts: BuildOptions,
   accept: (item: T, summary: BlobSummary) => void,
-  readBytes?: (item: T) => Promise<Buffer>,
+  how: SummarizeOptions<T> = {},
 ): Promise<string[]> {
   const bounds = { timeoutMs: ctx.config.index.parseTimeoutMs, memoryMb: ctx.config.index.parseMemoryMb }
   let early: Promise<BlobRunner> | undefined
@@ -209,21 +228,32 @@ export async function summarizeBlobs<T extends BlobItem>(
     await early?.then((runner) => runner.close()).catch(() => {})
     throw error
   }
-  const { misses, sameContent } = uncached
+  const { misses, sameContent, damaged } = uncached
   if (misses.length === 0) return []
   const progress = opts.progress ?? silentProgress
   progress.start(misses.length, 'indexing')
-  const reader = readBytes ? undefined : new BlobReader(ctx.repo)
-  const read = readBytes ?? ((item: T) => reader!.read(item.blob))
+  const reader = how.readBytes ? undefined : new BlobReader(ctx.repo)
+  // A lost record of a git blob whose object is gone too may still come back from the working file.
+  const read = how.readBytes ?? (how.expected ? (item: T) => readItemBytes(ctx.repo, reader!, item) : (item: T) => reader!.read(item.blob))
   const runner = await (early ?? blobRunner(sameContent.size, bounds))
   const pack = sameContent.size >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
+  /** Why the records of `expected` items that could not be read were left out, by content key. */
+  const lost = new Map<string, string>()
   try {
     const limit = runner.parallelism * TASKS_PER_WORKER
     const running = new Set<Promise<void>>()
     for (const [key, group] of sameContent) {
       const item = group[0]!
       const job = (async () => {
-        const bytes = await read(item)
+        let bytes: Buffer
+        try {
+          bytes = await read(item)
+        } catch (error) {
+          if (!how.expected || !(error instanceof VltError)) throw error
+          lost.set(key, error.message)
+          group.forEach(() => progress.tick())
+          return
+        }
         const task: BlobTask = {
           blob: item.blob,
           language: item.language,
@@ -249,20 +279,24 @@ export async function summarizeBlobs<T extends BlobItem>(
     }
     await Promise.all(running)
     pack?.finish()
-    if (pack && opts.force) ctx.blobs.retireSuperseded(pack, opts.warn)
+    if (pack && opts.force) ctx.blobs.retireSuperseded(pack)
+    ctx.repairs.recordsRestored((how.expected ? sameContent.size : damaged) - lost.size)
+    if (lost.size > 0) ctx.repairs.recordsLost(lost.size, lost.values().next().value!)
   } finally {
     pack?.abort()
     progress.stop()
     reader?.close()
     await runner.close()
   }
-  return misses.map((item) => item.path)
+  return misses.filter((item) => !lost.has(keyOf(item))).map((item) => item.path)
 }
 
 interface Uncached<T> {
   misses: T[]
   /** The misses by content key: the same content under several paths (empty __init__.py files, vendored copies) is extracted once. */
   sameContent: Map<string, T[]>
+  /** Misses whose record was there but damaged. */
+  damaged: number
 }
 
 /**
@@ -280,10 +314,11 @@ function takeCached<T extends BlobItem>(
 ): Uncached<T> {
   const misses: T[] = []
   const sameContent = new Map<string, T[]>()
+  let damaged = 0
   let told = false
   for (const item of items) {
-    const cached = opts.force ? undefined : readCachedSummary(ctx, item.blob, item.language, opts.warn)
-    if (cached) {
+    const cached = opts.force ? undefined : readCachedSummary(ctx, item)
+    if (cached && cached !== DAMAGED) {
       accept(item, cached)
       continue
     }
@@ -291,37 +326,41 @@ function takeCached<T extends BlobItem>(
     const key = keyOf(item)
     const group = sameContent.get(key)
     if (group) group.push(item)
-    else sameContent.set(key, [item])
+    else {
+      sameContent.set(key, [item])
+      if (cached === DAMAGED) damaged++
+    }
     if (!told && sameContent.size > IN_THREAD_LIMIT) {
       told = true
       onManyMisses(sameContent.size)
     }
   }
-  return { misses, sameContent }
+  return { misses, sameContent, damaged }
 }
 
-/** A missing record is a cache miss; a corrupt one is reported, then re-extracted. */
-function readCachedSummary(ctx: IndexContext, blob: string, language: LanguageId, warn: (message: string) => void): BlobSummary | undefined {
+const DAMAGED = Symbol('damaged record')
+
+/** A missing record is a cache miss; a damaged one too, told apart so that its re-extraction is reported. */
+function readCachedSummary(ctx: IndexContext, key: BlobItem): BlobSummary | typeof DAMAGED | undefined {
   try {
-    const record = ctx.blobs.read({ blob, language }, warn)
+    const record = ctx.blobs.read(key)
     return record && summarize(record)
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
-    warn(`warning: ${error.message}; re-extracting`)
-    return undefined
+    return DAMAGED
   }
 }
 
-/** A tree's manifest when its build finished; null when absent or corrupt (reported, then rebuilt). */
-export async function loadManifest(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeManifest | null> {
-  const manifest = await unlessCorrupt(() => readRecord<TreeManifest>(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION), rebuildingTree(treeHash, warn))
+/** A tree's manifest when its build finished; null when absent or damaged (noted in the repairs: the caller rebuilds). */
+export async function loadManifest(ctx: IndexContext, treeHash: string): Promise<TreeManifest | null> {
+  const manifest = await unlessCorrupt(() => readRecord<TreeManifest>(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION), noteDamage(ctx))
   return manifest ?? null
 }
 
-/** Reports a corrupt file of a tree's index, which the caller then rebuilds. */
-function rebuildingTree(treeHash: string, warn: (message: string) => void): (error: CorruptFileError) => null {
+/** Notes a damaged file of a tree's index in the repairs; the caller rebuilds it. */
+function noteDamage(ctx: IndexContext): (error: CorruptFileError) => null {
   return (error) => {
-    warn(`warning: ${error.message}; rebuilding the index of tree ${treeHash.slice(0, 12)}`)
+    ctx.repairs.damaged(error)
     return null
   }
 }
@@ -332,16 +371,16 @@ export function isCurrent(ctx: IndexContext, manifest: TreeManifest): boolean {
 }
 
 /** The manifest of the tree whose aggregates `manifest` derives from (itself when stored in full). */
-async function anchorOf(ctx: IndexContext, manifest: TreeManifest, warn: (message: string) => void): Promise<TreeManifest | null> {
+export async function anchorOf(ctx: IndexContext, manifest: TreeManifest): Promise<TreeManifest | null> {
   if (manifest.aggregatesTree === manifest.treeHash) return manifest
-  const anchor = await loadManifest(ctx, manifest.aggregatesTree, warn)
+  const anchor = await loadManifest(ctx, manifest.aggregatesTree)
   return anchor && isCurrent(ctx, anchor) && anchor.aggregatesTree === anchor.treeHash ? anchor : null
 }
 
-/** A tree's stored aggregates; null (reported) when missing or corrupt. */
-async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, warn: (message: string) => void): Promise<TreeAggregates | null> {
+/** A tree's stored aggregates; null when missing or damaged (noted in the repairs). */
+export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string): Promise<TreeAggregates | null> {
   const { loadAggregates } = await aggregatesModule()
-  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash)), rebuildingTree(treeHash, warn))
+  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash)), noteDamage(ctx))
 }
 
 /**
@@ -350,11 +389,11 @@ async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, warn:
  * cache, extracted again only if missing). Null when something it needs is unreadable (reported).
  */
 export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts: BuildOptions): Promise<IndexedTree | null> {
-  const manifest = await loadManifest(ctx, treeHash, opts.warn)
+  const manifest = await loadManifest(ctx, treeHash)
   if (!manifest) return null
-  const anchor = await anchorOf(ctx, manifest, opts.warn)
+  const anchor = await anchorOf(ctx, manifest)
   if (!anchor) return null
-  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, opts.warn)
+  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash)
   if (!aggregates || anchor === manifest) return aggregates && { manifest, aggregates }
 
   const fromAnchor = new Map(anchor.files.map((file) => [file.path, file]))
@@ -367,9 +406,15 @@ export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts:
     if (!file.skipped) todo.push({ path: file.path, blob: file.blob, language: file.language })
   }
   for (const path of fromAnchor.keys()) aggregates.removeFile(path)
-  await summarizeBlobs(ctx, todo, opts, (item, summary) => {
-    if (!summary.skipped) aggregates.addFile(item.path, summary)
-  })
+  await summarizeBlobs(
+    ctx,
+    todo,
+    opts,
+    (item, summary) => {
+      if (!summary.skipped) aggregates.addFile(item.path, summary)
+    },
+    { expected: true },
+  )
   aggregates.finish()
   return { manifest, aggregates }
 }

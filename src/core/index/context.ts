@@ -4,6 +4,8 @@ import { createFileSelector, type FileSelector } from '../files/index.js'
 import { openRepo, workingTreeChanges, type Repo, type WorkingChange } from '../git/index.js'
 import { ensureVltDir, vltPaths, type VltPaths } from '../store/index.js'
 import { BlobStore } from './blob-store.js'
+import { RecordHealer } from './heal.js'
+import { Repairs } from './repairs.js'
 
 /** Everything an index operation needs to know about where it runs. */
 export interface IndexContext {
@@ -14,6 +16,8 @@ export interface IndexContext {
   selectFile: FileSelector
   /** The blob records, loose and packed. */
   blobs: BlobStore
+  /** What this context found missing or damaged under `.vlt/` and rebuilt, until its entry point reports it. */
+  repairs: Repairs
   /**
    * `git status`, started as the repository was opened for a caller about to sync: it is most of a
    * no-change sync (~40 ms on 10k files) and runs meanwhile. The next sync takes it (once).
@@ -33,5 +37,7 @@ export async function openIndexContext(cwd: string, { syncing = false } = {}): P
   const config = await loadConfig(repo.root ?? repo.gitDir)
   await ensureVltDir(repo.vltDir)
   const paths = vltPaths(repo.vltDir)
-  return { repo, config, configFingerprint: configFingerprint(config), paths, selectFile: createFileSelector(config), blobs: new BlobStore(paths), workingTree }
+  const repairs = new Repairs()
+  const blobs = new BlobStore(paths, repairs, new RecordHealer(repo, config.index.maxFileBytes))
+  return { repo, config, configFingerprint: configFingerprint(config), paths, selectFile: createFileSelector(config), blobs, repairs, workingTree }
 }

@@ -31,10 +31,11 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
   if (!Number.isInteger(keep) || keep < 1) throw new UsageError(`--keep must be a whole number of at least 1 (got ${keep})`)
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
-  return withLock(ctx.paths.root, async () => {
-    const state = await readState(ctx.paths, warn)
+  const result = await withLock(ctx.paths.root, async () => {
+    const state = await readState(ctx.paths, ctx.repairs)
     const recent = [...new Set([state.treeHash, ...state.recentTrees].filter((tree): tree is string => tree !== null))].slice(0, keep)
-    const kept = new Set<string>()
+    // The current tree is kept even when its manifest is damaged: the next sync rebuilds it in place.
+    const kept = new Set<string>(state.treeHash ? [state.treeHash] : [])
     /** Live records by key (packed) and by path (loose); loose records of other extractor versions are never read again. */
     const liveRecords = new Set<string>()
     const liveLoose = new Set<string>()
@@ -43,13 +44,13 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
       liveLoose.add(ctx.blobs.loosePath({ blob, language }))
     }
     for (const tree of recent) {
-      const manifest = await loadManifest(ctx, tree, warn)
+      const manifest = await loadManifest(ctx, tree)
       if (!manifest) continue
       kept.add(tree)
       kept.add(manifest.aggregatesTree)
       for (const file of manifest.files) if (!file.skipped) keepRecord(file.blob, file.language)
       if (manifest.aggregatesTree !== tree) {
-        const anchor = await loadManifest(ctx, manifest.aggregatesTree, warn)
+        const anchor = await loadManifest(ctx, manifest.aggregatesTree)
         for (const file of anchor?.files ?? []) if (!file.skipped) keepRecord(file.blob, file.language)
       }
     }
@@ -72,13 +73,16 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
       await removeConfined(path).catch(() => {})
       removedBlobRecords++
     }
-    const pruned = ctx.blobs.prunePacks(liveRecords, warn)
+    const pruned = ctx.blobs.prunePacks(liveRecords)
     removedBlobRecords += pruned.removed
     freedBytes += pruned.freedBytes
     const removedTempFiles = await sweepTempFiles(ctx.paths.root)
     await writeState(ctx.paths, { ...state, recentTrees: state.recentTrees.filter((tree) => kept.has(tree)) })
     return { keptTrees: [...kept], removedTrees, removedBlobRecords, removedTempFiles, freedBytes, durationMs: Date.now() - started }
   }, { waitMs: 120_000, onWait: (holder) => warn(`waiting for another git-vlt run (${holder}) to finish…`) })
+  // Damaged files of trees it did not keep went with them; anything else is the next run's to rebuild.
+  ctx.repairs.flush(warn)
+  return result
 }
 
 /** Bytes of a file or a folder's files; a link counts as itself (never followed: it may point at `/`). */

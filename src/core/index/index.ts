@@ -4,11 +4,13 @@ import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, 
 import { unlessCorrupt } from '../errors.js'
 import { workingTreeChanges } from '../git/index.js'
 import { readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
-import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult } from './build.js'
+import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
+import { inspectIndex, type IndexIntegrity } from './integrity.js'
 import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
-import { readState, writeState, type IndexState } from './state.js'
+import { loadWholeTreeLocked, nearestTree, recordItems, repairTree } from './repair.js'
+import { readState, readStateRecord, writeState, type IndexState } from './state.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import { commitIndexBytes, readCommitIndex, syncCommits, type CommitsContext, type CommitSyncResult } from '../commits/index.js'
 
@@ -18,6 +20,8 @@ export { loadIndexedTree } from './build.js'
 export type { ManifestFile, SkippedCounts, TreeManifest } from './manifest.js'
 export type { Overlay, OverlayFile } from './overlay.js'
 export { runQueuedSync, type QueuedSyncResult } from './queued.js'
+export type { IndexIntegrity } from './integrity.js'
+export { verifyIndex, type VerifyResult } from './verify.js'
 
 export interface InitResult {
   treeHash: string
@@ -63,30 +67,34 @@ export interface SyncResult {
 
 /**
  * Builds (or, without --force, reuses) the index of HEAD's tree with its aggregates stored in
- * full, then the working-tree overlay. Verifies what it reuses: a corrupt file is reported and
- * rebuilt here rather than at the next query.
+ * full, then the working-tree overlay. Checks what it reuses (manifest, aggregates, the presence of
+ * every blob record): anything missing or damaged is rebuilt here, reported in one line, rather
+ * than at the next query.
  */
 export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitResult> {
   const started = Date.now()
   const ctx = await openIndexContext(cwd)
-  return withLock(ctx.paths.root, async () => {
+  const result = await withLock(ctx.paths.root, async () => {
     if (opts.sweep) await sweepTempFiles(ctx.paths.root)
-    const state = await readState(ctx.paths, opts.warn)
+    const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
-    const existing = opts.force || !(await loadReusable(ctx, head.tree, opts.warn)) ? null : await loadIndexedTree(ctx, head.tree, opts)
+    const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts) : null
     let built: BuildResult
     if (existing) {
       built = describeTree(existing.manifest, existing.aggregates.stats().edges)
     } else {
-      const base = opts.force ? null : await nearestTree(ctx, state, head.tree, opts)
+      const base = opts.force ? null : await nearestTree(ctx, state, head.tree)
       built = await buildTree(ctx, head.tree, base, { ...opts, full: true })
     }
     await syncOverlay(ctx, opts, workingTreeChanges(ctx.repo))
-    await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental')
+    await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental', built.aggregatesTree)
+    if (damaged) ctx.repairs.rebuilt('rebuilt the index state')
     const commits = await syncCommitIndex(ctx, opts)
     const { treeHash, files, chunks, symbols, skipped } = built
     return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, extracted: built.extracted.length, commits, durationMs: Date.now() - started }
   }, lockOptions(opts))
+  ctx.repairs.flush(opts.warn)
+  return result
 }
 
 /** Brings the index up to date with HEAD and the working tree, touching only what changed. */
@@ -94,8 +102,11 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
   return syncIndexIn(await openIndexContext(cwd, { syncing: true }), opts)
 }
 
-/** syncIndex for a caller that has opened the context already (a query syncs, then reads through the same context). */
-export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promise<SyncResult> {
+/**
+ * syncIndex for a caller that has opened the context already (a query syncs, then reads through the
+ * same context). `report: false` leaves what was repaired for the caller to report with its own.
+ */
+export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { report = true } = {}): Promise<SyncResult> {
   const started = Date.now()
   // git status runs while the lock, queue and state are read. It is also the look that matches the
   // HEAD this sync builds (read at the same moment): a status taken after the build would compare
@@ -104,25 +115,32 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promis
   const earlyChanges = ctx.workingTree ?? workingTreeChanges(ctx.repo)
   earlyChanges.catch(() => {})
   ctx.workingTree = undefined
-  return withLock(ctx.paths.root, async () => {
+  const result = await withLock(ctx.paths.root, async () => {
     // Batches queued before this point describe commits up to HEAD at the latest: the sync covers them.
     const queue = await readQueue(ctx.paths.root)
-    const state = await readState(ctx.paths, opts.warn)
+    const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
     let mode: SyncResult['mode'] = 'unchanged'
     let changed: string[] = []
     let extracted: string[] = []
     if (state.treeHash !== head.tree || state.indexedWith !== indexedWith(ctx)) {
-      if (await loadReusable(ctx, head.tree, opts.warn)) {
+      const reusable = await loadReusable(ctx, head.tree)
+      let aggregatesTree: string
+      if (reusable) {
         mode = 'reused'
+        aggregatesTree = reusable.aggregatesTree
       } else {
-        const base = await nearestTree(ctx, state, head.tree, opts)
+        const base = await nearestTree(ctx, state, head.tree)
         const built = await buildTree(ctx, head.tree, base, opts)
         mode = built.builtFrom ? 'incremental' : 'cold'
         changed = built.changed
         extracted = built.extracted
+        aggregatesTree = built.aggregatesTree
       }
-      await recordIndexed(ctx, state, mode === 'cold' ? 'full' : 'incremental')
+      await recordIndexed(ctx, state, mode === 'cold' ? 'full' : 'incremental', aggregatesTree)
+      if (damaged) ctx.repairs.rebuilt('rebuilt the index state')
+    } else if (!looksWhole(ctx, state)) {
+      await repairTree(ctx, head.tree, state, opts)
     }
     const overlay = await syncOverlay(ctx, opts, earlyChanges)
     const commits = await syncCommitIndex(ctx, opts)
@@ -140,6 +158,33 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions): Promis
       durationMs: Date.now() - started,
     }
   }, lockOptions(opts))
+  if (report) ctx.repairs.flush(opts.warn)
+  return result
+}
+
+/**
+ * What a sync with nothing to build can afford to check (a few stat calls, no reads): the tree's
+ * manifest and aggregates are there and not empty, and the blob records' directory exists. Damage
+ * inside a file is found by the query that reads it.
+ */
+function looksWhole(ctx: IndexContext, state: IndexState): boolean {
+  const present = (path: string): boolean => (statSync(path, { throwIfNoEntry: false })?.size ?? 0) > 0
+  if (!state.treeHash || !present(ctx.paths.treeManifest(state.treeHash))) return false
+  const anchor = state.aggregatesTree
+  if (anchor && !['manifest', 'bm25', 'symbols', 'graph'].every((name) => present(ctx.paths.treeRecord(anchor, name)))) return false
+  return statSync(ctx.blobs.recordsDir, { throwIfNoEntry: false }) !== undefined
+}
+
+/**
+ * The index of `tree` with its aggregates in memory, made whole first when it is not: a manifest or
+ * aggregates that fail their checks are rebuilt, missing blob records extracted again (under the
+ * index lock), noted in the context's repairs for the caller to report.
+ */
+export async function loadWholeTree(ctx: IndexContext, tree: string, opts: BuildOptions): Promise<IndexedTree | null> {
+  const indexed = await loadIndexedTree(ctx, tree, opts)
+  if (indexed && ctx.blobs.missing(recordItems(indexed.manifest)).length === 0) return indexed
+  // Looked at again under the lock: another run may have repaired it meanwhile.
+  return withLock(ctx.paths.root, async () => loadWholeTreeLocked(ctx, tree, await readState(ctx.paths, ctx.repairs), opts), lockOptions(opts))
 }
 
 export interface StatusResult {
@@ -170,36 +215,47 @@ export interface StatusResult {
   commits: { indexed: number; head: string | null; bytes: number; stale: boolean }
   /** The background indexer hooks start: running or not, and how its last run ended. */
   indexer: { running: boolean; pid: number | null; startedAt: string | null; finishedAt: string | null; lastResult: 'ok' | 'failed' | null; lastError: string | null }
+  /** Whether every record of the indexed tree is there and sound (see IndexIntegrity). */
+  integrity: IndexIntegrity
 }
 
-/** Reads what is indexed without changing anything (no lock: every file it reads is written atomically). */
+/**
+ * Reads what is indexed without changing anything (no lock: every file it reads is written
+ * atomically), and checks every record of it (see inspectIndex): what is missing or damaged is
+ * reported in `integrity`, for the next query, sync or `coderag verify` to repair.
+ */
 export async function indexStatus(cwd: string, warn: (message: string) => void): Promise<StatusResult> {
   const ctx = await openIndexContext(cwd)
-  const state = await readState(ctx.paths, warn)
-  const manifest = state.treeHash ? await loadManifest(ctx, state.treeHash, warn) : null
+  const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
+  // A damaged state leaves the trees: report HEAD's when it is indexed, rather than nothing.
+  const head = ctx.repo.head.tree
+  const tree = state.treeHash ?? (damaged && statSync(ctx.paths.treeManifest(head), { throwIfNoEntry: false }) ? head : null)
+  const integrity = await inspectIndex(ctx, tree)
+  const manifest = tree ? await loadManifest(ctx, tree) : null
   const overlay: Overlay | undefined = manifest ? await readOverlay(ctx) : undefined
   const { files, chunks, symbols, languages } = countIndexed(manifest?.files ?? [])
-  const dir = state.treeHash ? ctx.paths.treeDir(state.treeHash) : ''
+  const dir = tree ? ctx.paths.treeDir(tree) : ''
   const indexer = await readIndexerState(ctx.paths.root)
-  const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== ctx.repo.head.tree : false
+  const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== head : false
   const commitIndex = await unlessCorrupt(() => readCommitIndex(ctx.paths), (error) => {
     warn(`warning: ${error.message}; the next sync rebuilds it`)
     return undefined
   })
   return {
     indexed: manifest !== null,
-    treeHash: manifest ? state.treeHash : null,
-    headTreeHash: ctx.repo.head.tree,
-    stale: manifest === null || state.treeHash !== ctx.repo.head.tree || state.indexedWith !== indexedWith(ctx) || (overlay?.headTree ?? null) !== ctx.repo.head.tree,
+    treeHash: manifest ? tree : null,
+    headTreeHash: head,
+    stale: manifest === null || tree !== head || state.indexedWith !== indexedWith(ctx) || (overlay?.headTree ?? null) !== head,
     files,
     chunks,
     symbols,
-    edges: manifest ? manifest.edges ?? (await deltaEdges(ctx, manifest.treeHash, warn)) : 0,
+    edges: manifest ? manifest.edges ?? (await deltaEdges(ctx, manifest.treeHash)) : 0,
     languages,
     bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
     vectorBytes: 0,
     graphBytes: manifest ? fileSize(join(dir, 'graph.mpk')) + fileSize(join(dir, 'symbols.mpk')) : 0,
-    repoMapTokens: manifest ? await repoMapTokens(ctx, manifest.treeHash, warn) : null,
+    // Computing it needs the tree's aggregates: not from a damaged index (status repairs nothing).
+    repoMapTokens: manifest && integrity.complete ? await repoMapTokens(ctx, manifest.treeHash, warn) : null,
     lastIndexed: state.lastIndexed,
     lastIncremental: state.lastIncremental,
     skipped: countSkipped(manifest?.files ?? []),
@@ -219,6 +275,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
       lastResult: indexer?.lastResult ?? null,
       lastError: indexer?.lastError ?? null,
     },
+    integrity,
   }
 }
 
@@ -231,42 +288,44 @@ async function syncCommitIndex(ctx: IndexContext, opts: BuildOptions): Promise<C
   return { indexed: commits, added, dropped, mode, durationMs }
 }
 
-/** The manifest of the most recently indexed tree other than `target` (which, if indexed, was found unusable). */
-async function nearestTree(ctx: IndexContext, state: IndexState, target: string, opts: BuildOptions): Promise<TreeManifest | null> {
-  for (const tree of new Set([state.treeHash, ...state.recentTrees])) {
-    if (!tree || tree === target) continue
-    const manifest = await loadManifest(ctx, tree, opts.warn)
-    if (manifest && isCurrent(ctx, manifest)) return manifest
-  }
-  return null
-}
-
 const REPOMAP_STATS_KIND = 'repomap-stats'
 const REPOMAP_STATS_VERSION = 1
+/** The repo map statistics cached beside a tree's aggregates (`treeRecord(tree, name)`). */
+export const REPOMAP_RECORD = { name: 'repomap', kind: REPOMAP_STATS_KIND, version: REPOMAP_STATS_VERSION }
 
-/** Tokens of the tree's default repo map (committed files only), computed once per tree and cached beside its aggregates. */
+/**
+ * Tokens of the tree's default repo map (committed files only), computed once per tree and cached
+ * beside its aggregates; a damaged cache is recomputed, rewritten and reported.
+ */
 async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number | null> {
-  const path = ctx.paths.treeRecord(tree, 'repomap')
-  // A corrupt cache is simply recomputed and rewritten.
-  const cached = await unlessCorrupt(() => readRecord<{ tokens: number }>(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION), () => undefined)
+  const path = ctx.paths.treeRecord(tree, REPOMAP_RECORD.name)
+  const cached = await unlessCorrupt(
+    () => readRecord<{ tokens: number }>(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION),
+    (error) => {
+      ctx.repairs.damaged(error)
+      ctx.repairs.rebuilt('recomputed the repo map tokens')
+      return undefined
+    },
+  )
   if (cached) return cached.tokens
   const indexed = await loadIndexedTree(ctx, tree, { warn })
   if (!indexed) return null
   const { defaultRepoMapTokens } = await import('../repomap/index.js')
   const tokens = defaultRepoMapTokens({ aggregates: indexed.aggregates, freshness: { treeHash: tree, stale: false, overlayFiles: 0 } })
   await writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false })
+  ctx.repairs.flush(warn)
   return tokens
 }
 
 /** A delta tree stores no edge count: materialise its aggregates to count them (no write). */
-async function deltaEdges(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number> {
-  const indexed = await loadIndexedTree(ctx, tree, { warn })
+async function deltaEdges(ctx: IndexContext, tree: string): Promise<number> {
+  const indexed = await loadIndexedTree(ctx, tree, { warn: () => {} })
   return indexed ? indexed.aggregates.stats().edges : 0
 }
 
 /** A finished index of `tree` built with the current selection settings, or null. */
-async function loadReusable(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<TreeManifest | null> {
-  const manifest = await loadManifest(ctx, tree, warn)
+async function loadReusable(ctx: IndexContext, tree: string): Promise<TreeManifest | null> {
+  const manifest = await loadManifest(ctx, tree)
   return manifest && isCurrent(ctx, manifest) ? manifest : null
 }
 
@@ -283,11 +342,12 @@ function describeTree(manifest: TreeManifest, edges: number): BuildResult {
     skipped: countSkipped(manifest.files),
     extracted: [],
     changed: [],
+    aggregatesTree: manifest.aggregatesTree,
     durationMs: 0,
   }
 }
 
-async function recordIndexed(ctx: IndexContext, state: IndexState, how: 'full' | 'incremental'): Promise<void> {
+async function recordIndexed(ctx: IndexContext, state: IndexState, how: 'full' | 'incremental', aggregatesTree: string): Promise<void> {
   const now = new Date().toISOString()
   const tree = ctx.repo.head.tree
   await writeState(ctx.paths, {
@@ -297,14 +357,15 @@ async function recordIndexed(ctx: IndexContext, state: IndexState, how: 'full' |
     lastIncremental: how === 'incremental' ? now : state.lastIncremental,
     recentTrees: [tree, ...state.recentTrees.filter((t) => t !== tree)].slice(0, 20),
     indexedWith: indexedWith(ctx),
+    aggregatesTree,
   })
 }
 
-function indexedWith(ctx: IndexContext): string {
+export function indexedWith(ctx: IndexContext): string {
   return `${EXTRACTOR_VERSION}:${ctx.configFingerprint}`
 }
 
-function lockOptions(opts: BuildOptions) {
+export function lockOptions(opts: BuildOptions) {
   // Concurrent queries each sync first and queue on the lock for milliseconds: not worth a warning.
   return { waitMs: 120_000, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
 }

@@ -28,12 +28,18 @@ export interface Overlay {
   files: OverlayFile[]
 }
 
-const KIND = 'overlay'
-const VERSION = 1
+export const OVERLAY_KIND = 'overlay'
+export const OVERLAY_VERSION = 1
 
-/** The overlay record; a corrupt one counts as absent (the next sync rewrites it). */
+/** The overlay record; a damaged one is noted in the repairs and counts as absent (the next sync rewrites it). */
 export async function readOverlay(ctx: IndexContext): Promise<Overlay | undefined> {
-  return unlessCorrupt(() => readRecord<Overlay>(ctx.paths.overlay, KIND, VERSION), () => undefined)
+  return unlessCorrupt(
+    () => readRecord<Overlay>(ctx.paths.overlay, OVERLAY_KIND, OVERLAY_VERSION),
+    (error) => {
+      ctx.repairs.damaged(error)
+      return undefined
+    },
+  )
 }
 
 /** Recomputes the overlay from `git status` (`changes`); extracts only content hashes never seen before. */
@@ -64,11 +70,18 @@ export async function syncOverlay(ctx: IndexContext, opts: BuildOptions, changes
         file.symbols = summary.symbols.length
       }
     },
-    (item) => readWorkingFile(ctx.repo, item.path),
+    { readBytes: (item) => readWorkingFile(ctx.repo, item.path) },
   )
   const overlay: Overlay = { headTree, files }
   // A no-change sync writes nothing: the record is only replaced when the overlay differs.
-  const previous = await readOverlay(ctx)
-  if (!previous || JSON.stringify(previous) !== JSON.stringify(overlay)) await writeRecord(ctx.paths.overlay, KIND, VERSION, overlay)
+  const previous = await unlessCorrupt(
+    () => readRecord<Overlay>(ctx.paths.overlay, OVERLAY_KIND, OVERLAY_VERSION),
+    (error) => {
+      ctx.repairs.damaged(error)
+      ctx.repairs.rebuilt('rebuilt the overlay of uncommitted changes')
+      return undefined
+    },
+  )
+  if (!previous || JSON.stringify(previous) !== JSON.stringify(overlay)) await writeRecord(ctx.paths.overlay, OVERLAY_KIND, OVERLAY_VERSION, overlay)
   return { overlay, extracted }
 }

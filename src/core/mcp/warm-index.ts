@@ -5,8 +5,13 @@
  * the context re-opened. A file watcher on the working tree makes that check free when nothing
  * moved (a status costs ~40 ms on 10k files, more than a warm query); without one (too many
  * directories, a git dir outside the working tree) the check runs at most once per interval.
+ *
+ * The blob records the context reads chunk text from are looked at before every call too (their
+ * directory and the names of the packs, a stat and a readdir): when they are gone (a cache restore,
+ * a cleanup), the context is opened again, which restores them all at once, rather than healing
+ * them one by one as queries happen to read them.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { join, relative, sep } from 'node:path'
@@ -27,7 +32,7 @@ export interface WarmIndexOptions {
 }
 
 export class WarmIndex {
-  private current: { qctx: QueryContext; signature: string } | undefined
+  private current: { qctx: QueryContext; signature: string; records: string } | undefined
   /** The refresh under way, and when it began looking at the repository. */
   private refreshing: { promise: Promise<QueryContext>; startedAt: number } | undefined
   private dirty = true
@@ -65,7 +70,7 @@ export class WarmIndex {
     const arrivedAt = performance.now()
     while (this.refreshing && this.refreshing.startedAt < arrivedAt) await this.refreshing.promise.catch(() => undefined)
     if (this.refreshing) return this.refreshing.promise
-    if (this.current && !this.needsCheck()) return this.current.qctx
+    if (this.current && !this.needsCheck() && recordsLook(this.current.qctx) === this.current.records) return this.current.qctx
     const promise = this.refresh().finally(() => (this.refreshing = undefined))
     this.refreshing = { promise, startedAt: performance.now() }
     return promise
@@ -85,10 +90,11 @@ export class WarmIndex {
     this.dirty = false
     this.lastCheck = Date.now()
     const signature = await workSignature(this.repo)
-    if (this.current && this.current.signature === signature && !this.current.qctx.freshness.stale) return this.current.qctx
+    const current = this.current
+    if (current && current.signature === signature && !current.qctx.freshness.stale && recordsLook(current.qctx) === current.records) return current.qctx
     try {
       const qctx = await openQueryContext(this.cwd, { warn: this.options.warn })
-      this.current = { qctx, signature }
+      this.current = { qctx, signature, records: recordsLook(qctx) }
       // Off this thread: the first prose search then finds the code view's model ready.
       learnInBackground(qctx).catch((error: unknown) => this.options.warn(`warning: learning the term associations failed: ${(error as Error).message}`))
       return qctx
@@ -128,6 +134,20 @@ export class WarmIndex {
       this.watcher = undefined
     }
   }
+}
+
+/** The blob records' directory and the names of its packs: what changes when records are removed wholesale. */
+function recordsLook(qctx: QueryContext): string {
+  const { recordsDir, packsDir } = qctx.index.blobs
+  const dir = statSync(recordsDir, { throwIfNoEntry: false })
+  if (!dir) return ''
+  let packs: string[] = []
+  try {
+    packs = readdirSync(packsDir)
+  } catch {
+    // No packs (a small index): the directory alone tells.
+  }
+  return `${dir.ino}\0${packs.sort().join('\0')}`
 }
 
 function isInside(root: string, path: string): boolean {

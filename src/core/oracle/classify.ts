@@ -75,6 +75,21 @@ export function classifyQuestion(question: string): Classification {
   return { queryType, symbol, identifiers, searchText: searchTextOf(question, queryType) }
 }
 
+/**
+ * `cls` with the question's capitalised words that the code defines under exactly that name added
+ * to its identifiers, the first becoming the symbol when the question named none. A capitalised
+ * word may be prose (a sentence's first word, "Python"), so classifyQuestion leaves it to BM25; only
+ * the index can tell that `Context` is a class. Once it has, that definition is evidence whatever
+ * else the question says: a word that matches nothing ("how does Context 45 work") cannot hide it.
+ */
+export function withDefinedNames(cls: Classification, question: string, defines: (name: string) => boolean): Classification {
+  const named = [...new Set(question.match(/\b[A-Z][\w$]*/g) ?? [])].filter(
+    (word) => !cls.identifiers.includes(word) && !FRAME_WORDS.has(word.toLowerCase()) && defines(word),
+  )
+  if (named.length === 0) return cls
+  return { ...cls, identifiers: [...cls.identifiers, ...named], symbol: cls.symbol ?? named[0]! }
+}
+
 /** Identifiers only code can be, plus backticked ones (prose capitals are left to BM25). */
 function codeIdentifiers(question: string): string[] {
   const parsed = parseQuery(question)

@@ -18,7 +18,7 @@ import { buildRepoMap } from '../repomap/index.js'
 import { defaultAuthor } from '../threads/index.js'
 import type { Candidate } from './candidate.js'
 import { round } from './candidate.js'
-import { classifyQuestion, type Classification } from './classify.js'
+import { classifyQuestion, withDefinedNames, type Classification } from './classify.js'
 import { definitionPath, localizationPath, referencesPath, searchPath } from './code-paths.js'
 import { extractiveAnswer, noEvidenceAnswer } from './extractive.js'
 import { FileLines } from './file-lines.js'
@@ -99,12 +99,14 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const codePaths = async (): Promise<Candidate[]> => {
     const opened = await code
     if (!opened) return []
-    const symbol = cls.symbol
+    const named = withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0)
+    const symbol = named.symbol
+    traces.classification.symbol = symbol
     const paths: Array<Promise<Candidate[]>> = []
     if (symbol) paths.push(run('code:definition', async () => definitionPath(opened, symbol, files)))
     if (symbol && cls.queryType === 'references') paths.push(run('code:references', async () => referencesPath(opened, symbol, files)))
     paths.push(run('code:search', async () => {
-      const found = await searchPath(opened, cls, terms, options.explain === true)
+      const found = await searchPath(opened, named, terms, options.explain === true)
       for (const warning of found.warnings) warn(`code: ${warning}`)
       if (found.explain) traces.codeSearch = found.explain
       return found.candidates

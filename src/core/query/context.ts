@@ -1,8 +1,9 @@
 import { loadCommitHistory, type CommitHistory } from '../commits/index.js'
-import { CorruptFileError, VltError } from '../errors.js'
-import { loadIndexedTree, summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
+import { VltError } from '../errors.js'
+import { summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
+import { readWorkingContent } from '../index/heal.js'
 import { fromReferenceColumns } from '../parse/reference-columns.js'
-import { openIndexContext, syncIndexIn, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
+import { loadWholeTree, openIndexContext, syncIndexIn, type IndexContext, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
 import type { FileArtifact, LanguageId } from '../parse/types.js'
@@ -48,7 +49,8 @@ export interface OpenQueryOptions extends BuildOptions {
 /**
  * The index as a query must see it: brought up to date with HEAD and the working tree first
  * (building it on first use, with progress), then HEAD's aggregates with uncommitted edits laid
- * over them, so that an answer is never stale about a file the user just changed.
+ * over them, so that an answer is never stale about a file the user just changed. Whatever of it
+ * is found missing or damaged on the way is rebuilt before answering, and reported in one line.
  */
 export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Promise<QueryContext> {
   return openQueryContextIn(await openIndexContext(cwd, { syncing: !opts.noSync }), opts)
@@ -56,13 +58,15 @@ export async function openQueryContext(cwd: string, opts: OpenQueryOptions): Pro
 
 /** `openQueryContext` over an index context the caller has already opened (its repository read once). */
 export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOptions): Promise<QueryContext> {
-  if (!opts.noSync) await syncIndexIn(index, opts)
-  const tree = await loadIndexedTree(index, index.repo.head.tree, opts)
-  if (!tree) throw new VltError(`the index of tree ${index.repo.head.tree.slice(0, 12)} is missing — run \`git vlt coderag sync\``)
-  const overlay = (await readOverlay(index)) ?? { headTree: tree.manifest.treeHash, files: [] }
+  if (!opts.noSync) await syncIndexIn(index, opts, { report: false })
+  const tree = await loadWholeTree(index, index.repo.head.tree, opts)
+  if (!tree) throw new VltError(`the index of tree ${index.repo.head.tree.slice(0, 12)} could not be built`)
+  // A damaged overlay (noted) is answered without: marked stale, the next sync rewrites it.
+  const overlay = (await readOverlay(index)) ?? { headTree: '', files: [] }
   const files = new Map<string, FileSource>()
   for (const file of tree.manifest.files) if (!file.skipped) files.set(file.path, committed(file))
   const applied = overlay.headTree === tree.manifest.treeHash ? await applyOverlay(index, tree.aggregates, overlay, files, opts) : 0
+  index.repairs.flush(opts.warn)
   return {
     index,
     manifest: tree.manifest,
@@ -123,20 +127,23 @@ async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, ove
     }
   }
   if (overlay.files.length === 0) return 0
-  await summarizeBlobs(index, items, opts, (item, summary) => {
-    if (!summary.skipped) aggregates.addFile(item.path, summary)
-  })
+  // The sync just stored these records: one missing now was lost, and comes back from its file.
+  await summarizeBlobs(
+    index,
+    items,
+    opts,
+    (item, summary) => {
+      if (!summary.skipped) aggregates.addFile(item.path, summary)
+    },
+    { expected: true, readBytes: (item) => readWorkingContent(index.repo, item.path, item.blob) },
+  )
   aggregates.finish()
   return overlay.files.length
 }
 
+/** A file's artifact; a record lost or damaged since the context was opened is extracted again on the spot (see BlobStore.readOrHeal). */
 function readArtifact(index: IndexContext, source: FileSource, warn: (message: string) => void): FileArtifact | null {
-  try {
-    const record = index.blobs.read(source, warn)
-    return record && !record.skipped ? { ...record.artifact, references: fromReferenceColumns(record.artifact.references) } : null
-  } catch (error) {
-    if (!(error instanceof CorruptFileError)) throw error
-    warn(`warning: ${error.message}; run \`git vlt coderag sync\` to rebuild it`)
-    return null
-  }
+  const record = index.blobs.readOrHeal(source, { path: source.path, dirty: source.dirty })
+  index.repairs.flush(warn)
+  return record && !record.skipped ? { ...record.artifact, references: fromReferenceColumns(record.artifact.references) } : null
 }

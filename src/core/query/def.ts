@@ -5,6 +5,7 @@
  * (often a re-binding); code beats tests; then PageRank (consulted only to break a tie, so a
  * unique answer never loads the graph); then the shorter path.
  */
+import { UsageError } from '../errors.js'
 import type { SymbolKind } from '../parse/types.js'
 import type { SymbolInfo } from '../graph/symbol-table.js'
 import type { Freshness, QueryContext } from './context.js'
@@ -39,6 +40,7 @@ export interface DefOptions {
 export const DEFAULT_DEF_LIMIT = 20
 
 export function findDefinitions(qctx: QueryContext, symbol: string, options: DefOptions = {}): DefResult {
+  requireSymbol(symbol)
   const ranked = rankedDefinitions(qctx, symbol, true)
   const result: DefResult = {
     symbol,
@@ -48,6 +50,11 @@ export function findDefinitions(qctx: QueryContext, symbol: string, options: Def
   }
   if (ranked.length === 0) result.suggestions = suggestNames(qctx.aggregates.symbols, symbol.slice(symbol.lastIndexOf(':') + 1))
   return result
+}
+
+/** A blank symbol names nothing: a usage error, as an empty search is (not an empty answer). */
+export function requireSymbol(symbol: string): void {
+  if (symbol.trim() === '') throw new UsageError('the symbol is empty')
 }
 
 /**

@@ -11,7 +11,7 @@
 import { UsageError } from '../errors.js'
 import type { FileImport, SymbolInfo } from '../graph/symbol-table.js'
 import type { Freshness, QueryContext } from './context.js'
-import { isDeclaration, rankedDefinitions, toDefinition, type Definition } from './def.js'
+import { isDeclaration, rankedDefinitions, requireSymbol, toDefinition, type Definition } from './def.js'
 import { findCandidates, nameOf } from './symbols/candidates.js'
 import { aliasesOf, bindsName, importBindings, NAMED_IMPORTS } from './symbols/bindings.js'
 import { exposureOf, type Exposure } from './symbols/exposure.js'
@@ -55,6 +55,7 @@ export interface RefsOptions {
 export const DEFAULT_REFS_LIMIT = 100
 
 export function findReferences(qctx: QueryContext, symbol: string, options: RefsOptions = {}): RefsResult {
+  requireSymbol(symbol)
   const limit = options.limit ?? DEFAULT_REFS_LIMIT
   const start = parseCursor(options.cursor)
   const table = qctx.aggregates.symbols

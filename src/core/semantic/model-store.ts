@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
 import type { BlobKey, BlobStore } from '../index/blob-store.js'
-import type { BlobRecord } from '../index/blob-task.js'
 import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
@@ -122,7 +121,7 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (stored) return { model: stored }
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
-    warning = `warning: ${error.message}; rebuilt the term associations`
+    warning = `${error.message}; rebuilt the term associations`
   }
   const model = learnAssociations(chunksOf(qctx.index.blobs, learningRecords(qctx)))
   await writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model)
@@ -143,17 +142,12 @@ function learningRecords(qctx: QueryContext): BlobKey[] {
 
 /**
  * The chunks of the given blob records, read straight from the store so that learning neither
- * fills the query context's artifact cache nor depends on the overlay.
+ * fills the query context's artifact cache nor depends on the overlay. A record lost or damaged is
+ * extracted again when the store can (a query's own store; a learning thread's goes without it).
  */
 export function* chunksOf(store: BlobStore, records: readonly BlobKey[]): Iterable<Chunk> {
   for (const key of records) {
-    let record: BlobRecord | undefined
-    try {
-      record = store.read(key, () => {})
-    } catch (error) {
-      // A damaged artifact is reported by the paths that need it; learning just goes without it.
-      if (!(error instanceof CorruptFileError)) throw error
-    }
+    const record = store.readOrHeal(key)
     if (record && !record.skipped) yield* record.artifact.chunks
   }
 }

@@ -58,12 +58,21 @@ export function encodeRecord(kind: string, version: number, payload: unknown): B
   return buf
 }
 
+/** A record whose framing holds: its kind, its version, and where its payload lies in `bytes`. */
+export interface RecordFrame {
+  kind: string
+  version: number
+  bytes: Buffer
+  start: number
+  end: number
+}
+
 /**
- * Checks and unpacks a record; `path` only names the file in the error. Throws CorruptFileError
- * whose reason says what is wrong: truncated, bad magic, checksum mismatch, wrong kind, unknown
- * version, undecodable payload.
+ * Checks a record's framing (magic, lengths, checksum) whatever its kind, without decoding its
+ * payload: for records another module owns (verify checks caches it cannot decode). Throws
+ * CorruptFileError as `decodeRecord` does.
  */
-export function decodeRecord<T>(buf: Uint8Array, kind: string, version: number, path: string): T {
+export function checkFraming(buf: Uint8Array, path: string): RecordFrame {
   const fail = (reason: string): never => {
     throw new CorruptFileError(path, reason)
   }
@@ -86,20 +95,41 @@ export function decodeRecord<T>(buf: Uint8Array, kind: string, version: number, 
   const stored = bytes.readUInt32LE(end)
   const computed = crc32(bytes.subarray(0, end))
   if (stored !== computed) fail(`checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`)
-
   // Kind and version are read only after the checksum passed, so they are what the writer meant.
-  const actualKind = bytes.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength)
-  if (actualKind !== kind) fail(`wrong kind: a '${actualKind}' record where a '${kind}' record was expected`)
-  const actualVersion = bytes.readUInt32LE(FIXED_HEADER + kindLength)
-  if (actualVersion !== version) {
-    fail(`unknown version: '${kind}' format version ${actualVersion} is ${actualVersion > version ? 'newer than' : 'older than'} the version ${version} this build reads`)
-  }
+  const kind = bytes.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength)
+  return { kind, version: bytes.readUInt32LE(FIXED_HEADER + kindLength), bytes, start: headerBytes, end }
+}
 
-  try {
-    return packr.unpack(bytes.subarray(headerBytes, end)) as T
-  } catch (error) {
-    return fail(`payload does not decode: ${(error as Error).message}`)
+/**
+ * Checks a record of `kind` at `version` without decoding its payload: what `decodeRecord` checks
+ * first, for callers that only need to know a record is sound (status) or decode it later.
+ */
+export function checkRecord(buf: Uint8Array, kind: string, version: number, path: string): RecordFrame {
+  const frame = checkFraming(buf, path)
+  if (frame.kind !== kind) throw new CorruptFileError(path, `wrong kind: a '${frame.kind}' record where a '${kind}' record was expected`)
+  if (frame.version !== version) {
+    const relation = frame.version > version ? 'newer than' : 'older than'
+    throw new CorruptFileError(path, `unknown version: '${kind}' format version ${frame.version} is ${relation} the version ${version} this build reads`)
   }
+  return frame
+}
+
+/** Unpacks the payload of a record whose framing was checked. */
+export function decodePayload<T>(frame: RecordFrame, path: string): T {
+  try {
+    return packr.unpack(frame.bytes.subarray(frame.start, frame.end)) as T
+  } catch (error) {
+    throw new CorruptFileError(path, `payload does not decode: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Checks and unpacks a record; `path` only names the file in the error. Throws CorruptFileError
+ * whose reason says what is wrong: truncated, bad magic, checksum mismatch, wrong kind, unknown
+ * version, undecodable payload.
+ */
+export function decodeRecord<T>(buf: Uint8Array, kind: string, version: number, path: string): T {
+  return decodePayload<T>(checkRecord(buf, kind, version, path), path)
 }
 
 function hex(n: number): string {

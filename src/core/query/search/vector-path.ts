@@ -30,7 +30,7 @@ interface TreeVectors {
 
 export interface VectorPathResult {
   hits: PathHit[]
-  /** Set when the path could not run: one line for the user. */
+  /** Set when the path could not run, or its tree's record was damaged and rebuilt: one line for the user. */
   warning?: string
 }
 
@@ -43,7 +43,7 @@ export async function vectorPath(
   progress: Progress = silentProgress,
 ): Promise<VectorPathResult> {
   try {
-    const [[queryVector], tree] = await Promise.all([provider.embed([query]), treeVectors(qctx, provider, progress)])
+    const [[queryVector], { tree, damage }] = await Promise.all([provider.embed([query]), treeVectors(qctx, provider, progress)])
     const overlay = await overlayVectors(qctx, provider, tree.dimensions)
     const q = unitVector(queryVector!)
     if (q.length !== tree.dimensions && tree.fileOfRow.length > 0) {
@@ -51,7 +51,7 @@ export async function vectorPath(
     }
     const replaced = (path: string): boolean => qctx.files.get(path)?.dirty !== false
     const hits = [...nearest(tree, q, filters, replaced, limit), ...nearest(overlay, q, filters, () => false, limit)]
-    return { hits: hits.sort((a, b) => b.score - a.score).slice(0, limit) }
+    return { hits: hits.sort((a, b) => b.score - a.score).slice(0, limit), ...(damage ? { warning: `${damage.message}; rebuilt the search vectors from the vector cache` } : {}) }
   } catch (error) {
     if (error instanceof EmbeddingUnavailableError) return { hits: [], warning: `embeddings unavailable (${error.kind}): ${error.message}; using keyword, symbol and graph search only` }
     throw error
@@ -96,14 +96,19 @@ function recordPath(qctx: QueryContext, providerId: string): string {
   return join(qctx.index.paths.treeDir(qctx.freshness.treeHash), `search-vectors-${providerKey(providerId)}.mpk`)
 }
 
-/** The committed tree's chunk vectors: from its record, else built (and saved) from the vector cache and the provider. */
-async function treeVectors(qctx: QueryContext, provider: EmbeddingProvider, progress: Progress): Promise<TreeVectors> {
+/**
+ * The committed tree's chunk vectors: from its record, else built (and saved) from the vector cache
+ * and the provider; `damage` says why a record that was there could not be used.
+ */
+async function treeVectors(qctx: QueryContext, provider: EmbeddingProvider, progress: Progress): Promise<{ tree: TreeVectors; damage?: CorruptFileError }> {
   const path = recordPath(qctx, provider.id)
+  let damage: CorruptFileError | undefined
   try {
     const stored = await readRecord<TreeVectors>(path, RECORD_KIND, RECORD_VERSION)
-    if (stored && stored.providerId === provider.id) return stored
+    if (stored && stored.providerId === provider.id) return { tree: stored }
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
+    damage = error
   }
   const committed = qctx.manifest.files.filter((file) => !file.skipped).map((file) => file.path)
   // A file changed or deleted in the working tree has no committed artifact here (the overlay
@@ -111,7 +116,7 @@ async function treeVectors(qctx: QueryContext, provider: EmbeddingProvider, prog
   const clean = committed.every((file) => qctx.files.get(file)?.dirty === false)
   const tree = await embedFiles(qctx, provider, committed.filter((file) => qctx.files.get(file)?.dirty === false), progress)
   if (clean) await writeRecord(path, RECORD_KIND, RECORD_VERSION, tree)
-  return tree
+  return damage ? { tree, damage } : { tree }
 }
 
 /** Vectors of the uncommitted files laid over the tree (never stored: they change with every edit). */
