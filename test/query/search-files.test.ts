@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DEFAULT_CONFIG } from '../../src/core/config/defaults.js'
 import { createEmbeddingProvider } from '../../src/core/embed/index.js'
 import { openQueryContext } from '../../src/core/query/context.js'
@@ -92,6 +94,19 @@ describe('coderag search --files', function () {
     const older = await searchFiles(await openQueryContext(repo.dir, { warn: () => {} }), 'invoice rounding partial payments', { paths: ['history'] })
     assert.deepEqual(older.files, [], 'the rounding fix came after this commit')
     repo.git('checkout', '-q', 'main')
+  })
+
+  it('coderag verify reads every commit pack and rebuilds a damaged one from git', () => {
+    vlt(repo.dir, ['coderag', 'sync'])
+    const packs = join(repo.dir, '.vlt', 'commits', 'packs')
+    const [pack] = readdirSync(packs)
+    const bytes = readFileSync(join(packs, pack!))
+    bytes[bytes.length - 8] ^= 0xff
+    writeFileSync(join(packs, pack!), bytes)
+    const verified = vltJson(repo.dir, ['coderag', 'verify'])
+    assert.deepEqual(verified.problems.map((p: { path: string; repaired: boolean }) => [p.path, p.repaired]), [[`.vlt/commits/packs/${pack}`, true]])
+    assert.equal(verified.whole, true)
+    assert.deepEqual(vltJson(repo.dir, ['coderag', 'verify']).problems, [])
   })
 
   it('reports the commit index in status and sync', () => {

@@ -7,5 +7,5 @@
 export { syncCommits, type CommitsContext, type CommitSyncOptions, type CommitSyncResult } from './sync.js'
 export { loadCommitHistory, CommitHistory, type HistoryCommit, type HistoryFile, type SimilarCommit } from './history.js'
 export { voteForFiles, coChanged, HISTORY_VOTE, CO_CHANGE, type FileVote, type CommitSupport, type HistoryVoteParams, type CoChangeParams } from './retrieval.js'
-export { readCommitIndex, commitIndexBytes, type CommitIndexRecord } from './store.js'
+export { readCommitIndex, commitIndexBytes, inspectCommitIndex, type CommitIndexRecord } from './store.js'
 export type { CommitRecord, CommitFile } from './types.js'

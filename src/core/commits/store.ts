@@ -106,3 +106,30 @@ export async function commitIndexBytes(paths: VltPaths, record: CommitIndexRecor
 export function packIdOf(path: string): string {
   return basename(path, '.mpk')
 }
+
+/**
+ * Reads the index and every pack it names, decoding each: what is missing or damaged, by path, and
+ * the ids of the packs to read from git again. For `coderag verify`.
+ */
+export async function inspectCommitIndex(paths: VltPaths): Promise<{ records: number; problems: Array<{ path: string; problem: string }>; damagedPacks: string[] }> {
+  let index: CommitIndexRecord | undefined
+  try {
+    index = await readCommitIndex(paths)
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    return { records: 1, problems: [{ path: paths.commitIndex, problem: error.reason }], damagedPacks: [] }
+  }
+  if (!index) return { records: 0, problems: [{ path: paths.commitIndex, problem: 'missing' }], damagedPacks: [] }
+  const problems: Array<{ path: string; problem: string }> = []
+  const damagedPacks: string[] = []
+  for (const pack of index.packs) {
+    try {
+      await readPack(paths, pack.id)
+    } catch (error) {
+      if (!(error instanceof CorruptFileError)) throw error
+      problems.push({ path: error.path, problem: error.reason })
+      damagedPacks.push(pack.id)
+    }
+  }
+  return { records: 1 + index.packs.length, problems, damagedPacks }
+}

@@ -279,7 +279,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   }
 }
 
-function commitsContext(ctx: IndexContext): CommitsContext {
+export function commitsContext(ctx: IndexContext): CommitsContext {
   return { repo: ctx.repo, paths: ctx.paths, maxCommits: ctx.config.commits.maxCommits }
 }
 
