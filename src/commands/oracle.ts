@@ -12,7 +12,8 @@ retrieval paths in parallel — the exact definition and reference indexes for a
 names, code search, notes, threads, agent conversations, git history — keeps only evidence that is
 about the question, merges duplicates, reranks, and fits it with a repo-map slice into the token
 budget. Cited code ranges get their blame; history questions get the commits that touched the
-symbol or lines, with their messages.
+symbol or lines, with their messages. In a shallow clone, git credits the boundary commit with all
+older lines and changes: those are marked as the boundary, never as authorship (--json: shallow).
 
 With [llm] configured in your own config (~/.config/git-vlt/config.toml, or the file GIT_VLT_CONFIG
 names; a repository's vlt.toml cannot set it) the answer is written by the model and streamed;
@@ -28,7 +29,7 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
     { command: '<%= config.bin %> <%= command.id %> "what did we decide about retries" --log-history', description: 'Also log the agent-conversation excerpts the answer quotes in the session thread.' },
     {
       command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
-      description: 'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings}.',
+      description: 'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings, shallow}.',
     },
   ]
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { chmodSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { UsageError } from '../../src/core/errors.js'
-import { diffNumstat, diffTrees, listTree, openRepo, type Repo } from '../../src/core/git/index.js'
+import { diffNumstat, diffTrees, listTree, listTreeAndSubmodules, openRepo, type Repo } from '../../src/core/git/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 describe('listTree', () => {
@@ -44,6 +44,12 @@ describe('listTree', () => {
     })
     assert.equal(byPath.get('empty.txt')!.size, 0)
     assert.equal(byPath.get('odd\nname\twith controls.txt')!.size, 4)
+  })
+
+  it('lists the submodules apart, by path', async () => {
+    const { files, submodules } = await listTreeAndSubmodules(repo, 'HEAD')
+    assert.equal(files.length, 5)
+    assert.deepEqual(submodules, ['vendor/lib'])
   })
 
   it('takes a tree hash as well as a revision, and the empty tree', async () => {

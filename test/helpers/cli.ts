@@ -1,7 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ISOLATED_CONFIG_ENV } from './user-config.js'
+
+/**
+ * The daemons a test starts register in this run's own runtime folder (src/core/daemon/registry.ts),
+ * never the user's: their per-user cap must not stop a developer's daemons, nor another run's.
+ */
+export const RUNTIME_DIR = mkdtempSync(join(tmpdir(), 'vlt-runtime-'))
+process.on('exit', () => rmSync(RUNTIME_DIR, { recursive: true, force: true }))
 
 /** The built CLI, run exactly as a user's shell would (`npm test` builds first). */
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
@@ -14,11 +23,12 @@ export interface CliRun {
 
 /**
  * Environment isolated from the user's git config, from the user's git-vlt config (see
- * user-config.ts; pass GIT_VLT_CONFIG in `extra` to give one) and from CI's TTY-less quirks. Query
- * commands run in process (GIT_VLT_DAEMON=0) so that no test leaves a daemon behind; daemon tests opt in.
+ * user-config.ts; pass GIT_VLT_CONFIG in `extra` to give one), from the user's daemons (RUNTIME_DIR)
+ * and from CI's TTY-less quirks. Query commands run in process (GIT_VLT_DAEMON=0) so that no test
+ * leaves a daemon behind; daemon tests opt in.
  */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', GIT_VLT_DAEMON: '0', ...ISOLATED_CONFIG_ENV, ...extra }
+  return { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1', GIT_VLT_DAEMON: '0', XDG_RUNTIME_DIR: RUNTIME_DIR, ...ISOLATED_CONFIG_ENV, ...extra }
 }
 
 export function vlt(cwd: string, args: string[], env: Record<string, string> = {}): CliRun {

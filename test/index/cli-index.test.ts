@@ -38,7 +38,7 @@ function mixedRepo(): GitFixture {
   return repo
 }
 
-const SKIPPED_KEYS = ['binary', 'invalidUtf8', 'minified', 'parseCrash', 'parseErrors', 'parseMemory', 'parseTimeout', 'secret', 'tooLarge']
+const SKIPPED_KEYS = ['binary', 'invalidUtf8', 'minified', 'parseCrash', 'parseErrors', 'parseMemory', 'parseTimeout', 'secret', 'submodule', 'tooLarge']
 
 describe('coderag init/sync/status (CLI, real repositories)', function () {
   this.timeout(120_000)
@@ -52,7 +52,7 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     assert.deepEqual(Object.keys(result).sort(), ['chunks', 'commits', 'durationMs', 'edges', 'extracted', 'files', 'skipped', 'symbols', 'treeHash'])
     assert.equal(result.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
     assert.deepEqual(Object.keys(result.skipped).sort(), SKIPPED_KEYS)
-    assert.deepEqual(result.skipped, { binary: 1, tooLarge: 1, minified: 1, invalidUtf8: 1, parseErrors: 1, secret: 1, parseTimeout: 0, parseMemory: 0, parseCrash: 0 })
+    assert.deepEqual(result.skipped, { binary: 1, tooLarge: 1, minified: 1, invalidUtf8: 1, parseErrors: 1, secret: 1, parseTimeout: 0, parseMemory: 0, parseCrash: 0, submodule: 0 })
     // service.py, broken.py (indexed best effort), util.ts, guide.md, vlt.toml
     assert.equal(result.files, 5)
     assert.ok(result.symbols >= 3, `symbols ${result.symbols}`)
@@ -68,8 +68,8 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     vltJson(repo.dir, ['coderag', 'init'])
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.deepEqual(Object.keys(status).sort(), [
-      'bm25Bytes', 'chunks', 'commits', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'indexer', 'integrity', 'languages', 'lastIncremental',
-      'lastIndexed', 'overlay', 'queue', 'repoMapTokens', 'skipped', 'stale', 'symbols', 'treeHash', 'vectorBytes',
+      'bm25Bytes', 'chunks', 'commits', 'deltaOf', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'indexer', 'integrity', 'languages', 'lastIncremental',
+      'lastIndexed', 'overlay', 'queue', 'repoMapTokens', 'skipped', 'stale', 'submodules', 'symbols', 'treeHash', 'vectorBytes',
     ])
     assert.equal(status.indexed, true)
     assert.equal(status.stale, false)

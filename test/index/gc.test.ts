@@ -1,9 +1,16 @@
 import { strict as assert } from 'node:assert'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXTRACTOR_VERSION } from '../../src/core/parse/version.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { vlt, vltAsync, vltJson } from '../helpers/cli.js'
+
+/** Bytes of every file under `dir`. */
+function fileBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((total, entry) => total + lstatSync(join(entry.parentPath, entry.name)).size, 0)
+}
 
 function countFiles(dir: string): number {
   return existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length : 0
@@ -64,6 +71,29 @@ describe('coderag gc', function () {
     assert.equal(vltJson(repo.dir, ['coderag', 'search', 'f250']).results[0].path, 'm250.py')
     repo.git('checkout', '-q', 'HEAD~1')
     assert.equal(vltJson(repo.dir, ['coderag', 'sync']).extracted.length, 200, 'the dropped records are extracted again')
+  })
+
+  it('reports the bytes it freed: dropped and rewritten packs with their indexes, trees, and temp files of killed runs', () => {
+    const module = (i: number, version: number): string => `def f${i}():\n    return ${version}  # ${'padding '.repeat(8)}\n`
+    repo = createGitRepo({ files: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`m${i}.py`, module(i, 0)])) })
+    vltJson(repo.dir, ['coderag', 'init'])
+    repo.write(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}.py`, module(i, 1)])))
+    repo.commit('200 changed')
+    vltJson(repo.dir, ['coderag', 'sync'])
+    const vltDir = join(repo.dir, '.vlt')
+    // What a build killed while writing a pack leaves behind (pid 999999999: no such process).
+    const packs = join(vltDir, 'objects', String(EXTRACTOR_VERSION), 'packs')
+    writeFileSync(join(packs, '0123456789abcdef.pack.999999999-0-deadbeef.vlt-tmp'), Buffer.alloc(50_000, 1))
+    // state.mpk is rewritten (fewer recent trees): everything else only shrinks by what gc removed.
+    const stored = (): number => fileBytes(join(vltDir, 'objects')) + fileBytes(join(vltDir, 'trees'))
+    const before = stored()
+
+    const gc = vltJson(repo.dir, ['gc', '--keep', '1'])
+    assert.equal(gc.removedTrees, 1)
+    assert.equal(gc.removedTempFiles, 1)
+    assert.equal(gc.freedBytes, before - stored())
+    const text = vlt(repo.dir, ['gc'])
+    assert.match(text.stdout, /freeing 0 B/, 'a second gc has nothing left to free')
   })
 
   it('runs safely while queries read the index', async () => {

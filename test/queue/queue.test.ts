@@ -2,13 +2,18 @@ import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DEFAULT_CONFIG } from '../../src/core/config/defaults.js'
+import { installHooks } from '../../src/core/hooks/index.js'
 import { drainQueue, parseDeltaFile, queueSummary, readQueue, type Queue } from '../../src/core/queue/index.js'
-import { confineTo } from '../../src/core/store/index.js'
+import { confineTo, ensureVltDir } from '../../src/core/store/index.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 const A = 'a'.repeat(40)
 const B = 'b'.repeat(40)
 const Z = '0'.repeat(40)
 const blob = (c: string) => c.repeat(40)
+/** The i-th commit of a made-up history. */
+const commit = (i: number) => i.toString(16).padStart(40, 'c')
 
 /** What `git diff-tree -r -z --raw --numstat -M` prints for: M src/x.ts (+3 -1), D old.c, R a.md -> b.md (+1 -0), A img.png (binary). */
 const DIFF = [
@@ -120,11 +125,11 @@ describe('the commit policy', () => {
   const policy = { fileThreshold: 3, lineThreshold: 100, timeoutSeconds: 300 }
   const T0 = Date.parse('2024-05-01T12:00:00Z')
 
-  /** A queue of batches enqueued at the given times, each changing the given paths by `lines` lines. */
+  /** A queue of commits one after the other, enqueued at the given times, each changing the given paths by `lines` lines. */
   function queue(...batches: { at: number; paths: string[]; lines?: number }[]): Queue {
     const parsed = batches.map((spec, i) => {
       const diff = spec.paths.map((path) => `:100644 100644 ${blob('1')} ${blob('2')} M\0${path}\0`).join('') + spec.paths.map((path) => `${spec.lines ?? 1}\t0\t${path}\0`).join('')
-      return parseDeltaFile(`b${i}`, batchFile(A, B, 'post-commit', diff), spec.at)!
+      return parseDeltaFile(`b${i}`, batchFile(commit(i), commit(i + 1), 'post-commit', diff), spec.at)!
     })
     return { batches: parsed, records: parsed.flatMap((batch) => batch.records), unreadable: [] }
   }
@@ -143,17 +148,55 @@ describe('the commit policy', () => {
 
   it('is due on files, then lines, then timeout, in that order', () => {
     const manyFiles = queue({ at: T0, paths: ['a', 'b'] }, { at: T0 + 1000, paths: ['b', 'c'] })
-    assert.deepEqual(pick(queueSummary(manyFiles, policy, T0 + 1000)), { files: 3, lines: 3, due: true, reason: 'files', dueAt: null })
+    assert.deepEqual(pick(queueSummary(manyFiles, policy, T0 + 1000)), { files: 3, lines: 4, due: true, reason: 'files', dueAt: null })
     const bigEdit = queue({ at: T0, paths: ['a'], lines: 100 })
     assert.deepEqual(pick(queueSummary(bigEdit, policy, T0)), { files: 1, lines: 100, due: true, reason: 'lines', dueAt: null })
     const small = queue({ at: T0, paths: ['a'] }, { at: T0 + 200_000, paths: ['a'] })
-    assert.deepEqual(pick(queueSummary(small, policy, T0 + 299_999)), { files: 1, lines: 1, due: false, reason: null, dueAt: '2024-05-01T12:05:00.000Z' })
-    assert.deepEqual(pick(queueSummary(small, policy, T0 + 300_000)), { files: 1, lines: 1, due: true, reason: 'timeout', dueAt: null })
+    assert.deepEqual(pick(queueSummary(small, policy, T0 + 299_999)), { files: 1, lines: 2, due: false, reason: null, dueAt: '2024-05-01T12:05:00.000Z' })
+    assert.deepEqual(pick(queueSummary(small, policy, T0 + 300_000)), { files: 1, lines: 2, due: true, reason: 'timeout', dueAt: null })
   })
 
-  it('counts a file once with its latest change, so an amend or a rebase does not inflate the lines', () => {
-    const amended = queue({ at: T0, paths: ['a'], lines: 60 }, { at: T0 + 1, paths: ['a'], lines: 70 })
-    assert.deepEqual(pick(queueSummary(amended, policy, T0 + 1)), { files: 1, lines: 70, due: false, reason: null, dueAt: '2024-05-01T12:05:00.000Z' })
+  it('adds up the lines of successive commits to one file, counting the file once', () => {
+    const edits = queue({ at: T0, paths: ['a'], lines: 40 }, { at: T0 + 1, paths: ['a'], lines: 40 }, { at: T0 + 2, paths: ['a'], lines: 40 })
+    assert.deepEqual(pick(queueSummary(edits, policy, T0 + 2)), { files: 1, lines: 120, due: true, reason: 'lines', dueAt: null })
+  })
+})
+
+describe('the commit policy on real commits with the hooks installed', () => {
+  let repo: GitFixture
+  let vltDir: string
+  const policy = DEFAULT_CONFIG.coderag.delta
+  const lines = (from: number, count: number) => Array.from({ length: count }, (_, i) => `line ${from + i}\n`).join('')
+
+  beforeEach(async () => {
+    repo = createGitRepo({ files: { 'a.txt': 'start\n' } })
+    vltDir = join(repo.dir, '.vlt')
+    await ensureVltDir(vltDir)
+    await installHooks(repo.dir, { launcher: null })
+  })
+  afterEach(() => repo.cleanup())
+
+  it('three commits of 600 lines to one file count 1,800 lines, one file, and reach the 1,000-line threshold', async () => {
+    let text = 'start\n'
+    for (let i = 0; i < 3; i++) {
+      text += lines(i * 600, 600)
+      repo.write({ 'a.txt': text })
+      repo.commit(`600 more lines (${i + 1})`)
+    }
+    const summary = queueSummary(await readQueue(vltDir), policy)
+    assert.deepEqual(pick(summary), { files: 1, lines: 1800, due: true, reason: 'lines', dueAt: null })
+    assert.equal(summary.batches, 3)
+  })
+
+  it('an amend counts the amended commit once: its lines are not added again', async () => {
+    repo.write({ 'a.txt': 'start\n' + lines(0, 600) })
+    repo.commit('600 lines')
+    repo.write({ 'a.txt': 'start\n' + lines(0, 610) })
+    repo.git('commit', '-q', '-a', '--amend', '-m', '610 lines')
+    // post-commit (first), post-commit (amend, against the same parent), post-rewrite (from the replaced commit)
+    const summary = queueSummary(await readQueue(vltDir), policy)
+    assert.equal(summary.batches, 3)
+    assert.deepEqual(pick(summary), { files: 1, lines: 610, due: false, reason: null, dueAt: summary.dueAt })
   })
 })
 

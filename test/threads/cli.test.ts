@@ -58,6 +58,21 @@ describe('git vlt thread (CLI, real repositories)', function () {
     assert.equal(repo.git('status', '--porcelain', '--untracked-files=all'), '?? .vlt/threads/.gitattributes\n?? .vlt/threads/auth.md')
   })
 
+  it('advises committing a new thread only where there is a working tree to commit it from', () => {
+    assert.match(vlt(repo.dir, ['thread', 'new', 'auth']).stdout, /^Created \.vlt\/threads\/auth\.md — .* and commit it to share\.\n$/)
+    const bare = createGitRepo({ bare: true })
+    try {
+      const run = vlt(bare.dir, ['thread', 'new', 'auth'])
+      assert.equal(run.status, 0, run.stderr)
+      assert.doesNotMatch(run.stdout, /commit/i)
+      assert.match(run.stdout, new RegExp(`^Created ${join(bare.dir, 'vlt', 'threads', 'auth.md').replace(/[.]/g, '\\.')} — `))
+      assert.match(run.stdout, /bare repository/)
+      assert.equal(vltJson(bare.dir, ['thread', 'new', 'auth2']).path, join(bare.dir, 'vlt', 'threads', 'auth2.md'))
+    } finally {
+      bare.cleanup()
+    }
+  })
+
   it('exits 2 with one clear line on bad names, unknown threads and bad types', () => {
     vltJson(repo.dir, ['thread', 'new', 'auth-redesign'])
     const cases: Array<[string[], RegExp]> = [

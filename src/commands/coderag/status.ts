@@ -9,7 +9,7 @@ export default class CoderagStatus extends VltCommand {
     {
       command: '<%= config.bin %> <%= command.id %> --json',
       description:
-        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, repoMapTokens, lastIndexed, lastIncremental, skipped, overlay, queue, indexer, integrity: {complete, problems}, commits: {indexed, head, bytes, stale}}.',
+        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, submodules, overlay, queue, indexer, integrity: {complete, problems}, commits: {indexed, head, bytes, stale}}.',
     },
   ]
 
@@ -28,7 +28,7 @@ export default class CoderagStatus extends VltCommand {
         `chunks      ${status.chunks}`,
         `symbols     ${status.symbols}`,
         `edges       ${status.edges}`,
-        `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}`,
+        `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}${status.deltaOf ? `  (a delta of ${status.deltaOf.slice(0, 12)}: its aggregates, patched with the changed files when loaded)` : ''}`,
         `commits     ${describeCommits(status)}`,
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
         `queue       ${describeQueue(status)}`,

@@ -5,7 +5,8 @@ export default class DaemonStatusCommand extends VltCommand {
   static override summary = "Show whether this repository's query daemon is running and what it has served."
   static override description =
     'The daemon keeps the index loaded so that coderag search, def, refs and map answer without decoding it each time. ' +
-    'The first query starts it; it follows commits and edits like the command itself, and exits after 10 idle minutes, on `git vlt daemon stop`, or when .vlt/ is removed.'
+    'The first query starts it; it follows commits and edits like the command itself, and exits after 10 idle minutes, on `git vlt daemon stop`, when .vlt/ is removed, ' +
+    'or when it is the least recently used idle one and a new daemon would make more than GIT_VLT_DAEMON_MAX (default 4) for this user.'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: 'Running or not, since when, queries served.' },
     {

@@ -8,7 +8,7 @@ export interface ThreadNewResult {
   title: string
   created: string
   description: string
-  /** Relative to the working tree root, ready for `git add`. */
+  /** Relative to the working tree root, ready for `git add`; absolute in a bare repository (inside its git dir, never committed). */
   path: string
 }
 
@@ -33,7 +33,13 @@ export default class ThreadNew extends VltCommand {
     const repo = await openRepo(this.workDir(flags))
     const thread = await createThread(repo.vltDir, { name: args.name, title: flags.title, description: flags.description })
     const path = repo.root === null ? thread.path : thread.path.slice(repo.root.length + 1)
-    this.log(`Created ${path} — add entries with \`git vlt thread push ${thread.name} "..."\` and commit it to share.`)
+    const push = `add entries with \`git vlt thread push ${thread.name} "..."\``
+    // A bare repository keeps threads in its git dir (<gitDir>/vlt/threads), which no commit can hold.
+    this.log(
+      repo.root === null
+        ? `Created ${path} — ${push}. In a bare repository threads stay here, in its git directory: there is no working tree to share them from.`
+        : `Created ${path} — ${push} and commit it to share.`,
+    )
     return { name: thread.name, title: thread.title, created: thread.created, description: thread.description, path }
   }
 }

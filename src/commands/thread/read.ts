@@ -3,7 +3,7 @@ import { VltCommand } from '../../core/cli/vlt-command.js'
 import { openRepo, type Repo } from '../../core/git/index.js'
 import { loadConfig } from '../../core/config/index.js'
 import { createLlmClient, LlmUnavailableError } from '../../core/llm/index.js'
-import { chooseSummarizer, ExtractiveSummarizer, readThread, summarizeThread, type Entry, type Thread, type ThreadSummary } from '../../core/threads/index.js'
+import { chooseSummarizer, displayEntry, ExtractiveSummarizer, readThread, summarizeThread, type Entry, type Thread, type ThreadSummary } from '../../core/threads/index.js'
 
 export interface ThreadReadResult {
   name: string
@@ -59,7 +59,7 @@ export default class ThreadRead extends VltCommand {
     const out: string[] = [`# ${thread.title}  (${thread.name}, created ${thread.created})`]
     if (thread.description) out.push('', thread.description)
     if (summary) out.push('', `## Summary (${summary.generatedBy})`, '', summary.text || '(no entries yet)')
-    for (const entry of thread.entries) out.push('', `## ${entry.type} · ${entry.author} · ${entry.timestamp}  [${entry.id}]`, '', entry.text)
+    for (const entry of thread.entries) out.push('', displayEntry(entry))
     if (thread.entries.length === 0) out.push('', `(no entries yet — add one with \`git vlt thread push ${thread.name} "..."\`)`)
     this.log(out.join('\n'))
     return {

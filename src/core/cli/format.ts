@@ -12,6 +12,7 @@ export function formatSkipped(skipped: SkippedCounts): string {
     parseTimeout: 'past the parse time bound (indexed as text)',
     parseMemory: 'past the parse memory bound (indexed as text)',
     parseCrash: 'that crashed the parser (indexed as text)',
+    submodule: "submodule (its files are another repository's: not indexed)",
   }
   const parts = (Object.keys(labels) as Array<keyof SkippedCounts>).filter((key) => skipped[key] > 0).map((key) => `${skipped[key]} ${labels[key]}`)
   return parts.length ? `\nskipped: ${parts.join(', ')}` : ''

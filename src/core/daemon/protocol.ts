@@ -20,7 +20,8 @@ export interface RequestBase {
 export type DaemonRequest =
   | (RequestBase & { type: 'query'; command: QueryName; params: unknown })
   | (RequestBase & { type: 'status' })
-  | (RequestBase & { type: 'stop' })
+  /** `reason` goes into the daemon's log (e.g. the per-user cap, see registry.ts). */
+  | (RequestBase & { type: 'stop'; reason?: string })
 
 export interface DaemonStatus {
   pid: number

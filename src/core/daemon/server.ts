@@ -6,8 +6,10 @@
  *
  * One per repository: the daemon holds `.vlt/locks/daemon.lock` while it runs, so a second one (two
  * CLIs starting it at once) waits briefly and leaves. Holding the lock, it removes whatever socket
- * a killed predecessor left. It exits after an idle period, on `stop`, when a client of another
- * build or environment calls (see protocol.ts), and when `.vlt/` or its socket disappears.
+ * a killed predecessor left. It exits after an idle period, on `stop` (which a newly started daemon
+ * sends the least recently used idle one to keep the user's daemons under a cap: registry.ts), when
+ * a client of another build or environment calls (see protocol.ts), and when `.vlt/` or its socket
+ * disappears.
  */
 import { chmodSync, existsSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
@@ -20,6 +22,7 @@ import { acquireLock, ensureDirSync, removeConfinedSync, type Lock } from '../st
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js'
+import { capDaemons, DaemonRegistry, maxDaemons, ownEntry, registryPlace, type RegistryEntry } from './registry.js'
 
 const IDLE_ENV = 'GIT_VLT_DAEMON_IDLE_MS'
 const DEFAULT_IDLE_MS = 10 * 60_000
@@ -70,6 +73,7 @@ class Daemon {
   private readonly startedAt = new Date()
   private readonly open = new Set<Sink>()
   private socketIno: number | undefined
+  private registered: { registry: DaemonRegistry; entry: RegistryEntry } | undefined
   private served = 0
   private active = 0
   private lastRequestAt: Date | null = null
@@ -111,9 +115,29 @@ class Daemon {
     this.watchdog = setInterval(() => this.checkSurroundings(), WATCHDOG_MS)
     this.armIdle()
     this.log(`serving ${this.vltDir} on ${this.paths.socket} (pid ${process.pid}, build ${BUILD_ID})`)
+    this.register()
     // Load the index now, so that the first client finds it warm (or waits for this very load).
     this.warm.get().catch((error: unknown) => this.log(`warming up failed: ${(error as Error).message}`))
     return done
+  }
+
+  /** Joins the user's registry of daemons and keeps their number under the cap (registry.ts). */
+  private register(): void {
+    const place = registryPlace()
+    if ('refused' in place) {
+      this.log(`no cap on the number of daemons: ${place.refused}`)
+      return
+    }
+    const entry = ownEntry(this.vltDir, this.paths.socket, this.startedAt)
+    const registry = new DaemonRegistry(place.dir)
+    try {
+      registry.register(entry)
+    } catch (error) {
+      this.log(`no cap on the number of daemons: ${(error as Error).message}`)
+      return
+    }
+    this.registered = { registry, entry }
+    capDaemons(registry, entry, maxDaemons(), this.log).catch((error: unknown) => this.log(`capping the daemons failed: ${(error as Error).message}`))
   }
 
   /**
@@ -154,7 +178,7 @@ class Daemon {
     // Any build may ask an old daemon to stop; only our own build gets answers.
     if (request?.type === 'stop') {
       end({ type: 'stopping', pid: process.pid })
-      return this.shutdown('asked to stop')
+      return this.shutdown(typeof request.reason === 'string' ? `asked to stop: ${request.reason.slice(0, 300)}` : 'asked to stop')
     }
     const mismatch = request?.protocol !== PROTOCOL_VERSION || request.build !== BUILD_ID ? 'the client is another build of git-vlt' : request.env !== this.env ? 'the client has another environment' : null
     if (request?.type === 'status') return end({ type: 'status', status: this.status(mismatch === null) })
@@ -240,6 +264,11 @@ class Daemon {
     clearTimeout(this.idleTimer)
     clearInterval(this.watchdog)
     this.server.close()
+    try {
+      this.registered?.registry.unregister(this.vltDir, process.pid)
+    } catch {
+      // A registry folder gone or unwritable: a stale entry is dropped by the next daemon that starts.
+    }
     // Only our own socket: a successor may already have replaced it.
     if (this.socketIno !== undefined && this.currentSocketIno() === this.socketIno) this.removeSocket()
     this.warm.close()

@@ -42,27 +42,35 @@ export function isFileMode(mode: string | null): boolean {
  * path, not code) and so are submodules (their content lives in another repository).
  */
 export async function listTree(repo: Repo, treeish: string): Promise<TreeEntry[]> {
+  return (await listTreeAndSubmodules(repo, treeish)).files
+}
+
+/** listTree, and the paths of the tree's submodules (gitlinks, mode 160000), which the index reports as skipped. */
+export async function listTreeAndSubmodules(repo: Repo, treeish: string): Promise<{ files: TreeEntry[]; submodules: string[] }> {
   const out = await runInRepo(repo, ['ls-tree', '-r', '-l', '-z', '--full-tree', revision(treeish)])
-  const entries: TreeEntry[] = []
+  const files: TreeEntry[] = []
+  const submodules: string[] = []
   let start = 0
   while (start < out.length) {
     const end = out.indexOf(NUL, start)
     const tab = out.indexOf(TAB, start)
-    // "<mode> SP <type> SP <object> SP+ <size> TAB <path>"; '1','0','0' opens every file mode.
+    // "<mode> SP <type> SP <object> SP+ <size> TAB <path>"; '1','0','0' opens every file mode, '1','6' a gitlink.
     if (out[start] === 0x31 && out[start + 1] === 0x30 && out[start + 2] === 0x30) {
       const header = out.toString('latin1', start, tab)
       const blobStart = header.indexOf(' ', 7) + 1
       const blobEnd = header.indexOf(' ', blobStart)
-      entries.push({
+      files.push({
         path: out.toString('utf8', tab + 1, end),
         mode: header.slice(0, 6),
         blob: header.slice(blobStart, blobEnd),
         size: Number(header.slice(blobEnd + 1)),
       })
+    } else if (out[start] === 0x31 && out[start + 1] === 0x36) {
+      submodules.push(out.toString('utf8', tab + 1, end))
     }
     start = end + 1
   }
-  return entries
+  return { files, submodules }
 }
 
 /**

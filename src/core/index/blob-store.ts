@@ -295,9 +295,10 @@ export class BlobStore {
       const kept = index.keys.flatMap((key, i) => (live.has(key) && !claimed.has(key) ? [i] : []))
       kept.forEach((i) => claimed.add(index.keys[i]!))
       if (kept.length * 2 >= index.keys.length) continue
-      freedBytes += sizeOf(join(this.packsDir, index.pack))
+      // Measured before removing; a rewrite frees only what its smaller copy does not take back.
+      freedBytes += this.packBytes(index.pack)
+      for (const pack of this.rewritePack(index, kept)) freedBytes -= this.packBytes(pack)
       removed += index.keys.length - kept.length
-      this.rewritePack(index, kept)
     }
     const indexed = new Set(indexes.map((index) => index.pack))
     for (const name of listDirConfinedSync(this.packsDir)) {
@@ -343,6 +344,11 @@ export class BlobStore {
     return retired
   }
 
+  /** Bytes of a pack (by file name) and its index. */
+  private packBytes(pack: string): number {
+    return sizeOf(join(this.packsDir, pack)) + sizeOf(join(this.packsDir, packId(pack) + INDEX_SUFFIX))
+  }
+
   /** Removes a pack, its index first so that no reader finds an index without its pack. */
   removePack(id: string): void {
     removeConfinedSync(join(this.packsDir, id + INDEX_SUFFIX))
@@ -355,9 +361,10 @@ export class BlobStore {
     index.keys.forEach((key, i) => this.packed!.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! }))
   }
 
-  /** Replaces a pack by one holding only its records at `kept` (none: the pack is removed). */
-  private rewritePack(index: PackIndex, kept: number[]): void {
+  /** Replaces a pack by one holding only its records at `kept` (none: the pack is removed); returns the packs written. */
+  private rewritePack(index: PackIndex, kept: number[]): string[] {
     const path = join(this.packsDir, index.pack)
+    let written: string[] = []
     if (kept.length > 0) {
       const writer = this.packWriter({ records: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY })
       try {
@@ -367,11 +374,13 @@ export class BlobStore {
           writer.add(index.keys[i]!, bytes)
         }
         writer.finish()
+        written = [...writer.packs]
       } finally {
         writer.abort()
       }
     }
     this.removePack(packId(index.pack))
+    return written
   }
 
   private storeHealed(key: BlobKey, encoded: Uint8Array): void {

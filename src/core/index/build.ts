@@ -1,6 +1,6 @@
 import { silentProgress, type Progress } from '../cli/progress.js'
 import { CorruptFileError, unlessCorrupt, VltError } from '../errors.js'
-import { BlobReader, listTree, type TreeEntry } from '../git/index.js'
+import { BlobReader, listTreeAndSubmodules, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
 import { readRecord, refuseShippedRecords, writeRecord } from '../store/index.js'
@@ -75,7 +75,7 @@ export function deltaLimit(files: number): number {
  */
 export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeManifest | null, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now()
-  const entries = await listTree(ctx.repo, treeHash)
+  const { files: entries, submodules } = await listTreeAndSubmodules(ctx.repo, treeHash)
   // Records committed where ours live would be read as ours (store/shipped.ts). A bare
   // repository keeps `.vlt` in its git dir, where no tree reaches.
   if (ctx.repo.root !== null) refuseShippedRecords(entries.map((entry) => entry.path))
@@ -149,6 +149,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     createdAt: new Date().toISOString(),
     edges,
     files,
+    submodules: submodules.filter((path) => !excluded(ctx, path)),
   }
   // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
   await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
@@ -161,7 +162,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     chunks,
     symbols,
     edges,
-    skipped: countSkipped(files),
+    skipped: countSkipped(manifest),
     extracted,
     changed: changed.sort(),
     aggregatesTree: manifest.aggregatesTree,
@@ -191,6 +192,12 @@ function selectEntries(ctx: IndexContext, entries: TreeEntry[]): Wanted[] {
     else if (selection.reason === 'secret') wanted.push({ entry, language: 'text', secret: true })
   }
   return wanted
+}
+
+/** Left out by the built-in excludes or vlt.toml's include/exclude: not reported as skipped. */
+function excluded(ctx: IndexContext, path: string): boolean {
+  const selection = ctx.selectFile(path)
+  return !selection.selected && selection.reason === 'excluded'
 }
 
 /**

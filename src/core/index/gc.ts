@@ -15,6 +15,7 @@ export interface GcResult {
   removedTrees: number
   removedBlobRecords: number
   removedTempFiles: number
+  /** Bytes of the files removed (each measured before removing it), less what rewritten packs take again. */
   freedBytes: number
   durationMs: number
 }
@@ -69,14 +70,16 @@ export async function collectGarbage(cwd: string, keep: number, warn: (message: 
     const packs = ctx.blobs.packsDir
     for (const path of await listFilesConfined(ctx.paths.objects)) {
       if (liveLoose.has(path) || path.endsWith('.vlt-tmp') || path.startsWith(packs + sep)) continue
-      freedBytes += await sizeOf(path)
+      const bytes = await sizeOf(path)
       await removeConfined(path).catch(() => {})
+      freedBytes += bytes
       removedBlobRecords++
     }
     const pruned = ctx.blobs.prunePacks(liveRecords)
     removedBlobRecords += pruned.removed
     freedBytes += pruned.freedBytes
-    const removedTempFiles = await sweepTempFiles(ctx.paths.root)
+    // A pack a killed build was writing is one of these: it can be the largest thing gc frees.
+    const removedTempFiles = await sweepTempFiles(ctx.paths.root, { removed: (bytes) => (freedBytes += bytes) })
     await writeState(ctx.paths, { ...state, recentTrees: state.recentTrees.filter((tree) => kept.has(tree)) })
     return { keptTrees: [...kept], removedTrees, removedBlobRecords, removedTempFiles, freedBytes, durationMs: Date.now() - started }
   }, { waitMs: 120_000, onWait: (holder) => warn(`waiting for another git-vlt run (${holder}) to finish…`) })

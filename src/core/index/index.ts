@@ -1,13 +1,13 @@
-import { statSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
 import { unlessCorrupt } from '../errors.js'
 import { workingTreeChanges } from '../git/index.js'
-import { readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
+import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { inspectIndex, type IndexIntegrity } from './integrity.js'
-import { countIndexed, countSkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
+import { countIndexed, countSkipped, emptySkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { loadWholeTreeLocked, nearestTree, recordItems, repairTree } from './repair.js'
 import { readState, readStateRecord, writeState, type IndexState } from './state.js'
@@ -168,11 +168,11 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
  * inside a file is found by the query that reads it.
  */
 function looksWhole(ctx: IndexContext, state: IndexState): boolean {
-  const present = (path: string): boolean => (statSync(path, { throwIfNoEntry: false })?.size ?? 0) > 0
+  const present = (path: string): boolean => (lstatSync(path, { throwIfNoEntry: false })?.size ?? 0) > 0
   if (!state.treeHash || !present(ctx.paths.treeManifest(state.treeHash))) return false
   const anchor = state.aggregatesTree
   if (anchor && !['manifest', 'bm25', 'symbols', 'graph'].every((name) => present(ctx.paths.treeRecord(anchor, name)))) return false
-  return statSync(ctx.blobs.recordsDir, { throwIfNoEntry: false }) !== undefined
+  return lstatSync(ctx.blobs.recordsDir, { throwIfNoEntry: false }) !== undefined
 }
 
 /**
@@ -197,14 +197,20 @@ export interface StatusResult {
   symbols: number
   edges: number
   languages: Record<string, number>
+  /** Bytes of the BM25 index, and of the symbol table plus graph, the tree's queries load: its anchor's for a delta tree. */
   bm25Bytes: number
+  /** Bytes of the embedding cache (`.vlt/vectors/`) and of the tree's chunk vectors. */
   vectorBytes: number
   graphBytes: number
+  /** A delta tree stores only its manifest: the anchor tree whose stored aggregates it is loaded from. null when its own are stored. */
+  deltaOf: string | null
   /** Tokens of the default repo map (`git vlt coderag map`) of the indexed tree; null when nothing is indexed. */
   repoMapTokens: number | null
   lastIndexed: string | null
   lastIncremental: string | null
   skipped: SkippedCounts
+  /** Paths of the indexed tree's submodules (counted in skipped.submodule): their files are another repository's. */
+  submodules: string[]
   overlay: { files: number; headTree: string | null }
   /** Changes the git hooks queued and whether the commit policy makes them due (see `git vlt hooks`). */
   queue: QueueSummary
@@ -229,12 +235,13 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
   // A damaged state leaves the trees: report HEAD's when it is indexed, rather than nothing.
   const head = ctx.repo.head.tree
-  const tree = state.treeHash ?? (damaged && statSync(ctx.paths.treeManifest(head), { throwIfNoEntry: false }) ? head : null)
+  const tree = state.treeHash ?? (damaged && lstatSync(ctx.paths.treeManifest(head), { throwIfNoEntry: false }) ? head : null)
   const integrity = await inspectIndex(ctx, tree)
   const manifest = tree ? await loadManifest(ctx, tree) : null
   const overlay: Overlay | undefined = manifest ? await readOverlay(ctx) : undefined
   const { files, chunks, symbols, languages } = countIndexed(manifest?.files ?? [])
-  const dir = tree ? ctx.paths.treeDir(tree) : ''
+  // A delta tree's aggregates are its anchor's, patched in memory when loaded.
+  const dir = manifest ? ctx.paths.treeDir(manifest.aggregatesTree) : ''
   const indexer = await readIndexerState(ctx.paths.root)
   const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== head : false
   const commitIndex = await unlessCorrupt(() => readCommitIndex(ctx.paths), (error) => {
@@ -252,13 +259,15 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     edges: manifest ? manifest.edges ?? (await deltaEdges(ctx, manifest.treeHash)) : 0,
     languages,
     bm25Bytes: manifest ? fileSize(join(dir, 'bm25.mpk')) : 0,
-    vectorBytes: 0,
+    vectorBytes: manifest ? await vectorBytes(ctx, manifest.treeHash) : 0,
     graphBytes: manifest ? fileSize(join(dir, 'graph.mpk')) + fileSize(join(dir, 'symbols.mpk')) : 0,
+    deltaOf: manifest && manifest.aggregatesTree !== manifest.treeHash ? manifest.aggregatesTree : null,
     // Computing it needs the tree's aggregates: not from a damaged index (status repairs nothing).
     repoMapTokens: manifest && integrity.complete ? await repoMapTokens(ctx, manifest.treeHash, warn) : null,
     lastIndexed: state.lastIndexed,
     lastIncremental: state.lastIncremental,
-    skipped: countSkipped(manifest?.files ?? []),
+    skipped: manifest ? countSkipped(manifest) : emptySkipped(),
+    submodules: manifest?.submodules ?? [],
     overlay: { files: dirty && overlay ? overlay.files.length : 0, headTree: overlay?.headTree ?? null },
     queue: queueSummary(await readQueue(ctx.paths.root), ctx.config.coderag.delta),
     commits: {
@@ -339,7 +348,7 @@ function describeTree(manifest: TreeManifest, edges: number): BuildResult {
     chunks,
     symbols,
     edges,
-    skipped: countSkipped(manifest.files),
+    skipped: countSkipped(manifest),
     extracted: [],
     changed: [],
     aggregatesTree: manifest.aggregatesTree,
@@ -370,9 +379,18 @@ export function lockOptions(opts: BuildOptions) {
   return { waitMs: 120_000, notifyAfterMs: 1_000, onWait: (holder: string) => opts.warn(`waiting for another git-vlt run (${holder}) to finish…`) }
 }
 
+/** The embedding cache, shared by every tree, and the tree's own chunk vectors (vector search path). */
+async function vectorBytes(ctx: IndexContext, tree: string): Promise<number> {
+  const treeDir = ctx.paths.treeDir(tree)
+  const treeVectors = (await listDirConfined(treeDir)).filter((name) => name.startsWith('search-vectors-')).map((name) => join(treeDir, name))
+  let total = 0
+  for (const path of [...(await listFilesConfined(join(ctx.paths.root, 'vectors'))), ...treeVectors]) total += fileSize(path)
+  return total
+}
+
 function fileSize(path: string): number {
   try {
-    return statSync(path).size
+    return lstatSync(path).size
   } catch {
     return 0
   }

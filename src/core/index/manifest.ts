@@ -28,6 +28,8 @@ export interface SkippedCounts {
   parseTimeout: number
   parseMemory: number
   parseCrash: number
+  /** Submodules (gitlinks): their files belong to another repository and are not indexed. */
+  submodule: number
 }
 
 /** What each Degraded reason means, for warnings. */
@@ -53,18 +55,21 @@ export interface TreeManifest {
   /** Graph edges, so that status need not load the aggregates; null for a delta tree. */
   edges: number | null
   files: ManifestFile[]
+  /** Paths of the tree's submodules the selection reaches; absent in manifests written before they were listed. */
+  submodules?: string[]
 }
 
 export const MANIFEST_KIND = 'tree-manifest'
 export const MANIFEST_VERSION = 2
 
 export function emptySkipped(): SkippedCounts {
-  return { binary: 0, tooLarge: 0, minified: 0, invalidUtf8: 0, parseErrors: 0, secret: 0, parseTimeout: 0, parseMemory: 0, parseCrash: 0 }
+  return { binary: 0, tooLarge: 0, minified: 0, invalidUtf8: 0, parseErrors: 0, secret: 0, parseTimeout: 0, parseMemory: 0, parseCrash: 0, submodule: 0 }
 }
 
-export function countSkipped(files: Iterable<ManifestFile>): SkippedCounts {
+export function countSkipped(manifest: Pick<TreeManifest, 'files' | 'submodules'>): SkippedCounts {
   const counts = emptySkipped()
-  for (const file of files) {
+  counts.submodule = manifest.submodules?.length ?? 0
+  for (const file of manifest.files) {
     if (file.skipped) counts[file.skipped]++
     else if (file.degraded) counts[file.degraded]++
     else if (file.parseErrors > 0) counts.parseErrors++

@@ -6,7 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { UsageError } from '../errors.js'
-import { appendEntry, createThread, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
+import { appendEntry, createThread, displayEntry, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
 import { APPENDS, currentFreshness, cursorInput, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
 
@@ -78,7 +78,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       const thread = await readThread(env.index.repo.vltDir, args.thread)
       const freshness = await currentFreshness(env)
       const rest = thread.entries.slice(offset)
-      const fitted = rest.length === 0 ? 0 : fitItems(rest, renderEntry, FRAME_TOKENS, env.maxTokens)
+      const fitted = rest.length === 0 ? 0 : fitItems(rest, displayEntry, FRAME_TOKENS, env.maxTokens)
       const entries = rest.slice(0, fitted)
       const shown = offset + fitted
       const cursor = shown < thread.entries.length ? encodeCursor({ tool: 'thread_read', offset: shown, tree: freshness.treeHash, args: key }) : undefined
@@ -97,7 +97,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       const text = [
         `# ${thread.title} (${thread.name}, ${thread.entries.length} entries)`,
         ...(thread.description ? [thread.description] : []),
-        ...entries.map(renderEntry),
+        ...entries.map(displayEntry),
         ...thread.problems.map((p) => `warning: ${p}`),
         ...(note ? [note] : []),
       ].join('\n\n')
@@ -105,10 +105,6 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       return { structured, text, remember: { summary: `read ${entries.length} of ${thread.entries.length} entries of ${thread.name}`, insights: decisions.slice(-3), symbols: [], files: [] } }
     },
   })
-}
-
-function renderEntry(entry: Entry): string {
-  return `## ${entry.type} · ${entry.author} · ${entry.timestamp} [${entry.id}]\n${entry.text}`
 }
 
 /** Entries are signed by the agent: `claude` for Claude clients, else the client id. */

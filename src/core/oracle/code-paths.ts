@@ -128,9 +128,15 @@ const LOCALIZED_COMMITS = 4
 /**
  * "Where would I change …", "how does … work": the files file-level search ranks (code fused with
  * HEAD's history), each as its best chunk, and — when git is a source — the past commits behind
- * them, with their messages, as citable evidence.
+ * them, with their messages, as citable evidence (a shallow clone's `boundary` commits marked as such).
  */
-export async function localizationPath(qctx: QueryContext, cls: Classification, terms: readonly string[], withCommits: boolean): Promise<SearchPathResult> {
+export async function localizationPath(
+  qctx: QueryContext,
+  cls: Classification,
+  terms: readonly string[],
+  withCommits: boolean,
+  boundary: ReadonlySet<string>,
+): Promise<SearchPathResult> {
   const query = [cls.searchText, ...cls.identifiers.filter((id) => !cls.searchText.includes(id))].join(' ')
   const response = await searchFiles(qctx, query, { limit: LOCALIZED_FILES })
   const top = response.files[0]?.score || 1
@@ -173,7 +179,7 @@ export async function localizationPath(qctx: QueryContext, cls: Classification, 
   const commits = [...cited].slice(0, LOCALIZED_COMMITS).flatMap((hash) => byHash.get(hash) ?? [])
   commits.forEach((commit, i) => {
     const files = commit.files.map((file) => file.path)
-    candidates.push(commitCandidate({ hash: commit.hash, author: commit.author, date: new Date(commit.time * 1000).toISOString().slice(0, 10), subject: commit.subject, body: commit.body, files }, 'similar', 0.9 - i / (commits.length + 1), terms))
+    candidates.push(commitCandidate({ hash: commit.hash, author: commit.author, date: new Date(commit.time * 1000).toISOString().slice(0, 10), subject: commit.subject, body: commit.body, files, boundary: boundary.has(commit.hash) }, 'similar', 0.9 - i / (commits.length + 1), terms))
   })
   return { candidates, warnings: response.warnings }
 }

@@ -108,7 +108,7 @@ function commitSummary(source: OracleSource): string {
 
 function blameLine(blame: BlameLine[]): string {
   if (blame.length === 0) return ''
-  const shown = blame.slice(0, 3).map((b) => `${shortHash(b.commit)} ${b.author} ${b.date} "${b.subject}"`)
+  const shown = blame.slice(0, 3).map((b) => (b.boundary ? `${shortHash(b.commit)} (shallow clone boundary: written at or before it, author unknown)` : `${shortHash(b.commit)} ${b.author} ${b.date} "${b.subject}"`))
   return `  last changed by: ${visibleLine(shown.join('; '))}`
 }
 

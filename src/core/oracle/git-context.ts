@@ -14,6 +14,11 @@ export interface BlameLine {
   subject: string
   /** Lines of the range this commit last changed. */
   lines: number
+  /**
+   * A shallow clone's boundary commit (git/shallow.ts): history stops there, so git credits it with
+   * every older line. The lines were written at or before it, by someone unknown: not its authorship.
+   */
+  boundary: boolean
 }
 
 export interface Commit {
@@ -23,6 +28,8 @@ export interface Commit {
   subject: string
   body: string
   files: string[]
+  /** A shallow clone's boundary commit: its diff holds all the history before it (see BlameLine). */
+  boundary: boolean
 }
 
 /** Git output that stops for this long is abandoned (a pickaxe over a huge history). */
@@ -34,8 +41,12 @@ export function openGit(root: string): SimpleGit {
   return simpleGit({ baseDir: root, timeout: { block: BLOCK_TIMEOUT_MS } })
 }
 
-/** The commits that last changed lines start..end of `path`, most lines first. */
-export async function blameRange(git: SimpleGit, path: string, start: number, end: number): Promise<BlameLine[]> {
+/**
+ * The commits that last changed lines start..end of `path`, most lines first; `boundary` holds a
+ * shallow clone's boundary commits (porcelain's own `boundary` mark also tags a complete
+ * repository's root commit, whose authorship is real).
+ */
+export async function blameRange(git: SimpleGit, path: string, start: number, end: number, boundary: ReadonlySet<string>): Promise<BlameLine[]> {
   const output = await git.raw(['blame', '--porcelain', '-L', `${start},${end}`, '--', path])
   const commits = new Map<string, BlameLine>()
   let current: BlameLine | undefined
@@ -44,7 +55,7 @@ export async function blameRange(git: SimpleGit, path: string, start: number, en
     if (header) {
       const hash = header[1]!
       current = commits.get(hash)
-      if (!current) commits.set(hash, (current = { commit: hash, author: '', date: '', subject: '', lines: 0 }))
+      if (!current) commits.set(hash, (current = { commit: hash, author: '', date: '', subject: '', lines: 0, boundary: boundary.has(hash) }))
       current.lines++
     } else if (current && line.startsWith('author ')) current.author = line.slice(7)
     else if (current && line.startsWith('author-time ')) current.date = new Date(Number(line.slice(12)) * 1000).toISOString().slice(0, 10)
@@ -55,13 +66,13 @@ export async function blameRange(git: SimpleGit, path: string, start: number, en
 
 const FORMAT = '--format=%x1e%H%x1f%an%x1f%aI%x1f%s%x1f%b%x1f'
 
-function parseLog(output: string): Commit[] {
+function parseLog(output: string, boundary: ReadonlySet<string>): Commit[] {
   const commits: Commit[] = []
   for (const record of output.split('\x1e').slice(1)) {
     const [hash, author, date, subject, body, rest] = record.split('\x1f')
     if (!hash || !/^[0-9a-f]{40,64}$/.test(hash)) continue
     const files = (rest ?? '').split('\n').map((f) => f.trim()).filter((f) => f !== '' && !/^(diff|@@|[-+ ]|index )/.test(f))
-    commits.push({ hash, author: author ?? '', date: (date ?? '').slice(0, 10), subject: subject ?? '', body: (body ?? '').trim(), files })
+    commits.push({ hash, author: author ?? '', date: (date ?? '').slice(0, 10), subject: subject ?? '', body: (body ?? '').trim(), files, boundary: boundary.has(hash) })
   }
   return commits
 }
@@ -70,28 +81,32 @@ function parseLog(output: string): Commit[] {
  * Commits whose diff adds or removes a line mentioning `symbol` (git log -G), newest first: unlike
  * -S, this finds a change to the symbol's value, which leaves its count of occurrences unchanged.
  */
-export async function pickaxe(git: SimpleGit, symbol: string): Promise<Commit[]> {
+export async function pickaxe(git: SimpleGit, symbol: string, boundary: ReadonlySet<string>): Promise<Commit[]> {
   const pattern = symbol.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  return parseLog(await git.raw(['log', '--no-merges', `-G${pattern}`, '--name-only', FORMAT, `-n${MAX_COMMITS}`]))
+  return parseLog(await git.raw(['log', '--no-merges', `-G${pattern}`, '--name-only', FORMAT, `-n${MAX_COMMITS}`]), boundary)
 }
 
 /** Commits that changed lines start..end of `path`, following them back through history. */
-export async function lineHistory(git: SimpleGit, path: string, start: number, end: number): Promise<Commit[]> {
-  const commits = parseLog(await git.raw(['log', '-L', `${start},${end}:${path}`, '--no-patch', FORMAT, `-n${MAX_COMMITS}`]))
+export async function lineHistory(git: SimpleGit, path: string, start: number, end: number, boundary: ReadonlySet<string>): Promise<Commit[]> {
+  const commits = parseLog(await git.raw(['log', '-L', `${start},${end}:${path}`, '--no-patch', FORMAT, `-n${MAX_COMMITS}`]), boundary)
   for (const commit of commits) if (commit.files.length === 0) commit.files = [path]
   return commits
 }
 
 /** Commits whose message mentions any of the words. */
-export async function messageSearch(git: SimpleGit, words: readonly string[]): Promise<Commit[]> {
+export async function messageSearch(git: SimpleGit, words: readonly string[], boundary: ReadonlySet<string>): Promise<Commit[]> {
   if (words.length === 0) return []
-  return parseLog(await git.raw(['log', '--no-merges', '-i', ...words.map((w) => `--grep=${w}`), '--name-only', FORMAT, '-n50']))
+  return parseLog(await git.raw(['log', '--no-merges', '-i', ...words.map((w) => `--grep=${w}`), '--name-only', FORMAT, '-n50']), boundary)
 }
 
 export function commitText(commit: Commit): string {
   const files = commit.files.length > 0 ? `\nFiles: ${commit.files.slice(0, 20).join(', ')}${commit.files.length > 20 ? ', …' : ''}` : ''
-  return `commit ${commit.hash}\nAuthor: ${commit.author}\nDate: ${commit.date}\n\n${commit.subject}${commit.body ? `\n\n${commit.body}` : ''}${files}`
+  const shallow = commit.boundary ? `\n\n${BOUNDARY_NOTE}` : ''
+  return `commit ${commit.hash}\nAuthor: ${commit.author}\nDate: ${commit.date}\n\n${commit.subject}${commit.body ? `\n\n${commit.body}` : ''}${shallow}${files}`
 }
+
+export const BOUNDARY_NOTE =
+  '(A shallow clone boundary: history stops at this commit, so its diff holds all the history before it; it did not necessarily make this change.)'
 
 /**
  * A commit as evidence; relevance is exact for commits found through the symbol or the cited lines.
@@ -108,6 +123,7 @@ export function commitCandidate(commit: Commit, method: 'pickaxe' | 'lines' | 'm
       subject: commit.subject,
       files: commit.files,
       found: method,
+      boundary: commit.boundary,
     }),
     path: `git:${method}`,
     relevance: method === 'message' || method === 'similar' ? coverage(terms, `${commit.subject}\n${commit.body}`) : 1,

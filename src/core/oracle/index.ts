@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import type { SimpleGit } from 'simple-git'
 import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
-import { openRepo, type Repo } from '../git/index.js'
+import { openRepo, shallowBoundary, type Repo } from '../git/index.js'
 import { openIndexContext } from '../index/index.js'
 import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
@@ -71,6 +71,13 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const files = new FileLines(repo.root)
   const git = wanted.has('git') && repo.root !== null && repo.head.commit !== null ? openGit(repo.root) : null
   if (wanted.has('git') && !git) warn('git: skipped (no commits or no working tree)')
+  const boundary = shallowBoundary(repo)
+  if (git && boundary.size > 0) {
+    warn(
+      `note: this is a shallow clone: git history stops at ${boundary.size} boundary commit(s), and blame and log credit them with every older line and change. ` +
+        'That is not authorship: such lines and commits are marked as the boundary (`git fetch --unshallow` fetches the rest)',
+    )
+  }
 
   const run = async (name: string, task: () => Promise<Candidate[] | null>): Promise<Candidate[]> => {
     try {
@@ -114,7 +121,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     // A question in words (no symbol asked about): the files it is about, with the commits behind them.
     if (cls.queryType === 'conceptual') {
       paths.push(run('code:files', async () => {
-        const found = await localizationPath(opened, cls, terms, wanted.has('git'))
+        const found = await localizationPath(opened, cls, terms, wanted.has('git'), boundary)
         for (const warning of found.warnings) warn(`code: ${warning}`)
         return found.candidates
       }))
@@ -127,8 +134,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
     wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms, warn)) : [],
     wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
-    git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms)) : [],
-    git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms)) : [],
+    git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms, boundary)) : [],
+    git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms, boundary)) : [],
   ])
   let candidates = gathered.flat()
 
@@ -137,14 +144,14 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
   if (git && historyQuestion) {
     const ranges = topCodeRanges(ranked, LINE_HISTORIES)
-    candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms)))
+    candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms, boundary)))
   }
   if (qctx) candidates = candidates.concat(await run('code:tests', async () => testCandidates(qctx!, ranked)))
   ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, traces.decisions)
   ranked = dropTestsAlone(ranked, question, traces)
 
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
-  if (git) await addBlame(git, sources, warn)
+  if (git) await addBlame(git, sources, boundary, warn)
 
   const answer = await synthesize(repo, index?.config, question, cls, sources, repoMapSlice, [...wanted], options, warn)
   const response: OracleResponse = {
@@ -157,6 +164,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     costCents: answer.costCents,
     durationMs: 0,
     warnings,
+    shallow: boundary.size > 0,
   }
   if (options.explain) response.traces = traces
   if (!options.noLog) {
@@ -172,20 +180,25 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   return response
 }
 
-async function pickaxeCandidates(git: SimpleGit, symbol: string, terms: readonly string[]): Promise<Candidate[]> {
-  const commits = await pickaxe(git, symbol)
+async function pickaxeCandidates(git: SimpleGit, symbol: string, terms: readonly string[], boundary: ReadonlySet<string>): Promise<Candidate[]> {
+  const commits = await pickaxe(git, symbol, boundary)
   return commits.map((commit, i) => commitCandidate(commit, 'pickaxe', 1 - i / (commits.length + 1), terms))
 }
 
 /** Commits whose messages mention the question's words, best covered first. */
-async function messageCandidates(git: SimpleGit, cls: Classification, terms: readonly string[]): Promise<Candidate[]> {
+async function messageCandidates(git: SimpleGit, cls: Classification, terms: readonly string[], boundary: ReadonlySet<string>): Promise<Candidate[]> {
   const words = cls.searchText.split(/[^\w$]+/).filter((word) => word.length >= 3 && questionTerms(word).length > 0)
-  const commits = await messageSearch(git, [...new Set([...words, ...cls.identifiers])])
+  const commits = await messageSearch(git, [...new Set([...words, ...cls.identifiers])], boundary)
   return commits.map((commit, i) => commitCandidate(commit, 'message', 1 - i / (commits.length + 1), terms))
 }
 
-async function lineCandidates(git: SimpleGit, ranges: Array<{ path: string; start: number; end: number }>, terms: readonly string[]): Promise<Candidate[]> {
-  const histories = await Promise.all(ranges.map((range) => lineHistory(git, range.path, range.start, range.end)))
+async function lineCandidates(
+  git: SimpleGit,
+  ranges: Array<{ path: string; start: number; end: number }>,
+  terms: readonly string[],
+  boundary: ReadonlySet<string>,
+): Promise<Candidate[]> {
+  const histories = await Promise.all(ranges.map((range) => lineHistory(git, range.path, range.start, range.end, boundary)))
   return histories.flatMap((commits) => commits.map((commit, i) => commitCandidate(commit, 'lines', 0.9 - i / (commits.length + 1), terms)))
 }
 
@@ -250,12 +263,12 @@ function truncate(source: OracleSource, tokens: number): OracleSource {
 }
 
 /** Who last changed each cited code range (the first few; blame costs a git process each). */
-async function addBlame(git: SimpleGit, sources: OracleSource[], warn: (message: string) => void): Promise<void> {
+async function addBlame(git: SimpleGit, sources: OracleSource[], boundary: ReadonlySet<string>, warn: (message: string) => void): Promise<void> {
   const code = sources.filter((s) => s.sourceType === 'code' && typeof s.metadata.path === 'string').slice(0, BLAMED)
   await Promise.all(code.map(async (source) => {
     const { path, startLine, endLine } = source.metadata as { path: string; startLine: number; endLine: number }
     try {
-      source.metadata.blame = await blameRange(git, path, startLine, endLine)
+      source.metadata.blame = await blameRange(git, path, startLine, endLine, boundary)
     } catch (error) {
       // A file not yet committed has no blame; anything else is worth saying.
       if (!/no such path|fatal: file .* has only|no such ref/i.test(String((error as Error).message))) warn(`git blame ${path}: ${(error as Error).message.split('\n')[0]}`)

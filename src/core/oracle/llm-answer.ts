@@ -4,6 +4,7 @@
  */
 import { DATA_BLOCK_RULE, dataBlock, type LlmClient, type LlmResult } from '../llm/index.js'
 import { citation } from './extractive.js'
+import type { BlameLine } from './git-context.js'
 import type { OracleSource, QueryType } from './types.js'
 
 const SYSTEM_PROMPT = `You answer questions about a software repository for a developer, using only the evidence provided.
@@ -28,9 +29,10 @@ export function buildMessages(question: string, queryType: QueryType, sources: r
 }
 
 function blameAttribute(source: OracleSource): Record<string, string> {
-  const blame = source.metadata.blame as Array<{ commit: string; author: string; date: string }> | undefined
+  const blame = source.metadata.blame as BlameLine[] | undefined
   if (!blame || blame.length === 0) return {}
-  return { last_changed: blame.slice(0, 3).map((b) => `${b.commit.slice(0, 12)} ${b.author} ${b.date}`).join('; ') }
+  const changed = (b: BlameLine): string => (b.boundary ? `at or before ${b.commit.slice(0, 12)} (shallow clone boundary, author unknown)` : `${b.commit.slice(0, 12)} ${b.author} ${b.date}`)
+  return { last_changed: blame.slice(0, 3).map(changed).join('; ') }
 }
 
 export async function llmAnswer(

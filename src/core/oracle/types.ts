@@ -75,6 +75,11 @@ export interface OracleResponse {
   costCents: number
   durationMs: number
   warnings: string[]
+  /**
+   * A shallow clone: git history stops at boundary commits, which blame and log credit with all
+   * that came before; such blame and commits carry `boundary: true` and are not authorship.
+   */
+  shallow: boolean
   /** Only with `explain`. */
   traces?: OracleTraces
 }

@@ -4,6 +4,7 @@
  * the timeout commits whatever has waited long enough.
  */
 import type { VltConfig } from '../config/types.js'
+import type { DeltaBatch } from './delta-file.js'
 import type { Queue } from './queue.js'
 
 export type DeltaPolicy = VltConfig['coderag']['delta']
@@ -13,7 +14,10 @@ export interface QueueSummary {
   batches: number
   /** Distinct paths changed (a rename counts once, under its new path). */
   files: number
-  /** Lines added plus removed in each file's latest queued change, summed over files (binary files count none). */
+  /**
+   * Lines added plus removed, summed over the commits HEAD moved to (binary files count none): three
+   * commits of 600 lines to one file make 1,800. A commit reached by several batches counts once.
+   */
   lines: number
   /** ISO time of the oldest queued batch; null when the queue is empty. */
   oldestChange: string | null
@@ -29,17 +33,14 @@ export interface QueueSummary {
 }
 
 export function queueSummary(queue: Queue, policy: DeltaPolicy, now: number = Date.now()): QueueSummary {
-  // A file's latest record describes it best: an amend or a rebase reports again what earlier batches did.
-  const latest = new Map<string, number>()
-  for (const record of queue.records) latest.set(record.path, (record.added ?? 0) + (record.removed ?? 0))
-  let lines = 0
-  for (const n of latest.values()) lines += n
+  const files = new Set(queue.records.map((record) => record.path)).size
+  const lines = queuedLines(queue.batches)
   const oldest = queue.batches.length === 0 ? null : Math.min(...queue.batches.map((batch) => batch.enqueuedAt))
   const ageMs = oldest === null ? null : Math.max(0, now - oldest)
-  const reason = dueReason(latest.size, lines, ageMs, policy)
+  const reason = dueReason(files, lines, ageMs, policy)
   return {
     batches: queue.batches.length,
-    files: latest.size,
+    files,
     lines,
     oldestChange: oldest === null ? null : new Date(oldest).toISOString(),
     ageSeconds: ageMs === null ? null : Math.floor(ageMs / 1000),
@@ -48,6 +49,27 @@ export function queueSummary(queue: Queue, policy: DeltaPolicy, now: number = Da
     dueAt: reason !== null || oldest === null ? null : new Date(oldest + policy.timeoutSeconds * 1000).toISOString(),
     unreadable: queue.unreadable.length,
   }
+}
+
+/**
+ * Each commit HEAD arrived at counts with the lines of one batch that reached it. Several batches
+ * reach one commit when an operation reports it twice: an amend's post-commit diffs the new commit
+ * against the old one's parent (re-reporting the replaced commit, counted already) and its
+ * post-rewrite against the replaced commit; a rebase's post-rewrite diffs against the old branch
+ * tip after the replayed commits were reported one by one. The smallest batch is the one from the
+ * nearest starting point: the others repeat changes counted, or indexed, before. Order-independent,
+ * so batches written within one millisecond cannot change the sum.
+ */
+function queuedLines(batches: readonly DeltaBatch[]): number {
+  const byCommit = new Map<string, number>()
+  for (const batch of batches) {
+    let lines = 0
+    for (const record of batch.records) lines += (record.added ?? 0) + (record.removed ?? 0)
+    byCommit.set(batch.to, Math.min(lines, byCommit.get(batch.to) ?? Number.POSITIVE_INFINITY))
+  }
+  let total = 0
+  for (const lines of byCommit.values()) total += lines
+  return total
 }
 
 function dueReason(files: number, lines: number, ageMs: number | null, policy: DeltaPolicy): DueReason | null {

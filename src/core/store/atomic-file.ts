@@ -124,6 +124,8 @@ function syncDirectorySync(dir: string): void {
 export interface SweepOptions {
   /** Temp files older than this are removed even if their writer's pid is alive (pid reuse, hung writer). Default one hour. */
   maxAgeMs?: number
+  /** Told the size of each file removed (measured before removing it). */
+  removed?: (bytes: number) => void
 }
 
 /**
@@ -138,10 +140,12 @@ export async function sweepTempFiles(dir: string, opts: SweepOptions = {}): Prom
     const match = TEMP_PATTERN.exec(basename(path))
     if (!match) continue
     try {
-      const old = Date.now() - (await lstat(path)).mtimeMs > maxAgeMs
+      const info = await lstat(path)
+      const old = Date.now() - info.mtimeMs > maxAgeMs
       if (!old && isProcessAlive(Number(match[1]))) continue
       await unlink(path)
       removed++
+      opts.removed?.(info.size)
     } catch (error) {
       // Its writer finished (renamed it) or another sweeper got there first.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error

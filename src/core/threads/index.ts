@@ -1,5 +1,6 @@
 /** Development threads: markdown files under `.vlt/threads/`, committed, merged by union, summarised lazily. */
 export { defaultAuthor } from './author.js'
+export { displayEntry } from './display.js'
 export { ENTRY_TYPES, KNOWN_AUTHORS, validateEntryType, validateThreadName, type Entry, type EntryType } from './format.js'
 export { searchThreads, type ThreadHit, type ThreadSearchOptions } from './search.js'
 export { listThreads, type ThreadListing } from './listing.js'
