@@ -125,6 +125,65 @@ describe('coderag search --files', function () {
   })
 })
 
+describe('coderag search --files follows HEAD\'s history as it is rewritten, renamed and damaged', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  beforeEach(() => {
+    repo = shopRepo()
+  })
+  afterEach(() => repo?.cleanup())
+  const historyFiles = (query: string) => vltJson(repo.dir, ['coderag', 'search', query, '--files', '--paths', 'history']).files as Array<{ path: string; commits: Array<{ hash: string }> }>
+
+  it('cites the rebased commits, never the ones a rebase rewrote', () => {
+    repo.git('checkout', '-q', '-b', 'feature')
+    repo.write({ 'web/views.py': 'def show_cart(request):\n    return render(request, "cart.html", {"v": 3})\n' })
+    const before = repo.commit('Fix the zanzibar discount in the cart view')
+    vlt(repo.dir, ['coderag', 'sync'])
+    assert.deepEqual(historyFiles('zanzibar discount').map((f) => [f.path, f.commits.map((c) => c.hash)]), [['web/views.py', [before]]])
+    repo.git('checkout', '-q', 'main')
+    repo.write({ 'billing/tax.py': 'RATE = 0.25\n\n\ndef tax_of(cents):\n    return int(cents * RATE)\n' })
+    repo.commit('Raise the tax rate for quokkas')
+    repo.git('checkout', '-q', 'feature')
+    repo.git('rebase', '-q', 'main')
+    const after = repo.git('rev-parse', 'HEAD')
+    assert.notEqual(after, before)
+    const synced = vltJson(repo.dir, ['coderag', 'sync'])
+    assert.deepEqual([synced.commits.mode, synced.commits.added, synced.commits.dropped, synced.commits.indexed], ['rebuilt', 2, 1, 5])
+    assert.deepEqual(historyFiles('zanzibar discount').map((f) => [f.path, f.commits.map((c) => c.hash)]), [['web/views.py', [after]]])
+    assert.deepEqual(historyFiles('quokkas tax rate').map((f) => f.path), ['billing/tax.py'], 'the commit rebased onto is in HEAD\'s history now')
+  })
+
+  it('votes for a file under its name today when older commits changed it under another', () => {
+    vlt(repo.dir, ['coderag', 'sync'])
+    const fix = repo.git('rev-parse', 'HEAD~1')
+    repo.git('mv', 'billing/ledger.py', 'billing/journal.py')
+    const rename = repo.commit('Rename the ledger to the journal')
+    const synced = vltJson(repo.dir, ['coderag', 'sync'])
+    assert.deepEqual([synced.commits.mode, synced.commits.added], ['incremental', 1])
+    const files = historyFiles('invoice rounding partial payments')
+    assert.deepEqual(files.map((f) => f.path), ['billing/journal.py'])
+    assert.deepEqual(files[0]!.commits.map((c) => c.hash), [fix])
+    assert.deepEqual(historyFiles('journal').map((f) => [f.path, f.commits.map((c) => c.hash)]), [['billing/journal.py', [rename]]])
+  })
+
+  it('answers from git with one warning when a commit pack is damaged, and is whole again after', () => {
+    vlt(repo.dir, ['coderag', 'sync'])
+    const packs = join(repo.dir, '.vlt', 'commits', 'packs')
+    for (const pack of readdirSync(packs)) {
+      const bytes = readFileSync(join(packs, pack))
+      bytes[bytes.length >> 1] ^= 0xff
+      writeFileSync(join(packs, pack), bytes)
+    }
+    const damaged = vlt(repo.dir, ['coderag', 'search', 'invoice rounding partial payments', '--files', '--paths', 'history'])
+    assert.equal(damaged.status, 0, damaged.stderr)
+    assert.match(damaged.stdout, /^1\. billing\/ledger\.py /)
+    assert.equal(damaged.stderr.trim().split('\n').length, 1, damaged.stderr)
+    assert.match(damaged.stderr, /\.vlt\/commits\/packs\/.*rebuilding it from git/)
+    const again = vlt(repo.dir, ['coderag', 'search', 'invoice rounding partial payments', '--files', '--paths', 'history'])
+    assert.deepEqual([again.status, again.stderr, again.stdout], [0, '', damaged.stdout])
+  })
+})
+
 describe('coderag search --files: commit messages as vectors', function () {
   this.timeout(120_000)
   let repo: GitFixture
