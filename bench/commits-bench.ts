@@ -3,10 +3,11 @@
  * update, loading it for queries and a similar-commit query, beside the git work it rests on.
  *
  * Corpus: a bare clone of a mirror under /work/.mirror (default scrapy/scrapy: 11,399 commits, of
- * which 9,276 are not merges), made once under bench/.work/. Peers, in the same run: `git log
- * --no-merges --raw -M` alone (what listing the changed files costs), and the very `git log` the
- * index reads (`--raw -M -p -U0` with the function patterns) written to /dev/null, so the parse's
- * own share shows.
+ * which 9,276 are not merges; redis/redis, 12,272 and 10,839, is past the issue's 10,000), made once
+ * under bench/.work/. Peers, in the same run: `git log --no-merges --raw -M` alone (what listing the
+ * changed files costs), and the very `git log` the index reads (`--raw -M -p -U0` with the function
+ * patterns) as one process written to /dev/null, so the parse's own share shows (the build runs up
+ * to one such process per core, each on a slice of the history).
  *
  * `npm run bench -- commits [owner+name] [runs]` (default scrapy+scrapy, 3 runs; medians).
  */

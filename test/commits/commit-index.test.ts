@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { loadCommitHistory, readCommitIndex, syncCommits, type CommitsContext } from '../../src/core/commits/index.js'
 import { symbolOf } from '../../src/core/commits/log.js'
@@ -74,6 +76,19 @@ describe('commit index: sync', function () {
     assert.deepEqual(after.commits[0]!.files[0]!.symbols, ['backoff'], 'the hunk header names the function the change is in')
   })
 
+  it('names the function a hunk is in for C with git\'s default pattern, and follows a renamed document', async () => {
+    const c = (limit: number) => `static int parse_header(const char *raw)\n{\n  return raw[0];\n}\n\nint give_up(int attempt)\n{\n  int limit = ${limit};\n  if (attempt > limit)\n    goto out;\n  return 0;\nout:\n  return 1;\n}\n`
+    repo.write({ 'src/retry.c': c(5), 'docs/retry.md': `# Retries\n\n${'Retries back off exponentially.\n'.repeat(20)}` })
+    repo.commit('Add the C retry helpers')
+    repo.write({ 'src/retry.c': c(9) })
+    repo.git('mv', 'docs/retry.md', 'docs/retries.md')
+    repo.write({ 'docs/retries.md': `# Retries\n\n${'Retries back off exponentially.\n'.repeat(20)}See also give_up.\n` })
+    repo.commit('Give up later, in C')
+    await sync(repo)
+    const [latest] = (await history(repo)).commits
+    assert.deepEqual(latest!.files.map((f) => [f.status, f.path, f.symbols]), [['R', 'docs/retries.md', []], ['M', 'src/retry.c', ['give_up']]])
+  })
+
   it('keeps the packs few as one-commit updates accumulate', async () => {
     await sync(repo)
     for (let i = 0; i < 12; i++) {
@@ -103,6 +118,24 @@ describe('commit index: sync', function () {
     assert.deepEqual((await readCommitIndex(ctx.paths))!.packs.map((pack) => pack.commits), [1, 3, 3, 1])
     assert.deepEqual((await subjects(repo)).slice(0, 3), ['Count to 99', 'Count to 4', 'Count to 3'])
     assert.equal((await history(repo)).size, 8)
+  })
+
+  it('reads a long history with git processes side by side and keeps git\'s order', async () => {
+    // 4,400 commits (git fast-import writes them in a blink): two readers of 2,200 on two cores.
+    const count = 4_400
+    const stream = [`commit refs/heads/main\nmark :1\ncommitter Fixture <fixture@example.com> 1700000000 +0000\ndata 5\nstart\nfrom ${repo.git('rev-parse', 'HEAD')}\n`]
+    for (let i = 2; i <= count; i++) {
+      const message = `Count to ${i}`
+      stream.push(`commit refs/heads/main\nmark :${i}\ncommitter Fixture <fixture@example.com> ${1700000000 + i} +0000\ndata ${message.length}\n${message}\nfrom :${i - 1}\nM 100644 inline app/counter${i % 7}.py\ndata ${String(i).length + 1}\n${i}\n\n`)
+    }
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: repo.dir, input: stream.join('') })
+    repo.git('reset', '-q', '--hard', 'main')
+    const built = await syncCommits(await context(repo), { warn: () => {}, packCommits: 1_000 })
+    assert.deepEqual([built.mode, built.commits], ['rebuilt', count + 2])
+    const loaded = await history(repo)
+    assert.deepEqual(loaded.commits.map((c) => c.hash), repo.git('rev-list', '--no-merges', 'HEAD').split('\n'))
+    assert.deepEqual(loaded.commits[0]!.files.map((f) => f.path), [`app/counter${count % 7}.py`])
+    assert.ok(availableParallelism() < 2 || (await readCommitIndex((await context(repo)).paths))!.packs.length === 6, 'each reader writes its own packs: 1,000 + 1,000 + 200, twice')
   })
 
   it('drops the commits a rebase rewrote, keeps those still reachable, reads the new ones', async () => {

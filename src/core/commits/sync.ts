@@ -20,6 +20,7 @@ import { readCommits } from './log.js'
 import { analyzeMessage } from './message-index.js'
 import { confinedSize, packIdOf, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
 import type { CommitRecord } from './types.js'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 
 /** What the commit index needs of the index context (kept structural: the code index imports this module, not the reverse). */
@@ -109,7 +110,7 @@ export async function syncCommits(ctx: CommitsContext, opts: CommitSyncOptions):
 /** HEAD descends from the indexed commit: read the commits in between. */
 async function append(ctx: CommitsContext, opts: CommitSyncOptions, head: string, index: CommitIndexRecord & { head: string }, done: Done): Promise<CommitSyncResult> {
   const { paths, maxCommits } = ctx
-  const added = await collect(ctx, opts, [head, `^${index.head}`], undefined)
+  const added = await collect(ctx, opts, [{ revisions: [head, `^${index.head}`] }])
   const packs = await mergeSmallPacks(paths, [...added.packs, ...index.packs], opts.packCommits ?? MAX_PACK_COMMITS)
   const record: CommitIndexRecord = { head, maxCommits, packs, updatedAt: new Date().toISOString() }
   await writeCommitIndex(paths, record)
@@ -150,13 +151,7 @@ async function rebuild(
     else if (still.length > 0) kept.push(await writePack(paths, still))
   }
   const missing = wanted.filter((hash) => !have.has(hash))
-  let added: Collected = { packs: [], commits: 0 }
-  if (missing.length > 0) {
-    // With nothing to keep, a plain walk is the cheapest way to read them all.
-    added = have.size === 0
-      ? await collect(ctx, opts, maxCommits > 0 ? [head, `--max-count=${maxCommits}`] : [head], undefined, missing.length)
-      : await collect(ctx, opts, [], `${missing.join('\n')}\n`, missing.length)
-  }
+  const added = missing.length > 0 ? await collect(ctx, opts, readsOf(missing), missing.length) : { packs: [], commits: 0 }
   const packs = await mergeSmallPacks(paths, [...added.packs, ...kept], opts.packCommits ?? MAX_PACK_COMMITS)
   const record: CommitIndexRecord = { head, maxCommits, packs, updatedAt: new Date().toISOString() }
   await writeCommitIndex(paths, record)
@@ -170,37 +165,65 @@ interface Collected {
   commits: number
 }
 
-/** Reads commits from git and writes them as packs of MAX_PACK_COMMITS at most, while git streams. */
-async function collect(ctx: CommitsContext, opts: CommitSyncOptions, revisions: string[], stdin: string | undefined, expected?: number): Promise<Collected> {
+/** One `git log`: revisions to walk, or commit hashes (one a line) to read as given. */
+interface LogRead {
+  revisions: string[]
+  stdin?: string
+}
+
+/** Commits a reader of a long history takes at least (about a second of git's time). */
+const MIN_COMMITS_PER_READER = 2_000
+const MAX_READERS = 4
+
+/**
+ * The reads that bring in `hashes` (newest first): consecutive slices, one `git log` each, run
+ * side by side. git's patch work (loading and diffing each changed blob) is almost all of a
+ * first build's time and one process uses one core: on redis's 10,839 commits, 8 CPU-s of it.
+ */
+function readsOf(hashes: readonly string[]): LogRead[] {
+  const readers = Math.max(1, Math.min(availableParallelism(), MAX_READERS, Math.floor(hashes.length / MIN_COMMITS_PER_READER)))
+  const size = Math.ceil(hashes.length / readers)
+  const reads: LogRead[] = []
+  for (let from = 0; from < hashes.length; from += size) reads.push({ revisions: [], stdin: `${hashes.slice(from, from + size).join('\n')}\n` })
+  return reads
+}
+
+/**
+ * Reads commits from git, the reads side by side, and writes each read's commits as packs of
+ * MAX_PACK_COMMITS at most while git streams; the packs come back in the reads' order.
+ */
+async function collect(ctx: CommitsContext, opts: CommitSyncOptions, reads: readonly LogRead[], expected?: number): Promise<Collected> {
   const { progress } = opts
   const packCommits = opts.packCommits ?? MAX_PACK_COMMITS
-  let batch: CommitRecord[] = []
-  const written: Array<Promise<PackRef>> = []
+  const written: Array<Array<Promise<PackRef>>> = reads.map(() => [])
   let commits = 0
   // Worth a bar only for a large read (a first index of a long history).
   const show = progress && expected !== undefined && expected >= 500
   if (show) progress.start(expected, 'Indexing commits', 'commits')
   try {
-    await readCommits(ctx.repo, revisions, {
-      attributesFile: join(ctx.paths.commits, 'diff-attributes'),
-      stdin,
-      onCommit(commit) {
-        batch.push({ ...commit, terms: analyzeMessage(commit.subject, commit.body, commit.files.flatMap((file) => file.symbols ?? [])) })
-        commits++
-        if (show) progress.tick()
-        if (batch.length === packCommits) {
-          written.push(writePack(ctx.paths, batch))
-          batch = []
-        }
-      },
-    })
-    if (batch.length > 0) written.push(writePack(ctx.paths, batch))
+    await Promise.all(reads.map(async (read, i) => {
+      let batch: CommitRecord[] = []
+      await readCommits(ctx.repo, read.revisions, {
+        attributesFile: join(ctx.paths.commits, 'diff-attributes'),
+        stdin: read.stdin,
+        onCommit(commit) {
+          batch.push({ ...commit, terms: analyzeMessage(commit.subject, commit.body, commit.files.flatMap((file) => file.symbols ?? [])) })
+          commits++
+          if (show) progress.tick()
+          if (batch.length === packCommits) {
+            written[i]!.push(writePack(ctx.paths, batch))
+            batch = []
+          }
+        },
+      })
+      if (batch.length > 0) written[i]!.push(writePack(ctx.paths, batch))
+    }))
   } finally {
     // Settled before leaving, so that no write outlives a failed read unobserved.
-    await Promise.allSettled(written)
+    await Promise.allSettled(written.flat())
     if (show) progress.stop()
   }
-  return { packs: await Promise.all(written), commits }
+  return { packs: await Promise.all(written.flat()), commits }
 }
 
 /**
