@@ -3,11 +3,11 @@
  * best first, for the repository checked out at a case's parent. All run in the same process on
  * the same cases, so their figures and latencies compare directly.
  *
- * Adding a ranker (e.g. the product's file-level search): append an object to RANKERS —
+ * Adding a ranker: append an object to RANKERS —
  *
  *   {
- *     name: 'fused',
- *     describe: 'coderag search --files (history, co-change and code paths fused)',
+ *     name: 'files-cli',
+ *     describe: 'coderag search --files through the built CLI',
  *     rank: async (ctx, query) => filesOf(await ctx.cli(['coderag', 'search', query, '--files', '--json', '--limit', '10'])),
  *   },
  *
@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { QueryContext } from '../src/core/query/context.js'
-import { searchCode } from '../src/core/query/search/index.js'
+import { searchCode, searchFiles, type LocalizationPath } from '../src/core/query/search/index.js'
 import type { CommitMessages, Scored, WholeFileBm25 } from './localize-reference.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -84,7 +84,20 @@ export const RANKERS: readonly Ranker[] = [
     describe: "the prototype's history votes alone (what the history path adds before fusion)",
     rank: async (ctx, query) => historyVotes(ctx, query).map((vote) => vote.path),
   },
+  filesRanker('fused', undefined, 'the product: coderag search --files (code, history and co-change, adaptively fused; in process, offline)'),
+  filesRanker('code-only', ['code'], "its code path alone (--paths code: today's code search, a file = its best chunk)"),
+  filesRanker('history-only', ['history'], 'its history path alone (--paths history: similar past commits vote for the files they changed)'),
+  filesRanker('code+history', ['code', 'history'], 'code and history fused, without co-change (--paths code,history: what co-change adds)'),
 ]
+
+/** The product's file-level search (the function `coderag search --files`, the daemon and MCP call), with some of its paths. */
+function filesRanker(name: string, paths: LocalizationPath[] | undefined, describe: string): Ranker {
+  return {
+    name,
+    describe,
+    rank: async (ctx, query) => (await searchFiles(ctx.index, query, { limit: 10, provider: null, paths })).files.map((file) => file.path),
+  }
+}
 
 /** Each similar commit votes similarity / sqrt(files it touched) for each of its files the parent still has. */
 function historyVotes(ctx: LocalizeContext, query: string): Scored[] {

@@ -20,9 +20,10 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   oracle: { describe: "oracle latency on a 1k-file Django slice (cold CLI, warm in-process) and citation share on this repository's commits", load: () => import('./oracle-bench.js') },
   mcp: { describe: 'MCP warm tool-call latency and 10 concurrent clients on Linux 10k', load: () => import('./mcp-bench.js') },
   daemon: { describe: 'CLI wall time of search/def/refs on Linux 10k: served by the warm query daemon, in process, and the first call', load: () => import('./daemon-bench.js') },
+  commits: { describe: 'commit index: full build and size (default scrapy, 11k commits; or a mirror: commits redis+redis) vs git log, one-commit update, load and similar-commit query', load: () => import('./commits-bench.js') },
   commit: { describe: 'one-file commit → hooks → background sync → index holds the new tree (Django, Linux 10k)', load: () => import('./commit-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
-  localize: { describe: 'file localization from commit messages on 8 real repositories (tuning and held-out halves): plain BM25, coderag search, the history prototype', load: () => import('./localize.js') },
+  localize: { describe: 'file localization from commit messages on 8 real repositories (tuning and held-out halves): plain BM25, coderag search, the history prototype, search --files (fused and each path)', load: () => import('./localize.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },
 }
 

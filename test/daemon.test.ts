@@ -81,6 +81,9 @@ describe('query daemon (built CLI)', function () {
       ['coderag', 'search', 'say hello to a name', '--limit', '3'],
       ['coderag', 'map', 'app', '--tokens', '200'],
       ['coderag', 'search', 'x', '--path', '../up'],
+      ['coderag', 'search', 'say hello to a name', '--files', '--limit', '2'],
+      ['coderag', 'search', 'say hello', '--files', '--paths', 'history'],
+      ['coderag', 'search', 'say hello', '--files', '--paths', 'gossip'],
     ]
     for (const args of queries) {
       same(vlt(repo.dir, args, ON), vlt(repo.dir, args, OFF))
@@ -100,13 +103,16 @@ describe('query daemon (built CLI)', function () {
     repo.write({ 'app/farewell.py': 'def farewell(name):\n    return f"bye {name}"\n' })
     repo.commit('farewell')
     const committed = vltJson(repo.dir, ['coderag', 'def', 'farewell'], ON)
+    // The commit is in the daemon's history at once: its message votes for its file.
+    const files = vltJson(repo.dir, ['coderag', 'search', 'farewell', '--files', '--paths', 'history'], ON)
+    assert.deepEqual(files.files.map((f: { path: string; commits: Array<{ subject: string }> }) => [f.path, f.commits[0]!.subject]), [['app/farewell.py', 'farewell']])
     assert.deepEqual(committed.definitions.map((d: { path: string }) => d.path), ['app/farewell.py'])
     assert.equal(committed.freshness.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
     repo.write({ 'app/farewell.py': 'def farewell(name):\n    return f"bye {name}"\n\n\ndef wave():\n    return farewell("all")\n' })
     const edited = vltJson(repo.dir, ['coderag', 'refs', 'farewell'], ON)
     assert.deepEqual(edited.references.map((r: { path: string; line: number }) => `${r.path}:${r.line}`), ['app/farewell.py:6'])
     assert.deepEqual(edited, vltJson(repo.dir, ['coderag', 'refs', 'farewell'], OFF))
-    assert.equal(status()!.served, 2)
+    assert.equal(status()!.served, 3)
   })
 
   it('serves concurrent clients, and clients starting it at once leave one daemon', async () => {

@@ -29,6 +29,6 @@ describe('progress', function () {
     const run = vlt(repo.dir, ['coderag', 'init'])
     assert.equal(run.status, 0)
     assert.equal(run.stderr, '')
-    assert.match(run.stdout, /^Indexed tree [0-9a-f]{12}: 40 files, \d+ chunks, \d+ symbols, \d+ edges in [\d.]+s\n$/)
+    assert.match(run.stdout, /^Indexed tree [0-9a-f]{12}: 40 files, \d+ chunks, \d+ symbols, \d+ edges, 1 commits in [\d.]+s\n$/)
   })
 })

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert'
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GitFixture } from '../helpers/git-fixture.js'
-import { connect, shopRepo, textOf, type McpSession } from './mcp-helpers.js'
+import { connect, DB, shopRepo, textOf, type McpSession } from './mcp-helpers.js'
 
 describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
   this.timeout(120_000)
@@ -217,6 +217,21 @@ describe('git vlt mcp paging', function () {
     const misuse = await mcp.call('search_code', { query: 'something else', limit: 3, cursor })
     assert.equal(misuse.isError, true)
     assert.match(textOf(misuse), /made for other arguments/)
+  })
+
+  it('search_code with granularity "file" ranks files with their chunks and the commits behind them', async () => {
+    repo.write({ 'src/db.py': DB.replace('where name = ?', 'where lower(name) = lower(?)') })
+    const hash = repo.commit('Make the user lookup ignore letter case')
+    const result = await mcp.call('search_code', { query: 'user lookup should ignore letter case', granularity: 'file', limit: 2 })
+    assert.equal(result.isError, undefined, textOf(result))
+    const { files, results } = result.structuredContent
+    assert.deepEqual(results, [])
+    assert.equal(files[0].path, 'src/db.py')
+    assert.ok(files[0].methods.includes('history'))
+    assert.deepEqual(files[0].commits[0], { hash, subject: 'Make the user lookup ignore letter case', date: '2024-01-01T00:00:00.000Z', author: 'Fixture' })
+    assert.ok(files[0].chunks.length > 0)
+    assert.ok(files.length <= 2)
+    assert.match(textOf(result), /^1\. src\/db\.py {2}\d\.\d{3} {2}\[.*history.*\]\n {4}\d+-\d+ .*\n(?: {4}.*\n)* {4}commit [0-9a-f]{10} 2024-01-01 "Make the user lookup ignore letter case"/m)
   })
 
   it('get_repo_map is fitted under the cap and says so', async () => {

@@ -38,4 +38,17 @@ describe('warm index', function () {
       warm.close()
     }
   })
+
+  it('follows a commit that keeps the tree (an amended message, an empty commit) into the commit history', async () => {
+    const warm = await WarmIndex.open(repo.dir, { warn: () => {}, env: { VLT_MCP_CHECK_MS: '0' } })
+    try {
+      assert.deepEqual((await (await warm.get()).commits()).commits.map((c) => c.subject), ['initial'])
+      repo.git('commit', '-q', '--amend', '-m', 'Reword the first commit')
+      assert.deepEqual((await (await warm.get()).commits()).commits.map((c) => c.subject), ['Reword the first commit'])
+      repo.git('commit', '-q', '--allow-empty', '-m', 'Nothing but words')
+      assert.deepEqual((await (await warm.get()).commits()).commits.map((c) => c.subject), ['Nothing but words', 'Reword the first commit'])
+    } finally {
+      warm.close()
+    }
+  })
 })

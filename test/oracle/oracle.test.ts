@@ -63,6 +63,19 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.match(response.answer, new RegExp(`most relevant commit is ${timeoutCommit.slice(0, 12)} \\(Raise LOCK_TIMEOUT_MS to 30 s\\)`))
   })
 
+  it('answers a "where would I change" question with the files and the past commits behind them', async () => {
+    const response = await askOracle(repo.dir, 'where would I change how long builds wait on slow NFS mounts', { noLog: true, sources: ['code', 'git'], explain: true })
+    assert.equal(response.queryType, 'conceptual')
+    const files = response.traces!.paths.find((path) => path.path === 'code:files')!
+    assert.ok(files.results.some((result) => result.sourcePath.startsWith('src/lock.ts:')), files.results.map((r) => r.sourcePath).join(' '))
+    const commit = response.sources.find((s) => s.sourceType === 'git')!
+    assert.deepEqual([commit.sourcePath, commit.metadata.found, commit.metadata.files], [timeoutCommit, 'similar', ['src/lock.ts']])
+    assert.match(commit.content, /NFS mounts are slow to release locks/)
+    assert.ok(response.sources.some((s) => s.sourceType === 'code' && s.metadata.path === 'src/lock.ts'))
+    const codeOnly = await askOracle(repo.dir, 'where would I change how long builds wait on slow NFS mounts', { noLog: true, sources: ['code'] })
+    assert.ok(codeOnly.sources.every((s) => s.sourceType === 'code'), 'commits are cited only when git is a source')
+  })
+
   it('consults only the sources asked for', async () => {
     const response = await askOracle(repo.dir, 'how are blob records written', { noLog: true, sources: ['vault'] })
     assert.deepEqual([...new Set(response.sources.map((s) => s.sourceType))], ['vault'])

@@ -70,6 +70,15 @@ describe('askOracle in a shallow clone', function () {
     assert.match(commit.content, /shallow clone boundary/)
   })
 
+  it('marks a boundary commit that file-level search cites for a question in words', async () => {
+    const response = await askOracle(clone, 'where would I change how long builds wait on slow NFS mounts', { noLog: true, sources: ['code', 'git'] })
+    assert.equal(response.queryType, 'conceptual')
+    const commit = response.sources.find((s) => s.sourceType === 'git' && s.metadata.found === 'similar')!
+    assert.ok(commit, JSON.stringify(response.sources.map((s) => [s.sourcePath, s.metadata.found])))
+    assert.deepEqual([commit.sourcePath, commit.metadata.boundary], [boundary, true])
+    assert.match(commit.content, /shallow clone boundary/)
+  })
+
   it('reports a complete repository as not shallow, its root commit as real authorship', async () => {
     const response = await askOracle(origin.dir, 'where is acquireLock defined', { noLog: true, sources: ['code', 'git'] })
     assert.equal(response.shallow, false)

@@ -7,14 +7,15 @@ import { formatSkipped } from '../../core/cli/format.js'
 export default class CoderagInit extends VltCommand {
   static override summary = 'Index the repository: chunks, symbols, references, graph and BM25 under .vlt/.'
   static override description = `Indexes HEAD's tree (every blob once, keyed by its git hash) and the uncommitted
-working-tree changes as an overlay. Artifacts already in .vlt/ are reused, so running it again,
+working-tree changes as an overlay, and HEAD's commit history (messages, changed files, the
+functions their hunks touched) for search --files. Artifacts already in .vlt/ are reused, so running it again,
 or after switching branches, is cheap. Progress is shown on a terminal; pipes and CI get only
 the summary.`
 
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: 'Index the repository you are in.' },
     { command: '<%= config.bin %> <%= command.id %> --force', description: 'Re-extract everything, ignoring cached artifacts.' },
-    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, extracted, durationMs}.' },
+    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, extracted, commits: {indexed, added, dropped, mode, durationMs}, durationMs}.' },
     { command: '<%= config.bin %> <%= command.id %> --ci', description: 'In a CI job that restores .vlt/ from a cache (see templates/ci/): only blobs changed since the cached tree are extracted.' },
   ]
 
@@ -33,7 +34,7 @@ the summary.`
     })
     this.log(
       `Indexed tree ${result.treeHash.slice(0, 12)}: ${result.files} files, ${result.chunks} chunks, ` +
-        `${result.symbols} symbols, ${result.edges} edges in ${(result.durationMs / 1000).toFixed(1)}s` +
+        `${result.symbols} symbols, ${result.edges} edges, ${result.commits.indexed} commits in ${(result.durationMs / 1000).toFixed(1)}s` +
         formatSkipped(result.skipped),
     )
     return result

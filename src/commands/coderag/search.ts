@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { searchCli } from '../../core/cli/query-cli.js'
 import { QueryCommand } from '../../core/cli/query-command.js'
-import type { SearchResponse } from '../../core/query/search/index.js'
+import type { FileSearchResponse, SearchResponse } from '../../core/query/search/index.js'
 import { SEARCH_KINDS, SEARCH_LANGUAGES } from '../../core/query/search/types.js'
 
 export default class CoderagSearch extends QueryCommand {
@@ -22,12 +22,27 @@ offline top \`[search] llm_candidates\` (20), seeing each one's location, name a
 stay the offline ones and \`--json\` adds \`rerank\` ("llm", or "offline" when it fell back). If the
 model fails or answers nonsense, the offline order stays with one warning. \`--rerank llm\`
 without [llm] configured is a usage error; \`rerank = "llm"\` in a repository's vlt.toml without it
-is ignored with a warning.`
+is ignored with a warning.
+
+With \`--files\` it ranks files instead of chunks — the files a request in words is about, the
+ones to read or change — fusing three paths: today's code (the search above, a file scoring as its
+best chunk), HEAD's history (past commits whose messages resemble the query vote for the files they
+changed: one-file commits count more than sweeping ones) and co-change (files that changed together
+with the strongest candidates). Each path's weight depends on how sure it is for this query, so a
+path that matches many files alike moves the result little. Each file comes with its best chunks and
+the past commits that support it; \`--paths\` runs only some of the paths (code, history, cochange).
+Only commits reachable from HEAD are used, never other branches.`
 
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> "where do we check the password of authenticate_user"', description: 'Prose with an identifier: its definition first.' },
     { command: '<%= config.bin %> <%= command.id %> "retry with backoff" --lang python --path "src/**" --no-tests', description: 'Only Python files under src/, tests excluded.' },
     { command: '<%= config.bin %> <%= command.id %> "how are expired sessions cleaned up" --rerank llm', description: 'Let the configured LLM reorder the top 20 candidates.' },
+    { command: '<%= config.bin %> <%= command.id %> "where would I change how retries back off" --files', description: 'The files to change, with their best chunks and the past commits behind them.' },
+    {
+      command: '<%= config.bin %> <%= command.id %> "fix the streaming renderer when Suspense is nested" --files --json',
+      description: 'Print {query, freshness: {treeHash, stale}, files: [{path, language, score, methods: ["code" | "history" | "cochange"], chunks: [{startLine, endLine, name, qualifiedName, kind, snippet}], commits: [{hash, subject, date, author}]}], warnings}.',
+    },
+    { command: '<%= config.bin %> <%= command.id %> "cookie domain matching" --files --paths history', description: 'Only what similar past commits changed.' },
     {
       command: '<%= config.bin %> <%= command.id %> UserService.login --kind method --json',
       description: 'Print {query, freshness: {treeHash, stale}, results: [{path, startLine, endLine, name, qualifiedName, kind, language, score, methods, snippet}], warnings} (plus rerank: "llm" | "offline" when an LLM rerank was asked for).',
@@ -44,10 +59,12 @@ is ignored with a warning.`
     path: Flags.string({ description: 'Only paths matching this gitignore-style glob (e.g. "src/**", "*.py").' }),
     kind: Flags.string({ description: 'Only chunks of this kind.', options: [...SEARCH_KINDS] }),
     'no-tests': Flags.boolean({ description: 'Exclude test files (by default they are only ranked lower, unless the query mentions tests).' }),
+    files: Flags.boolean({ description: 'Rank files (with their best chunks and supporting past commits) instead of chunks.' }),
+    paths: Flags.string({ description: 'With --files: only these paths, comma-separated: code, history, cochange (default all).' }),
     rerank: Flags.string({ description: 'Order results offline, or let the [llm] model reorder the top candidates (default: [search] rerank of the config, else offline).', options: ['offline', 'llm'] }),
   }
 
-  async run(): Promise<SearchResponse> {
+  async run(): Promise<SearchResponse | FileSearchResponse> {
     const { args, flags } = await this.parse(CoderagSearch)
     return this.query('search', searchCli, args, flags)
   }

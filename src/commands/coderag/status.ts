@@ -9,7 +9,7 @@ export default class CoderagStatus extends VltCommand {
     {
       command: '<%= config.bin %> <%= command.id %> --json',
       description:
-        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, submodules, overlay, queue, indexer, integrity: {complete, problems}}.',
+        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, submodules, overlay, queue, indexer, integrity: {complete, problems}, commits: {indexed, head, bytes, stale}}.',
     },
   ]
 
@@ -29,6 +29,7 @@ export default class CoderagStatus extends VltCommand {
         `symbols     ${status.symbols}`,
         `edges       ${status.edges}`,
         `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}${status.deltaOf ? `  (a delta of ${status.deltaOf.slice(0, 12)}: its aggregates, patched with the changed files when loaded)` : ''}`,
+        `commits     ${describeCommits(status)}`,
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
         `queue       ${describeQueue(status)}`,
         `indexer     ${describeIndexer(status)}`,
@@ -37,6 +38,12 @@ export default class CoderagStatus extends VltCommand {
     )
     return status
   }
+}
+
+function describeCommits(status: StatusResult): string {
+  const { commits } = status
+  const what = `${commits.indexed} commit(s) of HEAD's history, ${formatBytes(commits.bytes)}`
+  return commits.stale ? `${what}  (stale — run \`git vlt coderag sync\`)` : what
 }
 
 function describeQueue(status: StatusResult): string {

@@ -8,7 +8,9 @@ export default class CoderagSync extends VltCommand {
   static override summary = 'Update the index with what changed since it was last built.'
   static override description = `Diffs the last indexed tree against HEAD's and re-processes only the blobs that
 changed (a tree indexed before, e.g. after switching back to a branch, is reused as is), then
-refreshes the overlay of uncommitted working-tree changes. Prints what it re-processed.
+refreshes the overlay of uncommitted working-tree changes and the commit index of HEAD's history
+(new commits appended; after a rebase or reset, commits no longer reachable dropped). Prints what
+it re-processed.
 
 Changes queued by the git hooks (\`git vlt hooks install\`) are covered and removed from the queue.
 With --queued (what the hooks start in the background) it waits until the commit policy of
@@ -16,7 +18,7 @@ vlt.toml ([coderag.delta]) makes the queue due, syncs, and repeats until the que
 
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: 'Catch up after commits, checkouts or edits.' },
-    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, previousTreeHash, mode, changed, extracted, overlay, queueDrained, durationMs}.' },
+    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, previousTreeHash, mode, changed, extracted, overlay, queueDrained, commits: {indexed, added, dropped, mode, durationMs}, durationMs}.' },
     { command: '<%= config.bin %> <%= command.id %> --force', description: 'Commit the queued changes to the index now, whatever the thresholds say.' },
   ]
 

@@ -6,8 +6,8 @@ export default class CoderagVerify extends VltCommand {
   static override summary = "Check every record of HEAD's index and repair what is missing or damaged."
   static override description = `Reads every record the index of HEAD's tree depends on, decoding each: the index
 state, the tree's manifest (and its anchor's), the BM25, symbol and graph aggregates, the overlay
-of uncommitted changes, the blob record of every indexed and uncommitted file, and the caches
-beside the aggregates. What is missing or damaged is repaired: blob records are extracted again
+of uncommitted changes, the blob record of every indexed and uncommitted file, the caches
+beside the aggregates, and the commit index of HEAD's history with every pack. What is missing or damaged is repaired: blob records are extracted again
 from git (or the working file), manifests and aggregates rebuilt from them, a damaged cache
 removed for its owner to rebuild on first use. Then everything is read again.
 

@@ -6,11 +6,17 @@
 import type { QueryContext } from '../query/context.js'
 import { findDefinitions, type DefResult } from '../query/def.js'
 import { findReferences, type RefsResult } from '../query/refs.js'
-import { searchCode, type SearchOptions, type SearchResponse } from '../query/search/index.js'
+import { UsageError } from '../errors.js'
+import { LOCALIZATION_PATHS, searchCode, searchFiles, type FileSearchResponse, type LocalizationPath, type SearchOptions, type SearchResponse } from '../query/search/index.js'
 import { buildRepoMap, type RepoMap } from '../repomap/index.js'
 import type { Progress } from './progress.js'
 
-export type SearchParams = { query: string } & Pick<SearchOptions, 'limit' | 'language' | 'path' | 'kind' | 'noTests' | 'rerank'>
+export type SearchParams = { query: string } & Pick<SearchOptions, 'limit' | 'language' | 'path' | 'kind' | 'noTests' | 'rerank'> & {
+  /** Rank files (searchFiles) instead of chunks. */
+  files?: boolean
+  /** With `files`: the localization paths to run, comma-separated (`--paths history`). */
+  paths?: string
+}
 export interface DefParams {
   symbol: string
   limit: number
@@ -34,7 +40,7 @@ export interface QueryParams {
 }
 
 export interface QueryResults {
-  search: SearchResponse
+  search: SearchResponse | FileSearchResponse
   def: DefResult
   refs: RefsResult
   map: RepoMap
@@ -55,8 +61,12 @@ export interface QueryIo {
 type QueryFunction<N extends QueryName> = (qctx: QueryContext, params: QueryParams[N], io: QueryIo) => Promise<QueryResults[N]>
 
 export const QUERIES: { [N in QueryName]: QueryFunction<N> } = {
-  async search(qctx, { query, ...options }, io) {
-    const response = await searchCode(qctx, query, { ...options, progress: io.progress })
+  async search(qctx, { query, files, paths, ...options }, io) {
+    if (paths !== undefined && !files) throw new UsageError('--paths chooses the paths of --files: add --files')
+    if (files && options.rerank === 'llm') throw new UsageError('--rerank llm reorders chunks, not files: leave it out with --files')
+    const response = files
+      ? await searchFiles(qctx, query, { language: options.language, path: options.path, kind: options.kind, noTests: options.noTests, limit: options.limit, paths: paths === undefined ? undefined : localizationPaths(paths), progress: io.progress })
+      : await searchCode(qctx, query, { ...options, progress: io.progress })
     for (const warning of response.warnings) io.note(`warning: ${warning}`)
     response.warnings.unshift(...io.indexWarnings)
     return response
@@ -70,4 +80,12 @@ export const QUERIES: { [N in QueryName]: QueryFunction<N> } = {
   async map(qctx, { scope, tokens, focus }, io) {
     return buildRepoMap(qctx, { scope, tokens, focus, warn: (message) => io.note(message) })
   },
+}
+
+/** `code,history` → the paths; a UsageError names an unknown one. */
+function localizationPaths(list: string): LocalizationPath[] {
+  const names = list.split(',').map((name) => name.trim()).filter(Boolean)
+  const unknown = names.find((name) => !(LOCALIZATION_PATHS as readonly string[]).includes(name))
+  if (unknown !== undefined || names.length === 0) throw new UsageError(`--paths ${JSON.stringify(list)}: expected a comma-separated list of ${LOCALIZATION_PATHS.join(', ')}`)
+  return names as LocalizationPath[]
 }

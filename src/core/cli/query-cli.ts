@@ -9,6 +9,7 @@ import { quotedName } from '../display/index.js'
 import type { DefResult } from '../query/def.js'
 import type { Reference, RefsResult } from '../query/refs.js'
 import type { SearchResponse } from '../query/search/types.js'
+import type { FileSearchResponse } from '../query/search/files.js'
 import type { RepoMap } from '../repomap/index.js'
 import type { DefParams, MapParams, QueryName, QueryParams, QueryResults, RefsParams, SearchParams } from './queries.js'
 
@@ -24,7 +25,7 @@ export interface QueryCli<N extends QueryName, A, F> {
   render(params: QueryParams[N], result: QueryResults[N]): Rendering
 }
 
-export const searchCli: QueryCli<'search', { query: string }, { limit: number; lang?: string; path?: string; kind?: string; 'no-tests'?: boolean; rerank?: string }> = {
+export const searchCli: QueryCli<'search', { query: string }, { limit: number; lang?: string; path?: string; kind?: string; 'no-tests'?: boolean; rerank?: string; files?: boolean; paths?: string }> = {
   params: (args, flags) => ({
     query: args.query,
     limit: flags.limit,
@@ -33,8 +34,10 @@ export const searchCli: QueryCli<'search', { query: string }, { limit: number; l
     kind: flags.kind as SearchParams['kind'],
     noTests: flags['no-tests'],
     rerank: flags.rerank as SearchParams['rerank'],
+    files: flags.files,
+    paths: flags.paths,
   }),
-  render: (_params, response) => ({ stdout: [formatSearchResults(response)] }),
+  render: (_params, response) => ({ stdout: ['files' in response ? formatFileResults(response) : formatSearchResults(response)] }),
 }
 
 export const defCli: QueryCli<'def', { symbol: string }, { limit: number }> = {
@@ -71,6 +74,21 @@ function formatSearchResults(response: SearchResponse): string {
   const unannounced = response.freshness.staleReason === 'no-overlay' || response.freshness.staleReason === 'update-failed'
   const stale = unannounced ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
   return blocks.join('\n\n') + stale
+}
+
+/** A file per entry: score and paths, its best chunks (location, name), the commits that support it. */
+function formatFileResults(response: FileSearchResponse): string {
+  if (response.files.length === 0) return `No files for ${JSON.stringify(response.query)}.`
+  const width = String(response.files.length).length
+  const indent = ' '.repeat(width + 2)
+  const blocks = response.files.map((file, i) => {
+    const lines = [`${String(i + 1).padStart(width)}. ${quotedName(file.path)}  ${file.score.toFixed(3)}  [${file.methods.join(', ')}]`]
+    for (const chunk of file.chunks) lines.push(`${indent}${chunk.startLine}-${chunk.endLine}  ${chunk.qualifiedName === '' ? chunk.kind : `${chunk.qualifiedName} (${chunk.kind})`}`)
+    for (const commit of file.commits) lines.push(`${indent}${commit.hash.slice(0, 10)} ${commit.date.slice(0, 10)}  ${commit.subject}`)
+    return lines.join('\n')
+  })
+  const stale = response.freshness.stale ? '\n(the index is stale: run `git vlt coderag sync`)' : ''
+  return blocks.join('\n') + stale
 }
 
 function renderDefinitions({ symbol }: DefParams, result: DefResult): Rendering {

@@ -8,8 +8,10 @@ export function syncReport(result: SyncResult): string[] {
     result.mode === 'unchanged' ? `tree ${tree} already indexed`
     : result.mode === 'reused' ? `tree ${tree} was indexed before: reused`
     : `tree ${tree}: ${result.changed.length} changed path(s), ${result.mode}`
+  const { commits } = result
+  const history = commits.added + commits.dropped === 0 ? '' : `; commits: ${commits.added} added, ${commits.dropped} dropped, ${commits.indexed} indexed`
   return [
-    `${what}; ${result.extracted.length} file(s) re-processed; ${result.overlay.files} uncommitted change(s) in the overlay (${result.durationMs} ms)`,
+    `${what}; ${result.extracted.length} file(s) re-processed; ${result.overlay.files} uncommitted change(s) in the overlay${history} (${result.durationMs} ms)`,
     ...result.extracted.map((path) => `  ${quotedName(path)}`),
   ]
 }

@@ -50,6 +50,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     llmCandidates: 20,
   },
   query: { daemon: true, lockWaitMs: 3_000 },
+  commits: { maxCommits: 0 },
   notes: { folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include], outsideInclude: [...DEFAULT_NOTES_CONFIG.outsideInclude] },
 })
 

@@ -62,6 +62,10 @@ export interface VltConfig {
      */
     lockWaitMs: number
   }
+  commits: {
+    /** The commit index keeps HEAD's newest this many (non-merge) commits; 0 = all of them. */
+    maxCommits: number
+  }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig
 }

@@ -76,6 +76,9 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
       // Bounded: a committed vlt.toml must not make queries wait on a held lock for long.
       lockWaitMs: t.value('lock_wait_ms', between(0, 60_000), d.query.lockWaitMs),
     })),
+    commits: root.table('commits', (t) => ({
+      maxCommits: t.value('max_commits', atLeast(0), d.commits.maxCommits),
+    })),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) }, file)),
   }
   root.rejectUnknownKeys()

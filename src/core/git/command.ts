@@ -53,6 +53,39 @@ export function runGit(args: readonly string[], run: GitRun): Promise<Buffer> {
   })
 }
 
+/**
+ * Runs git and hands its stdout to `onData` chunk by chunk as it comes (a whole `git log -p` of a
+ * large history is tens of megabytes: parsed as it streams, it is never held at once). Resolves
+ * when git exits 0; rejects with GitError otherwise, or with what `onData` threw (git is then killed).
+ */
+export function streamGit(args: readonly string[], run: GitRun, onData: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(args, run.cwd, run.input === undefined ? 'ignore' : 'pipe')
+    const err: Buffer[] = []
+    let failure: unknown
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (failure !== undefined) return
+      try {
+        onData(chunk)
+      } catch (error) {
+        failure = error
+        child.kill()
+      }
+    })
+    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk))
+    child.on('error', (error) => reject(spawnFailure(error, run.cwd)))
+    child.on('close', (status) => {
+      if (failure !== undefined) reject(failure)
+      else if (status === 0) resolve()
+      else reject(new GitError(args, status, Buffer.concat(err).toString('utf8')))
+    })
+    if (run.input !== undefined) {
+      child.stdin!.on('error', () => {})
+      child.stdin!.end(run.input)
+    }
+  })
+}
+
 /** Turns a failure to start git (not a failure of git) into one actionable line. */
 export function spawnFailure(error: NodeJS.ErrnoException, cwd: string): VltError {
   if (error.code === 'ENOENT' && existsSync(cwd)) return new VltError('git was not found on PATH — git vlt needs git (2.31 or newer) installed')

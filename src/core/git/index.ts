@@ -1,6 +1,6 @@
 export { BlobReader } from './blob-reader.js'
 export { GitError } from './command.js'
-export { openRepo, type Head, type ObjectFormat, type Repo } from './repo.js'
+export { openRepo, runInRepo, streamInRepo, type Head, type ObjectFormat, type Repo } from './repo.js'
 export { shallowBoundary } from './shallow.js'
 export { diffNumstat, diffTrees, isFileMode, listTree, listTreeAndSubmodules, type LineCounts, type TreeChange, type TreeEntry } from './tree.js'
 export { readWorkingFile, workingTreeChanges, type WorkingChange } from './working-tree.js'

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
 import { confineTo } from '../store/confine.js'
-import { GitError, runGit, type GitRun } from './command.js'
+import { GitError, runGit, streamGit, type GitRun } from './command.js'
 
 export type ObjectFormat = 'sha1' | 'sha256'
 
@@ -68,6 +68,11 @@ export async function openRepo(cwd: string): Promise<Repo> {
 /** Runs git bound to this repository, whatever the process's cwd or $GIT_DIR. */
 export function runInRepo(repo: Repo, args: readonly string[], run: Omit<GitRun, 'cwd'> = {}): Promise<Buffer> {
   return runGit([...repoOptions(repo), ...args], { ...run, cwd: repo.root ?? repo.gitDir })
+}
+
+/** streamGit bound to this repository. */
+export function streamInRepo(repo: Repo, args: readonly string[], onData: (chunk: Buffer) => void, run: Omit<GitRun, 'cwd'> = {}): Promise<void> {
+  return streamGit([...repoOptions(repo), ...args], { ...run, cwd: repo.root ?? repo.gitDir }, onData)
 }
 
 export function repoOptions(repo: Repo): string[] {

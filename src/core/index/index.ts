@@ -12,6 +12,7 @@ import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { loadWholeTreeLocked, nearestTree, recordItems, repairTree } from './repair.js'
 import { readState, readStateRecord, writeState, type IndexState } from './state.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
+import { commitIndexBytes, readCommitIndex, syncCommits, type CommitsContext, type CommitSyncResult } from '../commits/index.js'
 
 export { openIndexContext, type IndexContext } from './context.js'
 export type { BuildOptions, BuildResult, IndexedTree } from './build.js'
@@ -31,6 +32,20 @@ export interface InitResult {
   skipped: SkippedCounts
   /** Blobs extracted by this run: 0 when everything came from the cache (e.g. a restored CI cache). */
   extracted: number
+  /** The commit index of HEAD's history (src/core/commits), brought up to date by the same run. */
+  commits: CommitsSummary
+  durationMs: number
+}
+
+/** What a run did to the commit index. */
+export interface CommitsSummary {
+  /** Commits in the index afterwards. */
+  indexed: number
+  /** Read from git by this run. */
+  added: number
+  /** No longer in HEAD's history (a rebase, a reset, a checkout of an older commit), or past max_commits. */
+  dropped: number
+  mode: CommitSyncResult['mode']
   durationMs: number
 }
 
@@ -46,6 +61,7 @@ export interface SyncResult {
   overlay: { files: number; extracted: string[] }
   /** Batches the git hooks had queued that this sync covered and removed. */
   queueDrained: number
+  commits: CommitsSummary
   durationMs: number
 }
 
@@ -73,8 +89,9 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     await syncOverlay(ctx, opts, workingTreeChanges(ctx.repo))
     await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental', built.aggregatesTree)
     if (damaged) ctx.repairs.rebuilt('rebuilt the index state')
+    const commits = await syncCommitIndex(ctx, opts)
     const { treeHash, files, chunks, symbols, skipped } = built
-    return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, extracted: built.extracted.length, durationMs: Date.now() - started }
+    return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, extracted: built.extracted.length, commits, durationMs: Date.now() - started }
   }, lockOptions(opts))
   ctx.repairs.flush(opts.warn)
   return result
@@ -128,6 +145,7 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
       await repairTree(ctx, head.tree, state, opts)
     }
     const overlay = await syncOverlay(ctx, opts, earlyChanges)
+    const commits = await syncCommitIndex(ctx, opts)
     const covered = [...queue.batches.map((batch) => batch.id), ...queue.unreadable]
     const queueDrained = covered.length > 0 ? await drainQueue(ctx.paths.root, covered) : 0
     return {
@@ -138,6 +156,7 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
       extracted: [...extracted, ...overlay.extracted],
       overlay: { files: overlay.overlay.files.length, extracted: overlay.extracted },
       queueDrained,
+      commits,
       durationMs: Date.now() - started,
     }
   }, lockOptions(opts))
@@ -213,6 +232,11 @@ export interface StatusResult {
   overlay: { files: number; headTree: string | null }
   /** Changes the git hooks queued and whether the commit policy makes them due (see `git vlt hooks`). */
   queue: QueueSummary
+  /**
+   * The commit index of HEAD's history: commits indexed, the commit they are the history of, its
+   * bytes on disk, and whether HEAD (or max_commits) has moved since.
+   */
+  commits: { indexed: number; head: string | null; bytes: number; stale: boolean }
   /** The background indexer hooks start: running or not, and how its last run ended. */
   indexer: { running: boolean; pid: number | null; startedAt: string | null; finishedAt: string | null; lastResult: 'ok' | 'failed' | null; lastError: string | null }
   /** Whether every record of the indexed tree is there and sound (see IndexIntegrity). */
@@ -238,6 +262,10 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
   const dir = manifest ? ctx.paths.treeDir(manifest.aggregatesTree) : ''
   const indexer = await readIndexerState(ctx.paths.root)
   const dirty = overlay ? overlay.files.length > 0 || overlay.headTree !== head : false
+  const commitIndex = await unlessCorrupt(() => readCommitIndex(ctx.paths), (error) => {
+    warn(`warning: ${error.message}; the next sync rebuilds it`)
+    return undefined
+  })
   return {
     indexed: manifest !== null,
     treeHash: manifest ? tree : null,
@@ -260,6 +288,12 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     submodules: manifest?.submodules ?? [],
     overlay: { files: dirty && overlay ? overlay.files.length : 0, headTree: overlay?.headTree ?? null },
     queue: queueSummary(await readQueue(ctx.paths.root), ctx.config.coderag.delta),
+    commits: {
+      indexed: commitIndex?.packs.reduce((sum, pack) => sum + pack.commits, 0) ?? 0,
+      head: commitIndex?.head ?? null,
+      bytes: await commitIndexBytes(ctx.paths, commitIndex),
+      stale: !commitIndex || commitIndex.head !== ctx.repo.head.commit || commitIndex.maxCommits !== ctx.config.commits.maxCommits,
+    },
     indexer: {
       running: indexerRunning(indexer),
       pid: indexer?.pid ?? null,
@@ -270,6 +304,15 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
     },
     integrity,
   }
+}
+
+export function commitsContext(ctx: IndexContext): CommitsContext {
+  return { repo: ctx.repo, paths: ctx.paths, maxCommits: ctx.config.commits.maxCommits }
+}
+
+async function syncCommitIndex(ctx: IndexContext, opts: BuildOptions): Promise<CommitsSummary> {
+  const { commits, added, dropped, mode, durationMs } = await syncCommits(commitsContext(ctx), { warn: opts.warn, progress: opts.progress, force: opts.force })
+  return { indexed: commits, added, dropped, mode, durationMs }
 }
 
 const REPOMAP_STATS_KIND = 'repomap-stats'

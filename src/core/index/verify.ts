@@ -9,7 +9,8 @@ import type { BuildOptions } from './build.js'
 import { anchorOf, loadManifest } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
 import { readWorkingContent } from './heal.js'
-import { lockOptions, syncIndexIn } from './index.js'
+import { commitsContext, lockOptions, syncIndexIn } from './index.js'
+import { inspectCommitIndex, syncCommits } from '../commits/index.js'
 import { inspectTree, shownPath, type Inspection } from './integrity.js'
 import { readOverlay } from './overlay.js'
 import { rebuildAggregates, repairTree, restoreMissing } from './repair.js'
@@ -43,7 +44,24 @@ export async function verifyIndex(cwd: string, opts: BuildOptions): Promise<Veri
   const after = repairing ? await inspectTree(await openIndexContext(cwd), tree, DEEP) : before
   const problems = found.map(({ path, problem }) => ({ path, problem, repaired: !after.problems.some((left) => left.path === path) }))
   for (const { path, problem } of after.problems) if (!found.some((seen) => seen.path === path)) problems.push({ path, problem, repaired: false })
-  return { treeHash: tree, checked: before.checked, problems, whole: after.problems.length === 0, durationMs: Date.now() - started }
+  const history = await verifyCommitIndex(ctx, opts)
+  problems.push(...history.problems)
+  const checked = { ...before.checked, records: before.checked.records + history.records }
+  return { treeHash: tree, checked, problems, whole: after.problems.length === 0 && history.whole, durationMs: Date.now() - started }
+}
+
+/**
+ * The commit index of HEAD's history: the index record and every pack, decoded; damaged packs are
+ * read from git again (the repair above has synced it to HEAD already).
+ */
+async function verifyCommitIndex(ctx: IndexContext, opts: BuildOptions): Promise<{ records: number; problems: VerifyResult['problems']; whole: boolean }> {
+  const before = await inspectCommitIndex(ctx.paths)
+  if (before.problems.length > 0) {
+    await withLock(ctx.paths.root, () => syncCommits(commitsContext(ctx), { warn: () => {}, distrust: new Set(before.damagedPacks), force: before.damagedPacks.length === 0 }), lockOptions(opts))
+  }
+  const after = before.problems.length > 0 ? await inspectCommitIndex(ctx.paths) : before
+  const problems = before.problems.map(({ path, problem }) => ({ path: shownPath(ctx, path), problem, repaired: !after.problems.some((left) => left.path === path) }))
+  return { records: before.records, problems, whole: after.problems.length === 0 }
 }
 
 async function repair(ctx: IndexContext, found: Inspection, opts: BuildOptions): Promise<void> {

@@ -9,7 +9,7 @@ import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
 import { findDefinitions, type Definition } from '../query/def.js'
 import { findReferences, type Reference } from '../query/refs.js'
-import { parseQuery, searchCode, SEARCH_LANGUAGES, type SearchResult } from '../query/search/index.js'
+import { parseQuery, searchCode, searchFiles, SEARCH_LANGUAGES, type FileSearchResult, type SearchResult } from '../query/search/index.js'
 import { buildRepoMap, DEFAULT_MAP_TOKENS } from '../repomap/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
 import { resolveInRepo } from './repo-paths.js'
@@ -34,6 +34,15 @@ const searchResultSchema = z.object({
   snippet: z.string(),
 })
 
+const fileResultSchema = z.object({
+  path: z.string(),
+  language: z.string(),
+  score: z.number(),
+  methods: z.array(z.string()).describe('Paths that found it: code, history (similar past commits changed it), cochange.'),
+  chunks: z.array(z.object({ startLine: z.number(), endLine: z.number(), name: z.string(), qualifiedName: z.string(), kind: z.string(), snippet: z.string() })),
+  commits: z.array(z.object({ hash: z.string(), subject: z.string(), date: z.string(), author: z.string() })).describe('Past commits similar to the query that changed this file.'),
+})
+
 const definitionSchema = z.object({ name: z.string(), qualifiedName: z.string(), kind: z.string(), path: z.string(), line: z.number(), endLine: z.number(), signature: z.string() })
 const referenceSchema = z.object({ path: z.string(), line: z.number(), column: z.number(), context: z.string(), enclosing: z.string() })
 const symbolInput = z.string().min(1).max(500).describe('name, Class.method, module.name or path:name; "it" = the last symbol discussed.')
@@ -41,9 +50,10 @@ const symbolInput = z.string().min(1).max(500).describe('name, Class.method, mod
 export function registerCodeTools(server: McpServer, env: ToolEnv): void {
   registerVltTool(server, env, 'search_code', {
     title: 'Search code',
-    description: 'Hybrid code search (keywords, identifiers, callers/callees). Returns ranked chunks with snippets.',
+    description: 'Hybrid code search: ranked chunks, or (granularity "file") the files a request is about, with past commits.',
     input: {
       query: z.string().min(1).max(2000).describe('Words and/or identifiers.'),
+      granularity: z.enum(['chunk', 'file']).optional().describe('"chunk" (default): ranked code chunks. "file": ranked files, fusing code search with the repository\'s commit history; best for "where would I change …" and conceptual requests.'),
       limit: z.number().int().min(1).max(100).optional().describe('Results per page (default 10).'),
       path: z.string().max(500).optional().describe('Glob inside the repo, e.g. "src/**".'),
       language: z.enum(SEARCH_LANGUAGES).optional(),
@@ -52,7 +62,8 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     output: {
       query: z.string().describe('As searched (pronouns resolved from the conversation).'),
       resolved: z.string().optional(),
-      results: z.array(searchResultSchema),
+      results: z.array(searchResultSchema).describe('Ranked chunks (empty with granularity "file").'),
+      files: z.array(fileResultSchema).optional().describe('With granularity "file": ranked files.'),
       warnings: z.array(z.string()),
       ...pageOutput,
       freshness: freshnessSchema,
@@ -66,6 +77,36 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       // The files a page leans towards travel in its cursor, so that later pages rank alike.
       const boosted = page ? (page.core ? page.core.split('\n') : []) : conversation.recentFiles(BOOSTED_FILES)
       const path = args.path === undefined ? undefined : resolveInRepo(env.index.root, args.path, 'path')
+      if (args.granularity === 'file') {
+        const response = await searchFiles(qctx, expanded.query, { limit: offset + limit * 2, language: args.language, path: path || undefined })
+        const ranked = boost(response.files, boosted)
+        const window = ranked.slice(offset, offset + limit)
+        const fitted = fitItems(window, renderFile, FRAME_TOKENS, env.maxTokens)
+        const files = window.slice(0, fitted)
+        const more = fitted < window.length || ranked.length > offset + limit
+        const cursor = more ? encodeCursor({ tool: 'search_code', offset: offset + fitted, core: boosted.join('\n'), tree: qctx.freshness.treeHash, args: key }) : undefined
+        const note = fitted < window.length && cursor ? cutNote(fitted, `${window.length} on this page`, cursor) : undefined
+        const header = `${files.length === 0 ? 'No files' : `${files.length} file(s)`} for ${JSON.stringify(expanded.query)}${expanded.resolved ? ` (${expanded.resolved})` : ''}`
+        const top = files[0]
+        return {
+          structured: {
+            query: expanded.query,
+            ...(expanded.resolved ? { resolved: expanded.resolved } : {}),
+            results: [],
+            files,
+            warnings: response.warnings,
+            ...pageFields(cursor, note),
+            freshness: freshnessOf(qctx.freshness),
+          },
+          text: [header, ...files.map((f, i) => `${offset + i + 1}. ${renderFile(f)}`), ...response.warnings.map((w) => `warning: ${w}`), footer(cursor, note, qctx.freshness)].filter(Boolean).join('\n'),
+          remember: {
+            summary: top ? `${files.length} files; top ${top.path}` : 'no files',
+            insights: top ? [`files for ${JSON.stringify(args.query)} → ${topFiles(files).join(', ')}`] : [],
+            symbols: parseQuery(args.query).identifiers,
+            files: topFiles(files),
+          },
+        }
+      }
       const response = await searchCode(qctx, expanded.query, { limit: offset + limit * 2, language: args.language, path: path || undefined })
       const ranked = boost(response.results, boosted)
       const window = ranked.slice(offset, offset + limit)
@@ -244,7 +285,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
 }
 
 /** Results in the conversation's files move up (a bounded boost, so relevance still leads). */
-function boost(results: SearchResult[], files: readonly string[]): SearchResult[] {
+function boost<T extends { path: string; score: number }>(results: T[], files: readonly string[]): T[] {
   if (files.length === 0) return results
   const wanted = new Set(files)
   return results
@@ -256,6 +297,12 @@ function boost(results: SearchResult[], files: readonly string[]): SearchResult[
 function renderResult(r: SearchResult): string {
   const what = r.qualifiedName === '' ? r.kind : `${r.qualifiedName} (${r.kind})`
   return `${quotedName(r.path)}:${r.startLine}-${r.endLine}  ${what}  ${r.score.toFixed(3)}\n${r.snippet.split('\n').map((line) => `    ${line}`).join('\n')}`
+}
+
+function renderFile(f: FileSearchResult): string {
+  const chunks = f.chunks.map((c) => `    ${c.startLine}-${c.endLine} ${c.qualifiedName === '' ? c.kind : `${c.qualifiedName} (${c.kind})`}`)
+  const commits = f.commits.map((c) => `    commit ${c.hash.slice(0, 10)} ${c.date.slice(0, 10)} ${JSON.stringify(c.subject)}`)
+  return [`${quotedName(f.path)}  ${f.score.toFixed(3)}  [${f.methods.join(', ')}]`, ...chunks, ...commits].join('\n')
 }
 
 function renderDefinition(d: Definition): string {

@@ -156,18 +156,19 @@ function isInside(root: string, path: string): boolean {
 }
 
 /**
- * What the index depends on, cheaply: HEAD's tree, the status lines, and size and mtime of every
- * file the status names (a second edit to an already modified file changes no status line).
+ * What the index depends on, cheaply: HEAD's commit (the commit history follows it, also when the
+ * tree stays: an amended message, an empty commit) and tree, the status lines, and size and mtime
+ * of every file the status names (a second edit to an already modified file changes no status line).
  */
 async function workSignature(repo: Repo): Promise<string> {
   const hash = createHash('sha1')
-  const tree = runInRepo(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{tree}']).catch((error: unknown) => {
+  const head = runInRepo(repo, ['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']).catch((error: unknown) => {
     if (error instanceof GitError) return Buffer.from('no-commit')
     throw error
   })
   const status = repo.root === null ? Promise.resolve(Buffer.alloc(0)) : runInRepo(repo, statusArgs(repo))
-  const [treeOut, statusOut] = await Promise.all([tree, status])
-  hash.update(treeOut).update('\0').update(statusOut)
+  const [headOut, statusOut] = await Promise.all([head, status])
+  hash.update(headOut).update('\0').update(statusOut)
   const paths = statusPaths(statusOut.toString('utf8'))
   const stats = await Promise.all(paths.map((path) => lstat(join(repo.root!, path)).catch(() => undefined)))
   stats.forEach((info, i) => hash.update(`\0${paths[i]}\0${info ? `${info.size}:${info.mtimeMs}:${info.ino}` : '-'}`))

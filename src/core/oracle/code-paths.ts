@@ -6,10 +6,11 @@
 import type { QueryContext } from '../query/context.js'
 import { findDefinitions } from '../query/def.js'
 import { findReferences } from '../query/refs.js'
-import { searchCode, type SearchExplain } from '../query/search/index.js'
+import { searchCode, searchFiles, type SearchExplain } from '../query/search/index.js'
 import { makeSource, type Candidate } from './candidate.js'
 import type { Classification } from './classify.js'
 import type { FileLines } from './file-lines.js'
+import { commitCandidate } from './git-context.js'
 import { coverage } from './relevance.js'
 
 /** Lines shown around a reference, and at most this many lines of a definition. */
@@ -118,4 +119,67 @@ export async function searchPath(qctx: QueryContext, cls: Classification, terms:
     }
   })
   return { candidates, warnings: response.warnings, explain: response.explain }
+}
+
+/** Files file-level search names for a conceptual question, and the past commits it cites at most. */
+export const LOCALIZED_FILES = 5
+const LOCALIZED_COMMITS = 4
+
+/**
+ * "Where would I change …", "how does … work": the files file-level search ranks (code fused with
+ * HEAD's history), each as its best chunk, and — when git is a source — the past commits behind
+ * them, with their messages, as citable evidence (a shallow clone's `boundary` commits marked as such).
+ */
+export async function localizationPath(
+  qctx: QueryContext,
+  cls: Classification,
+  terms: readonly string[],
+  withCommits: boolean,
+  boundary: ReadonlySet<string>,
+): Promise<SearchPathResult> {
+  const query = [cls.searchText, ...cls.identifiers.filter((id) => !cls.searchText.includes(id))].join(' ')
+  const response = await searchFiles(qctx, query, { limit: LOCALIZED_FILES })
+  const top = response.files[0]?.score || 1
+  const history = response.files.some((file) => file.commits.length > 0) ? await qctx.commits() : undefined
+  const byHash = new Map((history?.commits ?? []).map((commit) => [commit.hash, commit]))
+  const message = (hash: string): string => {
+    const commit = byHash.get(hash)
+    return commit ? `${commit.subject}\n${commit.body}` : ''
+  }
+  const candidates: Candidate[] = []
+  const cited = new Set<string>()
+  for (const file of response.files) {
+    const chunk = file.chunks[0]
+    if (chunk) {
+      const body = qctx.artifact(file.path)?.chunks.find((c) => c.startLine === chunk.startLine && c.endLine === chunk.endLine)
+      const content = body?.body ?? chunk.snippet
+      // A file past commits like the question changed is relevant through them, whatever its code says.
+      const relevance = Math.max(coverage(terms, `${file.path} ${body ? `${body.signature}\n${body.docstring}\n${body.body}` : content}`), ...file.commits.map((commit) => coverage(terms, message(commit.hash))))
+      candidates.push({
+        source: makeSource('code', `${file.path}:${chunk.startLine}-${chunk.endLine}`, 'hybrid', file.score / top, content, {
+          path: file.path,
+          startLine: chunk.startLine,
+          endLine: chunk.endLine,
+          name: chunk.name,
+          qualifiedName: chunk.qualifiedName,
+          kind: chunk.kind,
+          language: file.language,
+          methods: file.methods,
+          commits: file.commits.map((commit) => commit.hash),
+          role: 'localization',
+        }),
+        path: 'code:files',
+        relevance,
+        exact: false,
+        range: { path: file.path, start: chunk.startLine, end: chunk.endLine },
+      })
+    }
+    for (const commit of withCommits ? file.commits : []) cited.add(commit.hash)
+  }
+  const commits = [...cited].slice(0, LOCALIZED_COMMITS).flatMap((hash) => byHash.get(hash) ?? [])
+  commits.forEach((commit, i) => {
+    const files = commit.files.map((file) => file.path)
+    candidates.push(commitCandidate({ hash: commit.hash, author: commit.author, date: new Date(commit.time * 1000).toISOString().slice(0, 10), subject: commit.subject, body: commit.body, files, boundary: boundary.has(commit.hash) }, 'similar', 0.9 - i / (commits.length + 1), terms))
+  })
+  return { candidates, warnings: response.warnings }
 }

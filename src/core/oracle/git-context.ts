@@ -108,8 +108,12 @@ export function commitText(commit: Commit): string {
 export const BOUNDARY_NOTE =
   '(A shallow clone boundary: history stops at this commit, so its diff holds all the history before it; it did not necessarily make this change.)'
 
-/** A commit as evidence; relevance is exact for commits found through the symbol or the cited lines. */
-export function commitCandidate(commit: Commit, method: 'pickaxe' | 'lines' | 'message', score: number, terms: readonly string[]): Candidate {
+/**
+ * A commit as evidence; relevance is exact for commits found through the symbol or the cited lines.
+ * `similar`: a past commit whose message resembles the question and that changed a file it is
+ * about (the commit index, through file-level search).
+ */
+export function commitCandidate(commit: Commit, method: 'pickaxe' | 'lines' | 'message' | 'similar', score: number, terms: readonly string[]): Candidate {
   const content = commitText(commit)
   return {
     source: makeSource('git', commit.hash, 'log', score, content, {
@@ -122,7 +126,7 @@ export function commitCandidate(commit: Commit, method: 'pickaxe' | 'lines' | 'm
       boundary: commit.boundary,
     }),
     path: `git:${method}`,
-    relevance: method === 'message' ? coverage(terms, `${commit.subject}\n${commit.body}`) : 1,
-    exact: method !== 'message',
+    relevance: method === 'message' || method === 'similar' ? coverage(terms, `${commit.subject}\n${commit.body}`) : 1,
+    exact: method !== 'message' && method !== 'similar',
   }
 }

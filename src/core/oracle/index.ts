@@ -20,7 +20,7 @@ import { defaultAuthor } from '../threads/index.js'
 import type { Candidate } from './candidate.js'
 import { round } from './candidate.js'
 import { classifyQuestion, withDefinedNames, type Classification } from './classify.js'
-import { definitionPath, referencesPath, searchPath } from './code-paths.js'
+import { definitionPath, localizationPath, referencesPath, searchPath } from './code-paths.js'
 import { extractiveAnswer, noEvidenceAnswer } from './extractive.js'
 import { FileLines } from './file-lines.js'
 import { blameRange, commitCandidate, lineHistory, messageSearch, openGit, pickaxe } from './git-context.js'
@@ -119,6 +119,14 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
       if (found.explain) traces.codeSearch = found.explain
       return found.candidates
     }))
+    // A question in words (no symbol asked about): the files it is about, with the commits behind them.
+    if (cls.queryType === 'conceptual') {
+      paths.push(run('code:files', async () => {
+        const found = await localizationPath(opened, cls, terms, wanted.has('git'), boundary)
+        for (const warning of found.warnings) warn(`code: ${warning}`)
+        return found.candidates
+      }))
+    }
     return (await Promise.all(paths)).flat()
   }
   const historyQuestion = cls.queryType === 'history'

@@ -38,6 +38,11 @@ const FILENAMES: Record<string, ParsedLanguageId> = {
   Rakefile: 'ruby', Gemfile: 'ruby',
 }
 
+/** The paths languageForPath names a language for, as gitattributes patterns (`*.py`, `Rakefile`). */
+export function languagePatterns(): Array<[pattern: string, language: ParsedLanguageId]> {
+  return [...Object.entries(EXTENSIONS).map(([extension, language]): [string, ParsedLanguageId] => [`*${extension}`, language]), ...Object.entries(FILENAMES)]
+}
+
 /** The parsed language for a repo path, or undefined for anything else (which may still be indexed as text). */
 export function languageForPath(path: string): ParsedLanguageId | undefined {
   const base = path.slice(path.lastIndexOf('/') + 1)

@@ -1,3 +1,4 @@
+import { loadCommitHistory, type CommitHistory } from '../commits/index.js'
 import { VltError } from '../errors.js'
 import { summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
 import { readWorkingContent } from '../index/heal.js'
@@ -50,6 +51,8 @@ export interface QueryContext {
   files: Map<string, FileSource>
   /** A file's full artifact (chunks with text, every reference); null when not indexed. */
   artifact(path: string): FileArtifact | null
+  /** HEAD's commit history (src/core/commits), loaded on first use and kept with the context. */
+  commits(): Promise<CommitHistory>
 }
 
 export interface OpenQueryOptions extends BuildOptions {
@@ -102,6 +105,19 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
     freshness: { treeHash: tree.manifest.treeHash, stale: staleReason !== undefined, ...(staleReason ? { staleReason } : {}), overlayFiles: applied },
     files,
     artifact: artifactCache((source) => readArtifact(index, source, opts.warn), files),
+    commits: once(() => loadCommitHistory({ repo: index.repo, paths: index.paths, maxCommits: index.config.commits.maxCommits }, opts.warn)),
+  }
+}
+
+/** `load` run on the first call only; a failure is not kept, so the next call tries again. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined
+  return () => {
+    pending ??= load().catch((error: unknown) => {
+      pending = undefined
+      throw error
+    })
+    return pending
   }
 }
 

@@ -289,6 +289,12 @@ export function analyzePath(path: string): TermCounts {
   return takeCounts()
 }
 
+/** Weighted term counts of free-text fields (a commit's subject, body, symbol names), analysed as code chunks are. */
+export function analyzeFields(fields: ReadonlyArray<readonly [text: string, weight: number]>): TermCounts {
+  for (const [text, weight] of fields) addText(text, weight)
+  return takeCounts()
+}
+
 /** Distinct query terms, analysed exactly as indexed text is. */
 export function analyzeQuery(text: string): string[] {
   addText(text, 1)

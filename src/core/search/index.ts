@@ -1,2 +1,2 @@
-export { analyzeChunks, analyzeQuery, FIELD_WEIGHTS, type AnalyzedChunks, type AnalyzedDoc } from './analyze.js'
+export { analyzeChunks, analyzeFields, analyzeQuery, FIELD_WEIGHTS, type AnalyzedChunks, type AnalyzedDoc, type TermCounts } from './analyze.js'
 export { Bm25Index, BM25_B, BM25_K1, type Bm25Parts, type Bm25Snapshot, type SearchHit, type SearchOptions } from './bm25.js'

@@ -14,6 +14,8 @@
  *     trees/<treeHash>/manifest.mpk   per-tree file list, written last: a tree dir without it is unfinished
  *     trees/<treeHash>/<name>.mpk     per-tree aggregates (bm25, symbols, graph, ...)
  *     overlay/overlay.mpk        the working-tree overlay on HEAD (its blobs live in objects/)
+ *     commits/index.mpk          the commit index of HEAD's history: which packs hold it (see core/commits)
+ *     commits/packs/<id>.mpk     commit records, many per file
  *     locks/<name>.lock          see lock.ts
  *     logs/
  *     threads/                   shared conversation threads, committed with the repository
@@ -35,6 +37,12 @@ export interface VltPaths {
   locks: string
   logs: string
   threads: string
+  /** The commit index's directory (src/core/commits). */
+  commits: string
+  /** Which commit packs make up HEAD's history. */
+  commitIndex: string
+  /** A pack of commit records; `id` is a hash of the commits it holds. */
+  commitPack(id: string): string
   /** Artifact record of one blob as extracted for `language` by extractor `extractorVersion`. */
   blobRecord(blob: string, extractorVersion: number, language: string): string
   /** Directory of the packs of blob records written by extractor `extractorVersion`. */
@@ -62,6 +70,7 @@ export function vltPaths(vltDir: string): VltPaths {
   const trees = join(vltDir, 'trees')
   const overlayDir = join(vltDir, 'overlay')
   const treeDir = (treeHash: string): string => join(trees, objectId(treeHash, 'tree'))
+  const commits = join(vltDir, 'commits')
   return {
     root: vltDir,
     gitignore: join(vltDir, '.gitignore'),
@@ -73,6 +82,9 @@ export function vltPaths(vltDir: string): VltPaths {
     locks: join(vltDir, 'locks'),
     logs: join(vltDir, 'logs'),
     threads: join(vltDir, 'threads'),
+    commits,
+    commitIndex: join(commits, 'index.mpk'),
+    commitPack: (id) => join(commits, 'packs', `${safeName(id, 'commit pack id')}.mpk`),
     blobRecord(blob, extractorVersion, language) {
       const id = objectId(blob, 'blob')
       return join(objects, versionDir(extractorVersion), id.slice(0, 2), `${id.slice(2)}.${safeName(language, 'language')}.mpk`)
