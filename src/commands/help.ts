@@ -14,6 +14,9 @@ export default class HelpCommand extends Command {
   async run(): Promise<void> {
     const { argv } = await this.parse(HelpCommand)
     const Help = await loadHelpClass(this.config)
-    await new Help(this.config, this.config.pjson.oclif.helpOptions ?? this.config.pjson.helpOptions).showHelp(argv as string[])
+    const help = new Help(this.config, this.config.pjson.oclif.helpOptions ?? this.config.pjson.helpOptions)
+    // oclif's help passes over the word help when it looks for its subject: `help help` means this command.
+    if (argv.length === 1 && argv[0] === 'help') await help.showCommandHelp(this.config.findCommand('help')!, [])
+    else await help.showHelp(argv as string[])
   }
 }
