@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch'
 import { VectorCache } from '../src/core/embed/vector-cache.js'
-import { VectorIndex, type Quantization, type VectorIndexEntry } from '../src/core/embed/vector-index.js'
+import { VectorIndex, type Quantization, type VectorIndexEntry } from './vector-index.js'
 import { chunkHash } from '../src/core/embed/text.js'
 import { vltPaths } from '../src/core/store/index.js'
 

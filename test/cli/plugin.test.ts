@@ -37,7 +37,7 @@ describe('packaging', () => {
       const env = cliEnv({ PATH: `${bin}:${process.env.PATH}`, GIT_CEILING_DIRECTORIES: tmpdir() })
       const help = spawnSync('git', ['vlt', 'coderag', 'init', '--help'], { cwd: ROOT, encoding: 'utf8', env })
       assert.equal(help.status, 0, help.stderr)
-      assert.match(help.stdout, /git-vlt coderag init/)
+      assert.match(help.stdout, /\$ git vlt coderag init/)
       const run = spawnSync('git', ['vlt', 'coderag', 'status'], { cwd: outside, encoding: 'utf8', env })
       assert.equal(run.status, 2)
       assert.match(run.stderr, /^git vlt: not a git repository/)

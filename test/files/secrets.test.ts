@@ -170,7 +170,7 @@ describe('files: redactSecrets', () => {
       ...sourceFiles('src'),
       'node_modules/smol-toml/dist/parse.js',
       'node_modules/picomatch/lib/parse.js',
-      'node_modules/ignore/index.js',
+      'node_modules/msgpackr/unpack.js',
       'node_modules/typescript/lib/lib.dom.d.ts',
       'node_modules/@oclif/core/lib/config/config.js',
     ]

@@ -106,9 +106,13 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     const path = req.url ?? ''
     const received = { method: req.method ?? '', path, headers: req.headers, body }
     requests.push(received)
-    const route = req.method === 'POST' && path.endsWith('/chat/completions') ? 'chat' : req.method === 'POST' && path.endsWith('/embeddings') ? 'embeddings' : undefined
+    const route =
+      req.method === 'POST' && path.endsWith('/chat/completions') ? 'chat'
+      : req.method === 'POST' && path.endsWith('/embeddings') ? 'embeddings'
+      : req.method === 'GET' && path.endsWith('/models') ? 'models'
+      : undefined
     if (!route) return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}` } })
-    if (body.raw !== undefined) return sendJson(res, 400, { error: { message: 'request body is not JSON' } })
+    if (body.raw !== undefined && route !== 'models') return sendJson(res, 400, { error: { message: 'request body is not JSON' } })
 
     const fault = faults.shift()
     if (fault?.kind === 'status') {
@@ -130,6 +134,7 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
       return sendJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } })
     }
     if (route === 'embeddings') return sendJson(res, 200, embeddingsResponse(body, opts))
+    if (route === 'models') return sendJson(res, 200, { object: 'list', data: [{ id: 'test/chat-small', object: 'model', owned_by: 'fake' }] })
 
     const reply = replies.shift() ?? server.defaultReply
     const answer = chatAnswer(reply, body, opts)

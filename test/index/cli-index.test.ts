@@ -154,6 +154,17 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     for (const key of ['files', 'symbols', 'edges'] as const) assert.equal(incremental[key], cold[key], key)
   })
 
+  it('a file removed with git rm and not yet committed is left out of the working-tree overlay', () => {
+    // git status reports it as `D.` with the index's null blob, which was taken for its content hash.
+    repo = createGitRepo({ files: { 'keep.py': 'def keep():\n    return 1\n', 'gone.py': 'def gone():\n    return 2\n' } })
+    repo.git('rm', '-q', 'gone.py')
+    const init = vlt(repo.dir, ['coderag', 'init', '--json'])
+    assert.equal(init.status, 0, init.stderr)
+    const def = vlt(repo.dir, ['coderag', 'def', 'gone', '--json'])
+    assert.equal(def.status, 0, def.stderr)
+    assert.deepEqual(JSON.parse(def.stdout).definitions, [])
+  })
+
   it('stores a small change as a delta on its anchor and a large one in full, both exact', () => {
     const module = (i: number, v: number) => `from pkg.m${(i + 1) % 100} import f${(i + 1) % 100}\n\ndef f${i}(x):\n    return f${(i + 1) % 100}(x) + ${v}\n`
     repo = createGitRepo({ files: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`pkg/m${i}.py`, module(i, 0)])) })

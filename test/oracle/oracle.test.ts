@@ -82,9 +82,13 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.equal(response.repoMapSlice, '')
   })
 
-  it('names a source that is not initialised in the warnings', async () => {
-    const response = await askOracle(repo.dir, 'how are blob records written', { noLog: true, sources: ['code', 'threads'] })
+  it('names a source that is not initialised in the warnings and traces, without telling the user', async () => {
+    // A repository that never set up threads is not a problem to report on every question.
+    const told: string[] = []
+    const response = await askOracle(repo.dir, 'how are blob records written', { noLog: true, sources: ['code', 'threads'], explain: true, warn: (message) => told.push(message) })
     assert.ok(response.warnings.includes('threads: skipped (not initialised)'), JSON.stringify(response.warnings))
+    assert.deepEqual(response.traces!.paths.find((path) => path.path === 'threads'), { path: 'threads', results: [], note: 'not initialised' })
+    assert.deepEqual(told.filter((message) => message.includes('not initialised')), [])
   })
 
   it('appends each question and answer to the day\'s session thread, unless told not to', async () => {

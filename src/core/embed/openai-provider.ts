@@ -1,13 +1,22 @@
 /**
  * Embeddings from any OpenAI-compatible `/embeddings` endpoint (OpenAI, OpenRouter, Ollama,
- * LM Studio, vLLM). The SDK's own retries are off: this module retries only what waiting can fix
- * (429, 5xx), honours Retry-After within a bound, and turns every other failure into one
- * EmbeddingUnavailableError at once, so a search never hangs on a dead endpoint.
+ * LM Studio, vLLM). This module retries only what waiting can fix (429, 5xx), honours Retry-After
+ * within a bound, and turns every other failure into one EmbeddingUnavailableError at once, so a
+ * search never hangs on a dead endpoint.
  */
 import { displayPath, userConfigPath } from '../config/user.js'
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { backoffMs, connectionCause, retryAfterMs, statusFailure, type RetryPolicy } from '../endpoint/index.js'
+import {
+  backoffMs,
+  connectionCause,
+  EndpointConnectionError,
+  EndpointStatusError,
+  EndpointTimeoutError,
+  requestJson,
+  retryAfterMs,
+  statusFailure,
+  type RetryPolicy,
+} from '../endpoint/index.js'
 import { EmbeddingUnavailableError } from './errors.js'
 import type { EmbeddingConfig, EmbeddingProvider, EmbeddingUsage } from './provider.js'
 
@@ -17,19 +26,16 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDelayMs: 
 export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   readonly id: string
   readonly usage: EmbeddingUsage = { requests: 0, inputTokens: 0 }
-  private readonly client: OpenAI
   private readonly retry: RetryPolicy
   private readonly host: string
   /** Length every vector must have: the configured one, else the first one seen. */
   private dimensions: number | undefined
 
-  constructor(private readonly config: EmbeddingConfig, apiKey: string | undefined, retry: Partial<RetryPolicy> = {}) {
+  constructor(private readonly config: EmbeddingConfig, private readonly apiKey: string | undefined, retry: Partial<RetryPolicy> = {}) {
     this.host = new URL(config.baseUrl).host
     this.id = `openai:${this.host}:${config.model}:${config.dimensions ?? 'native'}`
     this.dimensions = config.dimensions
     this.retry = { ...DEFAULT_RETRY, ...retry }
-    // The SDK insists on a key; keyless local servers ignore whatever is sent.
-    this.client = new OpenAI({ apiKey: apiKey ?? 'none', baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0 })
   }
 
   async embed(texts: string[], signal?: AbortSignal, onBatch?: (offset: number, vectors: Float32Array[]) => void): Promise<Float32Array[]> {
@@ -72,22 +78,26 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   private async embedBatch(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
     for (let attempt = 1; ; attempt++) {
       let response: unknown
-      // A signal per request: the SDK leaves a listener on the signal it is given, which would pile up on a shared one.
+      // A signal per request: fetch leaves a listener on the signal it is given, which would pile up on a shared one.
       const request = new AbortController()
       const cancel = (): void => request.abort(signal.reason)
       signal.addEventListener('abort', cancel, { once: true })
       try {
         this.usage.requests++
-        response = await this.client.embeddings.create(
-          {
+        response = await requestJson({
+          baseUrl: this.config.baseUrl,
+          path: '/embeddings',
+          apiKey: this.apiKey,
+          body: {
             model: this.config.model,
             input,
-            // The SDK's default (base64) is not implemented by every compatible server.
+            // Asked for explicitly: base64, OpenAI's other format, is not implemented by every compatible server.
             encoding_format: 'float',
             ...(this.config.dimensions === undefined ? {} : { dimensions: this.config.dimensions }),
           },
-          { signal: request.signal },
-        )
+          timeoutMs: this.config.timeoutMs,
+          signal: request.signal,
+        })
       } catch (error) {
         if (signal.aborted) throw signal.reason
         const failure = this.classify(error, attempt)
@@ -144,18 +154,18 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   private classify(error: unknown, attempt: number): { retryable: boolean; error: EmbeddingUnavailableError } {
     const where = `embedding API at ${this.host}`
     const after = attempt > 1 ? ` after ${attempt} attempts` : ''
-    if (error instanceof APIConnectionTimeoutError) {
+    if (error instanceof EndpointTimeoutError) {
       return fatal('timeout', `${where} did not answer within ${this.config.timeoutMs} ms (embedding.timeoutMs)`)
     }
-    if (error instanceof APIConnectionError) {
+    if (error instanceof EndpointConnectionError) {
       return fatal('unreachable', `${where} is unreachable (${connectionCause(error)})`)
     }
-    if (error instanceof APIError && error.status !== undefined) {
+    if (error instanceof EndpointStatusError) {
       const failure = statusFailure(error.status, error, where, after, this.config.apiKeyEnv, 'the request')
       return { retryable: failure.retryable, error: new EmbeddingUnavailableError(failure.kind, failure.message) }
     }
     if (error instanceof EmbeddingUnavailableError) return { retryable: false, error }
-    // The SDK lets JSON syntax errors and other body problems through as plain errors.
+    // A body that is not JSON, and any other problem with it.
     return fatal('bad-response', `${where} sent an unreadable response (${(error as Error)?.message ?? String(error)})`)
   }
 

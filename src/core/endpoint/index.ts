@@ -2,9 +2,10 @@
  * What the OpenAI-compatible clients (chat in src/core/llm, embeddings in src/core/embed) share
  * about talking to an endpoint: retry policy and Retry-After, error descriptions, local hosts.
  */
-import type { APIError } from 'openai'
+import type { EndpointStatusError, EndpointStreamError } from './http.js'
 
 export { backoffMs, DEFAULT_RETRY, retryAfterMs, type RetryPolicy } from './retry.js'
+export { EndpointConnectionError, EndpointStatusError, EndpointStreamError, EndpointTimeoutError, postEvents, requestJson, type EndpointRequest } from './http.js'
 
 /** Local servers (Ollama, LM Studio, vLLM on this machine) need no API key. */
 export function isLocalHost(hostname: string): boolean {
@@ -13,9 +14,8 @@ export function isLocalHost(hostname: string): boolean {
 }
 
 /** The server's own error message, on one line and bounded, for a user-facing error. */
-export function serverMessage(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined
-  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '')
+export function serverMessage(error: EndpointStatusError | EndpointStreamError): string {
+  const text = 'status' in error ? (error.serverMessage ?? '') : error.message
   const line = text.replace(/\s+/g, ' ').trim() || 'no message'
   return line.length > 200 ? `${line.slice(0, 199)}…` : line
 }
@@ -31,7 +31,7 @@ export interface StatusFailure {
  * An HTTP error from the endpoint `where` (e.g. `LLM endpoint https://…`): 401/403 blame the key
  * in `apiKeyEnv`, 429 and 5xx/408 may pass, any other status is `refused` (what the server refused).
  */
-export function statusFailure(status: number, error: APIError, where: string, after: string, apiKeyEnv: string, refused: string): StatusFailure {
+export function statusFailure(status: number, error: EndpointStatusError, where: string, after: string, apiKeyEnv: string, refused: string): StatusFailure {
   const detail = `HTTP ${status}: ${serverMessage(error)}`
   if (status === 401 || status === 403) return { retryable: false, kind: 'auth', message: `${where} rejected the API key from ${apiKeyEnv} (${detail})` }
   if (status === 429) return { retryable: true, kind: 'rate-limit', message: `${where} is rate limiting${after} (${detail})` }

@@ -1,4 +1,4 @@
-import { APIError } from 'openai'
+import { EndpointStatusError } from './http.js'
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -19,7 +19,7 @@ export function backoffMs(policy: RetryPolicy, attempt: number): number {
 
 /** Retry-After in milliseconds (`retry-after-ms`, or `retry-after` as seconds or an HTTP date), when the server sent one. */
 export function retryAfterMs(error: unknown): number | undefined {
-  if (!(error instanceof APIError) || !error.headers) return undefined
+  if (!(error instanceof EndpointStatusError)) return undefined
   const ms = Number(error.headers.get('retry-after-ms') ?? NaN)
   if (Number.isFinite(ms) && ms >= 0) return ms
   const value = error.headers.get('retry-after')

@@ -103,3 +103,8 @@ function complaint(stderr: string): string | undefined {
   const fatal = lines.find((line) => /^(fatal|error):/.test(line))
   return (fatal ?? lines[0])?.replace(/^(fatal|error):\s*/, '')
 }
+
+/** What `git --version` prints, e.g. "git version 2.39.5". */
+export async function gitVersion(): Promise<string> {
+  return (await runGit(['--version'], { cwd: process.cwd() })).toString('utf8').trim()
+}

@@ -1,5 +1,5 @@
 export { BlobReader } from './blob-reader.js'
-export { GitError } from './command.js'
+export { GitError, gitVersion } from './command.js'
 export { openRepo, runInRepo, streamInRepo, type Head, type ObjectFormat, type Repo } from './repo.js'
 export { shallowBoundary } from './shallow.js'
 export { diffNumstat, diffTrees, isFileMode, listTree, listTreeAndSubmodules, type LineCounts, type TreeChange, type TreeEntry } from './tree.js'

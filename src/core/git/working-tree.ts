@@ -102,7 +102,8 @@ function addCandidate(candidates: Candidate[], path: string, headMode: string, w
     path,
     status: !inWork ? 'deleted' : inHead ? 'modified' : 'added',
     headBlob: inHead ? headBlob : null,
-    contentHash,
+    // A file removed from the index too (`git rm`, XY "D.") has the null blob as its index blob.
+    contentHash: inWork ? contentHash : null,
   })
 }
 

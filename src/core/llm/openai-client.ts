@@ -1,27 +1,69 @@
 /**
  * Chat completions from any OpenAI-compatible endpoint (OpenRouter, OpenAI, Ollama, LM Studio,
- * vLLM). The SDK's own retries are off: this module retries only what waiting can fix (429, 5xx,
- * a dropped connection before any text was shown), honours Retry-After within a bound, and turns
- * every other failure into one LlmUnavailableError at once, so callers can fall back quickly.
+ * vLLM). This module retries only what waiting can fix (429, 5xx, a dropped connection before any
+ * text was shown), honours Retry-After within a bound, and turns every other failure into one
+ * LlmUnavailableError at once, so callers can fall back quickly.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { VltConfig } from '../config/types.js'
 import { redactSecrets } from '../files/index.js'
 import { Deadline } from './deadline.js'
 import { LlmUnavailableError, type LlmFailureKind } from './errors.js'
-import { backoffMs, causeCode, connectionCause, DEFAULT_RETRY, retryAfterMs, serverMessage, statusFailure, type RetryPolicy } from '../endpoint/index.js'
-import type { LlmClient, LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmUsage } from './types.js'
+import {
+  backoffMs,
+  causeCode,
+  connectionCause,
+  DEFAULT_RETRY,
+  EndpointConnectionError,
+  EndpointStatusError,
+  EndpointStreamError,
+  EndpointTimeoutError,
+  postEvents,
+  requestJson,
+  retryAfterMs,
+  serverMessage,
+  statusFailure,
+  type RetryPolicy,
+} from '../endpoint/index.js'
+import type { LlmClient, LlmMessage, LlmRequest, LlmResult, LlmTool, LlmToolCall, LlmUsage } from './types.js'
 
-type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>
-/** OpenRouter adds the request's price to usage. */
-type UsageWithCost = OpenAI.CompletionUsage & { cost?: unknown }
+/** The body of a chat completions request, as far as this client sends it. */
+interface ChatParams {
+  model: string
+  messages: LlmMessage[]
+  max_tokens?: number
+  temperature?: number
+  tools?: LlmTool[]
+}
+
+/** Token counts as the API reports them; OpenRouter adds the request's price. */
+interface UsageWithCost {
+  prompt_tokens?: number
+  completion_tokens?: number
+  cost?: unknown
+}
+
+interface ToolCallDelta {
+  index: number
+  id?: string
+  type?: string
+  function?: { name?: string; arguments?: string }
+}
+
+interface ChatResponse {
+  choices?: Array<{ message?: { content?: string | null; tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }> }; finish_reason?: string | null }>
+  usage?: UsageWithCost | null
+}
+
+interface ChatChunk {
+  choices?: Array<{ delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }>
+  usage?: UsageWithCost | null
+}
 /** What one attempt produced, before redaction counts are added. */
 type Answer = Omit<LlmResult, 'redactions'>
 
 export class OpenAILlmClient implements LlmClient {
   readonly usage: LlmUsage = { requests: 0, inputTokens: 0, outputTokens: 0, costCents: null, redactions: 0 }
-  private readonly client: OpenAI
   private readonly retry: RetryPolicy
   /** The endpoint as shown in messages: no credentials, no query. */
   private readonly endpoint: string
@@ -29,15 +71,16 @@ export class OpenAILlmClient implements LlmClient {
   constructor(
     private readonly config: VltConfig['llm'],
     readonly model: string,
-    apiKey: string | undefined,
+    private readonly apiKey: string | undefined,
     retry: Partial<RetryPolicy> = {},
   ) {
     const url = new URL(config.baseUrl)
     this.endpoint = `${url.origin}${url.pathname.replace(/\/+$/, '')}`
     this.retry = { ...DEFAULT_RETRY, ...retry }
-    // The SDK insists on a key; keyless local servers ignore whatever is sent. Its logging is off
-    // because every failure reaches the caller as one LlmUnavailableError.
-    this.client = new OpenAI({ apiKey: apiKey ?? 'none', baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0, logLevel: 'off' })
+  }
+
+  private request(body: unknown, deadline: Deadline) {
+    return { baseUrl: this.config.baseUrl, path: '/chat/completions', apiKey: this.apiKey, body, timeoutMs: this.config.timeoutMs, signal: deadline.signal }
   }
 
   complete(request: LlmRequest): Promise<LlmResult> {
@@ -98,8 +141,8 @@ export class OpenAILlmClient implements LlmClient {
   }
 
   private async completeOnce(params: ChatParams, deadline: Deadline): Promise<Answer> {
-    const response = await this.client.chat.completions.create({ ...params, stream: false }, { signal: deadline.signal })
-    const choice = (response as Partial<typeof response>).choices?.[0]
+    const response = (await requestJson(this.request({ ...params, stream: false }, deadline))) as ChatResponse | null
+    const choice = response?.choices?.[0]
     if (!choice?.message) throw this.badResponse('a response without choices')
     const toolCalls: LlmToolCall[] = []
     for (const call of choice.message.tool_calls ?? []) {
@@ -109,16 +152,13 @@ export class OpenAILlmClient implements LlmClient {
       text: choice.message.content ?? '',
       toolCalls,
       finishReason: choice.finish_reason ?? 'unknown',
-      ...readUsage(response.usage),
+      ...readUsage(response!.usage),
     }
   }
 
   private async streamOnce(params: ChatParams, deadline: Deadline, onText: (delta: string) => void): Promise<Answer> {
-    const stream = await this.client.chat.completions.create(
-      // Usage arrives in a last chunk only when asked for (OpenRouter always sends it).
-      { ...params, stream: true, stream_options: { include_usage: true } },
-      { signal: deadline.signal },
-    )
+    // Usage arrives in a last chunk only when asked for (OpenRouter always sends it).
+    const stream = postEvents(this.request({ ...params, stream: true, stream_options: { include_usage: true } }, deadline)) as AsyncGenerator<ChatChunk>
     let text = ''
     let finishReason: string | undefined
     let usage: UsageWithCost | undefined
@@ -141,8 +181,6 @@ export class OpenAILlmClient implements LlmClient {
       }
       if (choice.finish_reason) finishReason = choice.finish_reason
     }
-    // The SDK ends the iteration quietly when its signal aborts, so a timeout shows only here.
-    if (deadline.signal.aborted) throw new StreamAborted()
     if (finishReason === undefined) throw this.badResponse('a stream that ended before the answer was complete')
     return {
       text,
@@ -165,22 +203,21 @@ export class OpenAILlmClient implements LlmClient {
   private classify(error: unknown, expired: boolean, attempt: number, shown: boolean): { retryable: boolean; error: LlmUnavailableError } {
     const where = `LLM endpoint ${this.endpoint}`
     const after = attempt > 1 ? ` after ${attempt} attempts` : ''
-    if (expired || error instanceof APIConnectionTimeoutError) {
+    if (expired || error instanceof EndpointTimeoutError) {
       const what = shown ? 'stopped sending its answer for' : 'did not answer within'
       return fatal('timeout', `${where} ${what} ${this.config.timeoutMs} ms (llm.timeout_ms)`)
     }
     if (error instanceof LlmUnavailableError) return { retryable: false, error }
-    if (error instanceof APIConnectionError) {
+    if (error instanceof EndpointConnectionError) {
       const cause = connectionCause(error)
       // Connected, then closed without an answer: a server restarting or a proxy giving up, which may pass.
       if (DROPPED.has(cause)) return retryable('server', `${where} closed the connection without answering${after} (${cause})`)
       return fatal('unreachable', `${where} unreachable (${cause})`)
     }
-    if (error instanceof APIError) {
-      const status = error.status
-      // An error event inside a stream has no status: the server gave up mid-answer.
-      if (status === undefined) return retryable('server', `${where} failed mid-answer${after} (${serverMessage(error)})`)
-      const failure = statusFailure(status, error, where, after, this.config.apiKeyEnv, `the request for model ${this.model}`)
+    // An error event inside a stream: the server gave up mid-answer.
+    if (error instanceof EndpointStreamError) return retryable('server', `${where} failed mid-answer${after} (${serverMessage(error)})`)
+    if (error instanceof EndpointStatusError) {
+      const failure = statusFailure(error.status, error, where, after, this.config.apiKeyEnv, `the request for model ${this.model}`)
       return { retryable: failure.retryable, error: new LlmUnavailableError(failure.kind, failure.message) }
     }
     if (error instanceof SyntaxError) return fatal('bad-response', `${where} sent an unreadable response (${error.message})`)
@@ -193,9 +230,6 @@ export class OpenAILlmClient implements LlmClient {
 
 /** Socket errors of a connection that was accepted and then lost. */
 const DROPPED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
-
-/** Thrown inside an attempt when the stream ended because its deadline aborted it. */
-class StreamAborted extends Error {}
 
 function fatal(kind: LlmFailureKind, message: string): { retryable: false; error: LlmUnavailableError } {
   return { retryable: false, error: new LlmUnavailableError(kind, message) }

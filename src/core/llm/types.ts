@@ -1,12 +1,13 @@
-import type OpenAI from 'openai'
-
 export interface LlmMessage {
   role: 'system' | 'user' | 'assistant'
   content: string
 }
 
 /** An OpenAI function tool, sent as is. */
-export type LlmTool = OpenAI.Chat.Completions.ChatCompletionFunctionTool
+export interface LlmTool {
+  type: 'function'
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null }
+}
 
 export interface LlmRequest {
   messages: LlmMessage[]

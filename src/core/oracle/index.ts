@@ -84,7 +84,9 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     try {
       const found = await task()
       if (found === null) {
-        warn(`${name}: skipped (not initialised)`)
+        // A source the repository never set up (no threads, no ingested history) is no fault to
+        // report on every answer: it is listed in the warnings and traces, not told.
+        warnings.push(`${name}: skipped (not initialised)`)
         traces.paths.push({ path: name, results: [], note: 'not initialised' })
         return []
       }

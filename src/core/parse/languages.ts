@@ -1,11 +1,13 @@
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { LanguageId } from './types.js'
 
-const require = createRequire(import.meta.url)
-
-/** Grammar package and wasm file for each parsed language. */
-const GRAMMARS: Record<Exclude<LanguageId, 'text'>, { pkg: string; wasm: string }> = {
+/**
+ * Each parsed language's grammar wasm and the package it comes from. The grammar packages are
+ * dev dependencies (they also carry native sources and prebuilt binaries for six platforms,
+ * ~170 MB, and an install script): `npm run build` copies just their wasm and licence into
+ * `grammars/` at the package root (scripts/grammars.ts), which is what ships.
+ */
+export const GRAMMARS: Record<Exclude<LanguageId, 'text'>, { pkg: string; wasm: string }> = {
   python: { pkg: 'tree-sitter-python', wasm: 'tree-sitter-python.wasm' },
   typescript: { pkg: 'tree-sitter-typescript', wasm: 'tree-sitter-typescript.wasm' },
   tsx: { pkg: 'tree-sitter-typescript', wasm: 'tree-sitter-tsx.wasm' },
@@ -53,12 +55,10 @@ export function languageForPath(path: string): ParsedLanguageId | undefined {
   return EXTENSIONS[base.slice(dot).toLowerCase()]
 }
 
-/** Absolute path of a grammar package's root folder (where its wasm and queries/ live). */
-export function grammarPackageDir(language: ParsedLanguageId): string {
-  return dirname(require.resolve(`${GRAMMARS[language].pkg}/package.json`))
-}
+/** `grammars/` at the package root: this file sits three levels down, as src/core/parse or dist/core/parse. */
+export const GRAMMAR_DIR = fileURLToPath(new URL('../../../grammars/', import.meta.url))
 
 /** Absolute path of a language's grammar wasm. */
 export function grammarWasmPath(language: ParsedLanguageId): string {
-  return join(grammarPackageDir(language), GRAMMARS[language].wasm)
+  return GRAMMAR_DIR + GRAMMARS[language].wasm
 }

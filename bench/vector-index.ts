@@ -1,5 +1,7 @@
 /**
- * Approximate nearest neighbours (usearch HNSW, cosine) over one tree's chunk vectors.
+ * Approximate nearest neighbours (usearch HNSW, cosine) over one tree's chunk vectors: kept for
+ * bench/vectors-bench.ts, which measures it against the exact scan that search uses
+ * (src/core/query/search/vector-path.ts), so usearch is a dev dependency only.
  *
  * Stored as two files: `<path>` is usearch's own serialisation, `<path>.meta.mpk` a small record
  * naming the vector space (provider id, dimensions, scalar type) and fingerprinting the usearch
@@ -11,9 +13,9 @@ import { crc32 } from 'node:zlib'
 import { readFile, rename, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Index, MetricKind, ScalarKind } from 'usearch'
-import { CorruptFileError } from '../errors.js'
-import { ensureDirSync, readFileConfined, readRecord, tempPathFor, writeRecord, type VltPaths } from '../store/index.js'
-import { providerKey } from './vector-cache.js'
+import { CorruptFileError } from '../src/core/errors.js'
+import { ensureDirSync, readFileConfined, readRecord, tempPathFor, writeRecord, type VltPaths } from '../src/core/store/index.js'
+import { providerKey } from '../src/core/embed/vector-cache.js'
 
 const META_KIND = 'vector-index-meta'
 const META_VERSION = 1
