@@ -79,7 +79,12 @@ export async function* postEvents(request: EndpointRequest): AsyncGenerator<unkn
 async function exchange<T>(request: EndpointRequest, read: (response: Response) => Promise<T>): Promise<T> {
   const timeout = new AbortController()
   const timer = setTimeout(() => timeout.abort(new EndpointTimeoutError(`no answer within ${request.timeoutMs} ms`)), request.timeoutMs)
-  const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal
+  // The caller's abort reaches fetch and the body it streams through the timeout's controller
+  // (AbortSignal.any would do this but needs Node 20.3, and engines says 20).
+  const caller = request.signal
+  if (caller?.aborted) timeout.abort(caller.reason)
+  else caller?.addEventListener('abort', () => timeout.abort(caller.reason), { once: true })
+  const signal = timeout.signal
   try {
     const post = request.body !== undefined
     const response = await fetch(`${request.baseUrl.replace(/\/+$/, '')}${request.path}`, {
