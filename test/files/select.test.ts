@@ -155,16 +155,14 @@ describe('files: createFileSelector', () => {
     assert.deepEqual(outcomes(selector('exclude = ["config/"]'), ['config/.env', '.env']), { 'config/.env': '-excluded', '.env': '-secret' })
   })
 
-  it('selects 70,000 paths quickly', () => {
+  // Its speed is measured by `npm run bench -- index` (selection is part of every init), not timed here.
+  it('selects the right half of 70,000 paths under nested include/exclude rules', () => {
     const select = selector('include = ["src/**", "lib/**", "!**/gen/**"]', 'exclude = ["*.test.ts", "docs/"]')
     const paths: string[] = []
     const names = ['index.ts', 'util.py', 'main.c', 'README.md', 'logo.png', '.env', 'x.test.ts', 'package-lock.json']
     for (let i = 0; i < 70_000; i++) paths.push(`${i % 2 ? 'src' : 'lib'}/mod${i % 97}/sub${i % 13}/${names[i % names.length]}`)
-    const started = performance.now()
     let selected = 0
     for (const path of paths) if (select(path).selected) selected++
-    const elapsed = performance.now() - started
     assert.equal(selected, 35_000)
-    assert.ok(elapsed < 500, `took ${elapsed.toFixed(0)} ms`)
   })
 })
