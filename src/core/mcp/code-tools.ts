@@ -77,16 +77,20 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       // The files a page leans towards travel in its cursor, so that later pages rank alike.
       const boosted = page ? (page.core ? page.core.split('\n') : []) : conversation.recentFiles(BOOSTED_FILES)
       const path = args.path === undefined ? undefined : resolveInRepo(env.index.root, args.path, 'path')
-      if (args.granularity === 'file') {
-        const response = await searchFiles(qctx, expanded.query, { limit: offset + limit * 2, language: args.language, path: path || undefined })
-        const ranked = boost(response.files, boosted)
+      // One page of ranked chunks or files: what fits the output budget, and the cursor to the rest.
+      const pageOfRanked = <T>(ranked: readonly T[], render: (item: T) => string) => {
         const window = ranked.slice(offset, offset + limit)
-        const fitted = fitItems(window, renderFile, FRAME_TOKENS, env.maxTokens)
-        const files = window.slice(0, fitted)
+        const fitted = fitItems(window, render, FRAME_TOKENS, env.maxTokens)
         const more = fitted < window.length || ranked.length > offset + limit
         const cursor = more ? encodeCursor({ tool: 'search_code', offset: offset + fitted, core: boosted.join('\n'), tree: qctx.freshness.treeHash, args: key }) : undefined
         const note = fitted < window.length && cursor ? cutNote(fitted, `${window.length} on this page`, cursor) : undefined
-        const header = `${files.length === 0 ? 'No files' : `${files.length} file(s)`} for ${JSON.stringify(expanded.query)}${expanded.resolved ? ` (${expanded.resolved})` : ''}`
+        return { items: window.slice(0, fitted), cursor, note }
+      }
+      const searched = `for ${JSON.stringify(expanded.query)}${expanded.resolved ? ` (${expanded.resolved})` : ''}`
+      if (args.granularity === 'file') {
+        const response = await searchFiles(qctx, expanded.query, { limit: offset + limit * 2, language: args.language, path: path || undefined })
+        const { items: files, cursor, note } = pageOfRanked(boost(response.files, boosted), renderFile)
+        const header = `${files.length === 0 ? 'No files' : `${files.length} file(s)`} ${searched}`
         const top = files[0]
         return {
           structured: {
@@ -108,13 +112,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
         }
       }
       const response = await searchCode(qctx, expanded.query, { limit: offset + limit * 2, language: args.language, path: path || undefined })
-      const ranked = boost(response.results, boosted)
-      const window = ranked.slice(offset, offset + limit)
-      const fitted = fitItems(window, renderResult, FRAME_TOKENS, env.maxTokens)
-      const results = window.slice(0, fitted)
-      const more = fitted < window.length || ranked.length > offset + limit
-      const cursor = more ? encodeCursor({ tool: 'search_code', offset: offset + fitted, core: boosted.join('\n'), tree: qctx.freshness.treeHash, args: key }) : undefined
-      const note = fitted < window.length && cursor ? cutNote(fitted, `${window.length} on this page`, cursor) : undefined
+      const { items: results, cursor, note } = pageOfRanked(boost(response.results, boosted), renderResult)
       const structured = {
         query: expanded.query,
         ...(expanded.resolved ? { resolved: expanded.resolved } : {}),
@@ -123,7 +121,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
         ...pageFields(cursor, note),
         freshness: freshnessOf(qctx.freshness),
       }
-      const header = `${results.length === 0 ? 'No results' : `${results.length} result(s)`} for ${JSON.stringify(expanded.query)}${expanded.resolved ? ` (${expanded.resolved})` : ''}`
+      const header = `${results.length === 0 ? 'No results' : `${results.length} result(s)`} ${searched}`
       const text = [header, ...results.map((r, i) => `${offset + i + 1}. ${renderResult(r)}`), ...response.warnings.map((w) => `warning: ${w}`), footer(cursor, note, qctx.freshness)].filter(Boolean).join('\n')
       const top = results[0]
       return {
