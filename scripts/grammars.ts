@@ -1,7 +1,7 @@
 /**
  * Copies each grammar's wasm and licence from its (dev dependency) package into `grammars/` at the
  * package root, the only part of those packages git-vlt loads, with a list of what came from
- * where. Run by `npm run build` and `prepare` (so tests from source work straight after `npm ci`).
+ * where. Run by `npm run build` (and by test/helpers/built-assets.ts when missing).
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'

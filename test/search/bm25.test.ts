@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { pack, unpack } from 'msgpackr'
+import { pack } from '#msgpackr'
+import { unpack } from '#msgpackr/unpack'
 import { analyzeChunks, analyzeQuery, Bm25Index, type AnalyzedChunks, type SearchHit } from '../../src/core/search/index.js'
 import { CorruptFileError } from '../../src/core/errors.js'
 import type { Chunk } from '../../src/core/parse/types.js'

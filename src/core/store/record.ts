@@ -14,7 +14,7 @@
  *   13+k+n   4     CRC-32 (zlib) of bytes [0, 13+k+n), u32 LE
  */
 import { crc32 } from 'node:zlib'
-import { Packr } from 'msgpackr'
+import { Packr } from './msgpack.js'
 import { CorruptFileError } from '../errors.js'
 
 const MAGIC = [0x56, 0x4c, 0x54] // "VLT"
