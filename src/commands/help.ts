@@ -1,4 +1,6 @@
 import { Args, Command, loadHelpClass } from '@oclif/core'
+import { unknownCommandMessage } from '../core/cli/not-found.js'
+import { reportFailure } from '../core/cli/plain-output.js'
 
 /** `git vlt help [COMMAND]`: what `--help` and `-h` print, for people who type help first. */
 export default class HelpCommand extends Command {
@@ -16,7 +18,9 @@ export default class HelpCommand extends Command {
     const Help = await loadHelpClass(this.config)
     const help = new Help(this.config, this.config.pjson.oclif.helpOptions ?? this.config.pjson.helpOptions)
     // oclif's help passes over the word help when it looks for its subject: `help help` means this command.
-    if (argv.length === 1 && argv[0] === 'help') await help.showCommandHelp(this.config.findCommand('help')!, [])
-    else await help.showHelp(argv as string[])
+    if (argv.length === 1 && argv[0] === 'help') return help.showCommandHelp(this.config.findCommand('help')!, [])
+    const subject = (argv as string[]).filter((word) => !word.startsWith('-')).join(':')
+    if (subject !== '' && !this.config.findCommand(subject) && !this.config.findTopic(subject)) return reportFailure(unknownCommandMessage(this.config, subject), 2, false)
+    await help.showHelp(argv as string[])
   }
 }

@@ -23,6 +23,21 @@ describe('help', () => {
     assert.match(own.stdout, /\$ git vlt help \[COMMAND\.\.\.\]/)
     const unknown = vlt(tmpdir(), ['help', 'nope'])
     assert.equal(unknown.status, 2)
-    assert.match(unknown.stderr, /Command nope not found/)
+    assert.equal(unknown.stderr, "git vlt: 'nope' is not a git vlt command (see 'git vlt help')\n")
+  })
+
+  it('a mistyped command is one usage line in the words typed, with the nearest commands', () => {
+    const typo = vlt(tmpdir(), ['coderag', 'serch', 'parser'])
+    assert.equal(typo.status, 2)
+    assert.equal(typo.stdout, '')
+    assert.equal(typo.stderr, "git vlt: 'coderag serch' is not a git vlt command; did you mean 'git vlt coderag search'? (see 'git vlt help coderag')\n")
+    const help = vlt(tmpdir(), ['help', 'hooks', 'instal'])
+    assert.equal(help.status, 2)
+    assert.match(help.stderr, /^git vlt: 'hooks instal' is not a git vlt command; did you mean 'git vlt hooks install'\?/)
+    const json = vlt(tmpdir(), ['thread', 'lst', '--json'])
+    assert.equal(json.status, 2)
+    assert.deepEqual(JSON.parse(json.stdout), {
+      error: { message: "'thread lst' is not a git vlt command; did you mean 'git vlt thread list'? (see 'git vlt help thread')", code: 'usage' },
+    })
   })
 })

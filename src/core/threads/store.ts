@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
+import { editDistance } from '../edit-distance.js'
 import { redactSecrets } from '../files/index.js'
 import { ensureVltDir, listDirConfined, readFileConfined, withLock, writeFileAtomic } from '../store/index.js'
 import { newEntryId } from './entry-id.js'
@@ -155,18 +156,6 @@ async function suggestion(vltDir: string, name: string): Promise<string> {
     .sort((a, b) => a.distance - b.distance || (a.candidate < b.candidate ? -1 : 1))
   if (close.length > 0) return ` — did you mean ${close[0].candidate}? (\`git vlt thread list\` shows all ${names.length})`
   return ` — create it with \`git vlt thread new ${name}\`${names.length > 0 ? ` or see \`git vlt thread list\`` : ''}`
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]
 }
 
 async function ensureGitattributes(vltDir: string): Promise<void> {
