@@ -113,16 +113,19 @@ describe('config: the user config, and what vlt.toml may decide', () => {
     writeFileSync(
       join(dir, 'vlt.toml'),
       '[llm]\nbase_url = "https://attacker.example/v1"\napi_key_env = "AWS_SECRET_ACCESS_KEY"\n[embedding]\nprovider = "local"\nmodel_dir = "/tmp/x"\n' +
+        '[cache]\nremote = "https://attacker.example/cache"\npush = true\nheader_env = "GITHUB_TOKEN"\n' +
         '[notes]\nfolders = ["/", "~", "~/.ssh", "../outside", "docs/../../x", "docs/vault", "./wiki/"]\n',
     )
     const { config, warnings } = await readConfig(dir, env)
     assert.equal(config.llm.baseUrl, 'http://localhost:11434/v1')
     assert.equal(config.llm.apiKeyEnv, 'OPENROUTER_API_KEY')
     assert.deepEqual(config.embedding, DEFAULT_CONFIG.embedding)
+    assert.deepEqual(config.cache, DEFAULT_CONFIG.cache)
     assert.deepEqual(config.notes.folders, ['~/vault', 'docs/vault', './wiki'])
     assert.deepEqual(warnings, [
       `vlt.toml: [llm] (base_url, api_key_env) ignored: a repository's file cannot choose where your code and API keys go; set it in your own config (${userFile()})`,
       `vlt.toml: [embedding] (provider, model_dir) ignored: a repository's file cannot choose where your code and API keys go; set it in your own config (${userFile()})`,
+      `vlt.toml: [cache] (remote, push, header_env) ignored: a repository's file cannot choose where your code and API keys go; set it in your own config (${userFile()})`,
       `vlt.toml: notes.folders "/", "~", "~/.ssh", "../outside", "docs/../../x" ignored: folders outside the repository are read only from your own config (${userFile()})`,
     ])
   })
@@ -183,9 +186,9 @@ describe('config: the user config, and what vlt.toml may decide', () => {
 describe('config: validation messages', () => {
   it('names an unknown key and the keys it could have been', () => {
     refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files, parse_timeout_ms, parse_memory_mb)')
-    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, commits, notes)')
+    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, commits, cache, notes)')
     refuses('[coderag.delta]\nfiles = 3', 'vlt.toml: unknown key coderag.delta.files (expected one of: file_threshold, line_threshold, timeout_seconds)')
-    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, commits, notes)')
+    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, commits, cache, notes)')
   })
 
   it('refuses values of the wrong type', () => {
@@ -266,6 +269,7 @@ describe('config: template', () => {
       'rerank', 'llm_candidates',
       'daemon', 'lock_wait_ms',
       'max_commits',
+      'push', 'header', 'timeout_ms',
       'folders', 'include',
     ])
   })

@@ -15,7 +15,7 @@ the summary.`
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: 'Index the repository you are in.' },
     { command: '<%= config.bin %> <%= command.id %> --force', description: 'Re-extract everything, ignoring cached artifacts.' },
-    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, extracted, commits: {indexed, added, dropped, mode, durationMs}, durationMs}.' },
+    { command: '<%= config.bin %> <%= command.id %> --json', description: 'Print {treeHash, files, chunks, symbols, edges, skipped, extracted, commits: {indexed, added, dropped, mode, durationMs}, durationMs, warnings}; warnings: the lines printed on stderr without --json (repairs, the remote cache).' },
     { command: '<%= config.bin %> <%= command.id %> --ci', description: 'In a CI job that restores .vlt/ from a cache (see templates/ci/): only blobs changed since the cached tree are extracted.' },
   ]
 
@@ -24,19 +24,23 @@ the summary.`
     ci: Flags.boolean({ description: 'For CI jobs that cache .vlt/: no progress output, temp files of killed runs swept first, one summary line.' }),
   }
 
-  async run(): Promise<InitResult> {
+  async run(): Promise<InitResult & { warnings: string[] }> {
     const { flags } = await this.parse(CoderagInit)
+    const warnings: string[] = []
     const result = await initIndex(this.workDir(flags), {
       force: flags.force,
       progress: this.jsonEnabled() || flags.ci ? undefined : terminalProgress(),
       sweep: flags.ci,
-      warn: (message) => this.note(message),
+      warn: (message) => {
+        warnings.push(message)
+        this.note(message)
+      },
     })
     this.log(
       `Indexed tree ${result.treeHash.slice(0, 12)}: ${result.files} files, ${result.chunks} chunks, ` +
         `${result.symbols} symbols, ${result.edges} edges, ${result.commits.indexed} commits in ${(result.durationMs / 1000).toFixed(1)}s` +
         formatSkipped(result.skipped),
     )
-    return result
+    return { ...result, warnings }
   }
 }

@@ -8,6 +8,8 @@
  *   with them (api_key_env: any variable, AWS_SECRET_ACCESS_KEY included), what the user pays for
  *   (model, dimensions, batch_size, concurrency, timeouts), and which files a native runtime loads
  *   as a model (model_dir). No key of these tables describes the repository, so none is kept.
+ * - `[cache]`, every key: where index records (derived from the code) are sent and read from, and
+ *   which environment variable's secret goes with them.
  * - `[notes] folders` outside the repository: absolute, `~` or climbing out with `..`. Folders
  *   inside it stay (symbolic links leading out are refused when the notes are listed).
  *
@@ -17,7 +19,7 @@
 import { staysInRepository } from '../notes/config.js'
 
 /** Tables only the user's config may set. */
-export const USER_ONLY_TABLES = ['llm', 'embedding'] as const
+export const USER_ONLY_TABLES = ['llm', 'embedding', 'cache'] as const
 
 export interface Confined {
   /** The repository's settings without those it may not decide. */

@@ -66,6 +66,18 @@ export interface VltConfig {
     /** The commit index keeps HEAD's newest this many (non-merge) commits; 0 = all of them. */
     maxCommits: number
   }
+  /** Only from the user's config (src/core/config/trust.ts). A shared cache of index records over HTTP (src/core/cache). */
+  cache: {
+    /** Base URL of an HTTP cache (GET/PUT/HEAD, as Bazel's and Gradle's); absent = no remote cache. */
+    remote?: string
+    /** Write records this machine built back to the remote cache (CI), not only read them. */
+    push: boolean
+    /** A request header for the cache (e.g. Authorization) whose value is read from `headerEnv`. */
+    header: string
+    /** The environment variable holding that header's value; absent = no header. */
+    headerEnv?: string
+    timeoutMs: number
+  }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig
 }

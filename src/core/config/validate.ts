@@ -79,6 +79,18 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
     commits: root.table('commits', (t) => ({
       maxCommits: t.value('max_commits', atLeast(0), d.commits.maxCommits),
     })),
+    cache: root.table('cache', (t) => {
+      const cache: VltConfig['cache'] = {
+        push: t.value('push', boolean, d.cache.push),
+        header: t.value('header', headerName, d.cache.header),
+        timeoutMs: t.value('timeout_ms', positiveInteger, d.cache.timeoutMs),
+      }
+      const remote = t.value('remote', httpUrl, undefined)
+      if (remote !== undefined) cache.remote = remote
+      const headerEnv = t.value('header_env', envName, undefined)
+      if (headerEnv !== undefined) cache.headerEnv = headerEnv
+      return cache
+    }),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) }, file)),
   }
   root.rejectUnknownKeys()
@@ -189,6 +201,11 @@ const nonEmptyString: Check<string> = (value, path) => {
 const httpUrl: Check<string> = (value, path) => {
   if (typeof value === 'string' && /^https?:\/\//.test(value) && URL.canParse(value)) return value
   throw invalid(path, 'an http(s) URL', value)
+}
+
+const headerName: Check<string> = (value, path) => {
+  if (typeof value === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) return value
+  throw invalid(path, 'an HTTP header name', value)
 }
 
 const envName: Check<string> = (value, path) => {

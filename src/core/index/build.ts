@@ -9,6 +9,7 @@ import { blobRunner, IN_THREAD_LIMIT, type BlobRunner } from './blob-runner.js'
 import { summarize, type BlobSummary, type BlobTask } from './blob-task.js'
 import { keyOf } from './blob-store.js'
 import { readItemBytes } from './heal.js'
+import { fetchRemoteRecords, RemoteWriteBack } from './remote-records.js'
 import type { IndexContext } from './context.js'
 import { countIndexed, countSkipped, DEGRADED_REASONS, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { TASKS_PER_WORKER } from './pool.js'
@@ -237,9 +238,21 @@ export async function summarizeBlobs<T extends BlobItem>(
     await early?.then((runner) => runner.close()).catch(() => {})
     throw error
   }
-  const { misses, sameContent, damaged } = uncached
+  const { sameContent, damaged } = uncached
+  let { misses } = uncached
   if (misses.length === 0) return []
   const progress = opts.progress ?? silentProgress
+  // Committed blobs only: a working-tree file's content is never sent to, nor taken from, the cache.
+  const shared = how.readBytes === undefined && ctx.remote !== undefined
+  if (shared) {
+    const fetched = await takeRemote(ctx, sameContent, accept, progress)
+    if (fetched.size > 0) misses = misses.filter((item) => !fetched.has(keyOf(item)))
+    if (sameContent.size === 0) {
+      await early?.then((runner) => runner.close())
+      return []
+    }
+  }
+  const writeBack = new RemoteWriteBack(ctx)
   progress.start(misses.length, 'indexing')
   const reader = how.readBytes ? undefined : new BlobReader(ctx.repo)
   // A lost record of a git blob whose object is gone too may still come back from the working file.
@@ -272,6 +285,7 @@ export async function summarizeBlobs<T extends BlobItem>(
         const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
         if (pack) pack.add(key, encoded)
         else ctx.blobs.writeLoose(item, encoded)
+        if (shared) await writeBack.add(item, encoded)
         if (!record.skipped && record.degraded) opts.warn(`warning: ${item.path}: ${DEGRADED_REASONS[record.degraded]}; indexed as text`)
         const summary = summarize(record)
         for (const same of group) {
@@ -287,6 +301,7 @@ export async function summarizeBlobs<T extends BlobItem>(
       if (running.size >= limit) await Promise.race(running)
     }
     await Promise.all(running)
+    await writeBack.finish()
     pack?.finish()
     if (pack && opts.force) ctx.blobs.retireSuperseded(pack)
     ctx.repairs.recordsRestored((how.expected ? sameContent.size : damaged) - lost.size)
@@ -298,6 +313,43 @@ export async function summarizeBlobs<T extends BlobItem>(
     await runner.close()
   }
   return misses.filter((item) => !lost.has(keyOf(item))).map((item) => item.path)
+}
+
+/** Records asked of the remote cache at a time: the decoded ones wait here until stored and accepted. */
+const REMOTE_BATCH = 512
+
+/**
+ * Takes from the remote cache the records of `sameContent` it has: stored here as if extracted
+ * (packed when many), accepted in the order of `sameContent` (the tree's, as local hits are), and
+ * removed from `sameContent`. Asked in batches, so memory holds one batch of records, not the tree's.
+ * Returns their content keys.
+ */
+async function takeRemote<T extends BlobItem>(ctx: IndexContext, sameContent: Map<string, T[]>, accept: (item: T, summary: BlobSummary) => void, progress: Progress): Promise<Set<string>> {
+  const taken = new Set<string>()
+  const wanted = [...sameContent]
+  const pack = ctx.blobs.storing && wanted.length >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
+  progress.start(wanted.length, 'reading the remote cache')
+  try {
+    for (let start = 0; start < wanted.length && ctx.remote!.usable; start += REMOTE_BATCH) {
+      const batch = wanted.slice(start, start + REMOTE_BATCH)
+      const fetched = await fetchRemoteRecords(ctx, new Map(batch.map(([key, group]) => [key, group[0]!])), progress)
+      for (const [key, group] of batch) {
+        const found = fetched.get(key)
+        if (!found) continue
+        sameContent.delete(key)
+        taken.add(key)
+        if (pack) pack.add(key, found.encoded)
+        else ctx.blobs.writeLoose(group[0]!, found.encoded)
+        const summary = summarize(found.record)
+        for (const same of group) accept(same, summary)
+      }
+    }
+    pack?.finish()
+  } finally {
+    pack?.abort()
+    progress.stop()
+  }
+  return taken
 }
 
 interface Uncached<T> {

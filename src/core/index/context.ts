@@ -1,3 +1,4 @@
+import { RemoteCache } from '../cache/index.js'
 import { configFingerprint, loadConfig } from '../config/index.js'
 import type { VltConfig } from '../config/types.js'
 import { createFileSelector, type FileSelector } from '../files/index.js'
@@ -23,6 +24,8 @@ export interface IndexContext {
    * no-change sync (~40 ms on 10k files) and runs meanwhile. The next sync takes it (once).
    */
   workingTree?: Promise<WorkingChange[]>
+  /** The remote cache of blob records, when the user's config names one ([cache] remote). */
+  remote?: RemoteCache
 }
 
 /**
@@ -39,5 +42,6 @@ export async function openIndexContext(cwd: string, { syncing = false } = {}): P
   const paths = vltPaths(repo.vltDir)
   const repairs = new Repairs()
   const blobs = new BlobStore(paths, repairs, new RecordHealer(repo, config.index.maxFileBytes))
-  return { repo, config, configFingerprint: configFingerprint(config), paths, selectFile: createFileSelector(config), blobs, repairs, workingTree }
+  const remote = config.cache.remote ? new RemoteCache({ ...config.cache, remote: config.cache.remote }) : undefined
+  return { repo, config, configFingerprint: configFingerprint(config), paths, selectFile: createFileSelector(config), blobs, repairs, workingTree, remote }
 }

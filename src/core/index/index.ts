@@ -94,6 +94,7 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     return { treeHash, files, chunks, symbols, edges: built.edges ?? 0, skipped, extracted: built.extracted.length, commits, durationMs: Date.now() - started }
   }, lockOptions(opts))
   ctx.repairs.flush(opts.warn)
+  ctx.remote?.flush(opts.warn, { summary: true })
   return result
 }
 
@@ -161,6 +162,7 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
     }
   }, lockOptions(opts))
   if (report) ctx.repairs.flush(opts.warn)
+  ctx.remote?.flush(opts.warn)
   return result
 }
 

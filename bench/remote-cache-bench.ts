@@ -1,0 +1,74 @@
+/**
+ * `npm run bench -- cache [linux10k|django]`: what the remote cache ([cache] remote) saves a fresh
+ * clone. Three clones of the corpus, each `coderag init` a child process timed by /usr/bin/time:
+ * cold without a cache (the peer, same hour), cold writing its records back (push), and a fresh
+ * clone reading them from the warm cache. The cache is Debian's nginx with WebDAV PUT on
+ * 127.0.0.1 (test/helpers/nginx-cache.ts), so the figures leave a network's latency out.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startNginxCache } from '../test/helpers/nginx-cache.js'
+import { corpus, directoryBytes, git, type CorpusName } from './corpus.js'
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
+
+interface Run {
+  wallS: number
+  cpuS: number
+  peakRssMb: number
+  extracted: number
+  warnings: string[]
+}
+
+function init(dir: string, config: string): Run {
+  const started = Date.now()
+  const child = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, CLI, 'coderag', 'init', '--json'], {
+    cwd: dir,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    env: { ...process.env, GIT_VLT_DAEMON: '0', GIT_VLT_CONFIG: config },
+  })
+  if (child.status !== 0) throw new Error(`coderag init in ${dir} exited ${child.status}: ${child.stderr}`)
+  const [user, system, rssKb] = child.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number]
+  const result = JSON.parse(child.stdout) as { extracted: number; warnings: string[] }
+  return { wallS: (Date.now() - started) / 1000, cpuS: user + system, peakRssMb: Math.round(rssKb / 1024), extracted: result.extracted, warnings: result.warnings }
+}
+
+export async function run(args: string[]): Promise<unknown> {
+  const name = (args[0] ?? 'linux10k') as CorpusName
+  const source = corpus(name)
+  const work = mkdtempSync(join(tmpdir(), 'vlt-cache-bench-'))
+  const cache = await startNginxCache()
+  try {
+    const clone = (label: string): string => {
+      const dir = join(work, label)
+      git(work, 'clone', '-q', '--no-hardlinks', source, dir)
+      return dir
+    }
+    const config = (label: string, push: boolean): string => {
+      const path = join(work, `${label}.toml`)
+      writeFileSync(path, `[cache]\nremote = "${cache.url}"\npush = ${push}\n`)
+      return path
+    }
+    const none = join(work, 'none.toml')
+    writeFileSync(none, '')
+    const cold = init(clone('cold'), none)
+    const pushed = init(clone('push'), config('push', true))
+    const warm = init(clone('warm'), config('warm', false))
+    return {
+      corpus: name,
+      cache: 'nginx 1.22 WebDAV on 127.0.0.1',
+      cacheMb: Math.round(directoryBytes(cache.data) / 1024 / 1024),
+      coldNoCache: cold,
+      coldWritingBack: pushed,
+      freshCloneWarmCache: warm,
+      warmShareOfCold: Number((warm.wallS / cold.wallS).toFixed(3)),
+    }
+  } finally {
+    await cache.stop()
+    rmSync(work, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Blob records through the remote cache ([cache] in the user's config, src/core/cache): what the
+ * local store lacks is asked of the cache before anything is extracted, and what this run extracted
+ * is written back when the user turned write-back on (CI). Only committed blobs take part: a
+ * working-tree file's content is this machine's own business.
+ */
+import type { Progress } from '../cli/progress.js'
+import { CACHE_CONNECTIONS } from '../cache/index.js'
+import { CorruptFileError } from '../errors.js'
+import { EXTRACTOR_VERSION } from '../parse/version.js'
+import { decodeRecord } from '../store/index.js'
+import { keyOf, type BlobKey } from './blob-store.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from './blob-task.js'
+import type { IndexContext } from './context.js'
+
+/** Requests in flight: twice the connections, so that one waits on the network while another is read. */
+const IN_FLIGHT = CACHE_CONNECTIONS * 2
+
+/**
+ * What a record depends on besides its content: the record format, the extractor, and the size past
+ * which a file is skipped. Two machines agreeing on these make the same record from the same blob.
+ */
+function remoteKey(ctx: IndexContext, key: BlobKey): string {
+  return `${BLOB_RECORD_KIND}/${BLOB_RECORD_VERSION}/${EXTRACTOR_VERSION}/${ctx.config.index.maxFileBytes}/${keyOf(key)}`
+}
+
+export interface RemoteRecord {
+  record: BlobRecord
+  encoded: Buffer
+}
+
+/** The records of these contents (by content key) the remote cache has and that pass every check; one tick each. */
+export async function fetchRemoteRecords(ctx: IndexContext, items: Map<string, BlobKey>, progress: Progress): Promise<Map<string, RemoteRecord>> {
+  const found = new Map<string, RemoteRecord>()
+  const remote = ctx.remote
+  if (!remote?.usable || items.size === 0) return found
+  const queue = [...items]
+  const worker = async (): Promise<void> => {
+    for (let next = queue.pop(); next && remote.usable; next = queue.pop()) {
+      const [contentKey, key] = next
+      let record: BlobRecord | undefined
+      const encoded = await remote.get(remoteKey(ctx, key), (bytes) => {
+        record = decodeChecked(bytes, contentKey)
+        return record !== undefined
+      })
+      if (encoded && record) found.set(contentKey, { record, encoded })
+      progress.tick()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, items.size) }, worker))
+  return found
+}
+
+/** Writes records this run extracted back to the cache, when the user's config asks for it. */
+export class RemoteWriteBack {
+  private readonly pending = new Set<Promise<void>>()
+
+  constructor(private readonly ctx: IndexContext) {}
+
+  get active(): boolean {
+    return this.ctx.remote?.pushing ?? false
+  }
+
+  async add(key: BlobKey, encoded: Uint8Array): Promise<void> {
+    if (!this.active) return
+    const put = this.ctx.remote!.put(remoteKey(this.ctx, key), encoded)
+    this.pending.add(put)
+    void put.finally(() => this.pending.delete(put))
+    if (this.pending.size >= IN_FLIGHT) await Promise.race(this.pending)
+  }
+
+  async finish(): Promise<void> {
+    await Promise.all(this.pending)
+  }
+}
+
+/** A record as a cache sent it: whole, of our kind and format version, decodable; undefined otherwise. */
+function decodeChecked(bytes: Buffer, contentKey: string): BlobRecord | undefined {
+  try {
+    return decodeRecord<BlobRecord>(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, `remote cache record ${contentKey}`)
+  } catch (error) {
+    if (error instanceof CorruptFileError) return undefined
+    throw error
+  }
+}

@@ -1,0 +1,140 @@
+import { strict as assert } from 'node:assert'
+import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { vlt, vltJson } from '../helpers/cli.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { NGINX, startNginxCache, type NginxCache } from '../helpers/nginx-cache.js'
+import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
+
+const TOKEN = 'Bearer s3cret-token'
+const FILES = {
+  'src/parser.py': 'def parse_config(text):\n    """Parse the configuration."""\n    return dict(line.split("=", 1) for line in text.splitlines())\n',
+  'src/app.py': 'from parser import parse_config\n\ndef main():\n    return parse_config(open("app.cfg").read())\n',
+  'lib/util.ts': 'export function retryWithBackoff(attempts: number): number {\n  return attempts * 2\n}\n',
+  'lib/main.ts': "import { retryWithBackoff } from './util'\nexport const delay = retryWithBackoff(3)\n",
+  'native/buffer.c': '#include <stdlib.h>\nint buffer_grow(int size) { return size * 2; }\nint buffer_use(void) { return buffer_grow(4); }\n',
+  'README.md': '# Cache fixture\n\nHow the parser reads the configuration.\n',
+}
+
+/** Files under the cache's directory: what it holds. */
+function stored(cache: NginxCache, kind: 'ac' | 'cas'): string[] {
+  try {
+    return readdirSync(join(cache.data, 'cache', kind))
+  } catch {
+    return []
+  }
+}
+
+interface InitJson {
+  treeHash: string
+  files: number
+  chunks: number
+  symbols: number
+  edges: number
+  extracted: number
+}
+
+describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', function () {
+  this.timeout(120_000)
+  let cache: NginxCache
+  let origin: GitFixture
+  const clones: GitFixture[] = []
+  const configs: UserConfigFile[] = []
+
+  before(async function () {
+    if (!NGINX) this.skip()
+    cache = await startNginxCache({ token: TOKEN.slice('Bearer '.length) })
+    origin = createGitRepo({ files: FILES })
+  })
+  after(async () => {
+    await cache?.stop()
+    origin?.cleanup()
+    clones.forEach((clone) => clone.cleanup())
+    configs.forEach((config) => config.cleanup())
+  })
+
+  function clone(): GitFixture {
+    const fixture = createGitRepo()
+    fixture.git('fetch', '-q', origin.dir, 'main')
+    fixture.git('reset', '-q', '--hard', 'FETCH_HEAD')
+    clones.push(fixture)
+    return fixture
+  }
+
+  function config(text: string): Record<string, string> {
+    const file = userConfigFile(text)
+    configs.push(file)
+    return { ...file.env, VLT_CACHE_AUTH: TOKEN }
+  }
+
+  const pushing = () => config(`[cache]\nremote = "${cache.url}"\npush = true\nheader_env = "VLT_CACHE_AUTH"\n`)
+  const reading = () => config(`[cache]\nremote = "${cache.url}"\nheader_env = "VLT_CACHE_AUTH"\n`)
+
+  it('a CI run writes its records back; a fresh clone reads them instead of extracting, with the same index', () => {
+    const ci = clone()
+    const built = vltJson<InitJson>(ci.dir, ['coderag', 'init'], pushing())
+    assert.equal(built.extracted, 6)
+    assert.equal(stored(cache, 'ac').length, 6)
+
+    const fresh = clone()
+    const run = vlt(fresh.dir, ['coderag', 'init'], reading())
+    assert.equal(run.status, 0, run.stderr)
+    assert.match(run.stderr, /^cache: 6 records from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
+    const status = vltJson(fresh.dir, ['coderag', 'status'])
+    assert.equal(status.treeHash, built.treeHash)
+    const again = vltJson<InitJson>(fresh.dir, ['coderag', 'init'], reading())
+    assert.deepEqual({ ...again, durationMs: 0, commits: null, warnings: [] }, { ...built, extracted: 0, durationMs: 0, commits: null, warnings: [] })
+    for (const args of [['coderag', 'def', 'buffer_grow'], ['coderag', 'refs', 'parse_config'], ['coderag', 'search', 'retry backoff']]) {
+      assert.deepEqual(vltJson(fresh.dir, args), vltJson(ci.dir, args), args.join(' '))
+    }
+  })
+
+  it('rejects content that does not match its digest, and a malformed entry, and builds those records here', () => {
+    const objects = stored(cache, 'cas')
+    const entries = stored(cache, 'ac')
+    // One object altered in place (a poisoned cache), one entry naming no digest at all.
+    const poisoned = join(cache.data, 'cache', 'cas', objects[0]!)
+    writeFileSync(poisoned, Buffer.concat([readFileSync(poisoned), Buffer.from('tampered')]))
+    const malformed = entries.find((entry) => readFileSync(join(cache.data, 'cache', 'ac', entry), 'latin1') !== objects[0])!
+    writeFileSync(join(cache.data, 'cache', 'ac', malformed), '../../etc/passwd')
+
+    const fresh = clone()
+    const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
+    assert.equal(run.status, 0, run.stderr)
+    const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
+    assert.equal(result.extracted, 2)
+    assert.match(result.warnings.join('\n'), /warning: cache: 2 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected \(content not matching its digest, or not a valid record\) and built here/)
+    assert.deepEqual(vltJson(fresh.dir, ['coderag', 'def', 'buffer_grow']), vltJson(clones[0]!.dir, ['coderag', 'def', 'buffer_grow']))
+  })
+
+  it('a cache that refuses or cannot be reached costs one warning, never the index', async () => {
+    const withoutToken = clone()
+    const env = config(`[cache]\nremote = "${cache.url}"\nheader_env = "VLT_CACHE_MISSING"\n`)
+    const refused = vlt(withoutToken.dir, ['coderag', 'init'], env)
+    assert.equal(refused.status, 0, refused.stderr)
+    assert.match(refused.stderr, /warning: cache: \$VLT_CACHE_MISSING is not set; requests go without the Authorization header/)
+    assert.match(refused.stderr, /warning: cache: http:\/\/127\.0\.0\.1:\d+\/cache\/ not usable \(GET answered HTTP 401\); indexing without it/)
+    assert.equal(refused.stderr.match(/not usable/g)!.length, 1)
+    assert.equal(vltJson(withoutToken.dir, ['coderag', 'status']).files, 6)
+
+    // A cache that was there a moment ago: nothing listens on its port now.
+    const gone = await startNginxCache()
+    await gone.stop()
+    const unreachable = clone()
+    const down = vlt(unreachable.dir, ['coderag', 'init'], config(`[cache]\nremote = "${gone.url}"\n`))
+    assert.equal(down.status, 0, down.stderr)
+    assert.match(down.stderr, /warning: cache: http:\/\/127\.0\.0\.1:\d+\/cache\/ not usable \(ECONNREFUSED\); indexing without it/)
+  })
+
+  it('never sends the content of working-tree files, only of committed blobs', () => {
+    const before = stored(cache, 'ac').length
+    const dev = clone()
+    dev.write({ 'lib/util.ts': 'export function retryWithBackoff(attempts: number): number {\n  return attempts * 3 // uncommitted\n}\n' })
+    const run = vlt(dev.dir, ['coderag', 'init'], pushing())
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(stored(cache, 'ac').length, before, 'a record of the edited file was written back')
+    const committed = execFileSync('git', ['-C', dev.dir, 'status', '--porcelain'], { encoding: 'utf8' })
+    assert.match(committed, /M lib\/util\.ts/)
+  })
+})
