@@ -174,7 +174,12 @@ class RefRows {
   private slots = new Int32Array(4096)
   private mask = 4095
 
-  /** Empties the rows, with room for `references` of them. */
+  /**
+   * Empties the rows, with room for `references` of them. Rows and slots grow apart: the slots
+   * are a power of two, so after one large file they may have room for a later one while the
+   * rows do not — rows written past their arrays' end would be lost (typed arrays drop them), and
+   * how many depended on which files came before.
+   */
   reset(references: number): this {
     const slots = this.slots
     if (references * 2 > slots.length) {
@@ -182,13 +187,15 @@ class RefRows {
       while (size < references * 2) size *= 2
       this.slots = new Int32Array(size)
       this.mask = size - 1
+    } else {
+      // Latest first: an earlier row's slot may lie on a later row's probe path, never the reverse.
+      for (let row = this.size - 1; row >= 0; row--) slots[this.slotOf(this.name[row], this.from[row], this.kind[row])] = 0
+    }
+    if (references > this.name.length) {
       this.name = new Uint32Array(references)
       this.from = new Int32Array(references)
       this.kind = new Uint8Array(references)
       this.occurrences = new Uint32Array(references)
-    } else {
-      // Latest first: an earlier row's slot may lie on a later row's probe path, never the reverse.
-      for (let row = this.size - 1; row >= 0; row--) slots[this.slotOf(this.name[row], this.from[row], this.kind[row])] = 0
     }
     this.size = 0
     return this

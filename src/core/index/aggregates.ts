@@ -19,7 +19,8 @@ import { startWorker } from './pool.js'
 export const BM25_RECORD_KIND = 'bm25'
 export const BM25_RECORD_VERSION = 1
 export const SYMBOLS_RECORD_KIND = 'symbols'
-export const SYMBOLS_RECORD_VERSION = 1
+/** 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt. */
+export const SYMBOLS_RECORD_VERSION = 2
 export const GRAPH_RECORD_KIND = 'graph'
 export const GRAPH_RECORD_VERSION = 1
 
