@@ -79,8 +79,11 @@ function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: R
     if (exposures.includes('target') || exposures.includes('both')) return exposures.includes('other') ? 'ambiguous' : 'keep'
     if (exposures.includes('other')) return 'drop'
   }
-  const qualifier = lastSegment(receiver).toLowerCase()
-  const names = (def: SymbolInfo): boolean => qualifier !== '' && (lastSegment(def.scope).toLowerCase() === qualifier || moduleName(def.path) === qualifier)
+  // `cache.get()` for `Cache.get`: an instance named after its class, except in Python, whose
+  // modules are named in lower case like instances are (`flask.url_for` is not `Flask.url_for`).
+  const fold = file.language === 'python' ? (text: string): string => text : (text: string): string => text.toLowerCase()
+  const qualifier = fold(lastSegment(receiver))
+  const names = (def: SymbolInfo): boolean => qualifier !== '' && (fold(lastSegment(def.scope)) === qualifier || fold(moduleName(def.path)) === qualifier)
   if (r.targets.some(names)) return 'keep'
   if (r.others.some(names)) return 'drop'
   // A member of some object: only a member definition can be meant.
@@ -126,7 +129,7 @@ function moduleName(path: string): string {
   const slash = path.lastIndexOf('/')
   const dot = path.lastIndexOf('.')
   const stem = path.slice(slash + 1, dot > slash ? dot : undefined)
-  return (stem === '__init__' || stem === 'index' || stem === 'mod' ? lastSegment(dirOf(path).replace(/\//g, '.')) : stem).toLowerCase()
+  return stem === '__init__' || stem === 'index' || stem === 'mod' ? lastSegment(dirOf(path).replace(/\//g, '.')) : stem
 }
 
 function dirOf(path: string): string {
