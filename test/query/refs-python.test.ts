@@ -50,4 +50,110 @@ describe('refs (Python)', function () {
       assert.ok(at(result.ambiguous).includes('src/flask/views.py:2'))
     })
   })
+
+  describe("click's annotated contexts", () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': lines('from .core import Context as Context'),
+      'src/click/core.py': lines(
+        'import sys',
+        'import typing as t',
+        '',
+        '',
+        'class Context:',
+        '    def fail(self, message):',
+        '        raise RuntimeError(message)',
+        '',
+        '    def exit(self, code=0):',
+        '        sys.exit(code)',
+        '',
+        '',
+        'class Parameter:',
+        '    def fail(self, message):',
+        '        raise ValueError(message)',
+        '',
+        '    def process(self, ctx: Context, value):',
+        '        if not value:',
+        '            ctx.fail("missing")',
+        '        self.fail("bad")',
+        '',
+        '    def check(self, ctx: t.Optional["Context"]):',
+        '        ctx.fail("optional")',
+        '',
+        '',
+        'def main(args):',
+        '    ctx = Context()',
+        '    ctx.fail("direct")',
+        '    sys.exit(1)',
+      ),
+    })
+
+    it('resolves a parameter through its annotation and a local through its constructor', () => {
+      const result = findReferences(fx.qctx, 'Context.fail')
+      assert.deepEqual(at(result.references), ['src/click/core.py:19', 'src/click/core.py:23', 'src/click/core.py:28'])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+
+    it('keeps self.fail to its own class', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Parameter.fail').references), ['src/click/core.py:20'])
+    })
+
+    it('never takes sys.exit for Context.exit', () => {
+      const result = findReferences(fx.qctx, 'Context.exit')
+      assert.deepEqual(at(result.references), [])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+  })
+
+  describe("flask's typed and inherited attributes, django's module attribute chains", () => {
+    const fx = indexedRepo({
+      'src/flask/__init__.py': lines('from .app import Flask as Flask'),
+      'src/flask/json/__init__.py': lines('def dumps(obj):', '    return str(obj)'),
+      'src/flask/json/provider.py': lines('class JSONProvider:', '    def dumps(self, obj):', '        return str(obj)'),
+      'src/flask/sansio/scaffold.py': lines('class Scaffold:', '    def add_url_rule(self, rule):', '        return rule'),
+      'src/flask/sansio/app.py': lines(
+        'from ..json.provider import JSONProvider',
+        'from .scaffold import Scaffold',
+        '',
+        '',
+        'class App(Scaffold):',
+        '    def __init__(self):',
+        '        self.json: JSONProvider = JSONProvider()',
+      ),
+      'src/flask/app.py': lines(
+        'from . import json',
+        'from .sansio.app import App',
+        '',
+        '',
+        'class Flask(App):',
+        '    def setup(self):',
+        '        self.add_url_rule("/")',
+        '        return self.json.dumps({})',
+        '',
+        '    def raw(self):',
+        '        return json.dumps({})',
+      ),
+      'src/other/views.py': lines('class View:', '    def add_url_rule(self, rule):', '        return rule', '', '    def dumps(self):', '        return ""'),
+      'django/__init__.py': '',
+      'django/db/__init__.py': '',
+      'django/db/models/__init__.py': lines('from django.db.models import sql'),
+      'django/db/models/sql/__init__.py': lines('from django.db.models.sql.subqueries import *  # NOQA'),
+      'django/db/models/sql/subqueries.py': lines('class DeleteQuery:', '    pass'),
+      'django/db/models/deletion.py': lines('from django.db.models import sql', '', '', 'def delete(model):', '    return sql.DeleteQuery(model)'),
+    })
+
+    it('follows an annotated attribute to its class', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'JSONProvider.dumps').references), ['src/flask/app.py:8'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/flask/json/__init__.py:dumps').references), ['src/flask/app.py:11'])
+    })
+
+    it('finds an inherited method called on self', () => {
+      const result = findReferences(fx.qctx, 'Scaffold.add_url_rule')
+      assert.deepEqual(at(result.references), ['src/flask/app.py:7'])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+
+    it('follows a module attribute chain through a star re-export', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'DeleteQuery').references), ['django/db/models/deletion.py:5'])
+    })
+  })
 })
