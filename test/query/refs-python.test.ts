@@ -53,7 +53,20 @@ describe('refs (Python)', function () {
 
   describe("click's annotated contexts", () => {
     const fx = indexedRepo({
-      'src/click/__init__.py': lines('from .core import Context as Context'),
+      'src/click/__init__.py': lines('from .core import Context as Context', 'from .termui import prompt as prompt'),
+      'src/click/termui.py': lines('def prompt(text):', '    return input(text)'),
+      'src/click/_termui_impl.py': lines('ESC = "\\x1b"'),
+      'src/click/options.py': lines(
+        'from .termui import prompt',
+        '',
+        '',
+        'class Option:',
+        '    prompt = None',
+        '',
+        '    def value(self):',
+        '        return prompt(self.prompt)',
+      ),
+      'tests/test_echo.py': lines('import click._termui_impl', '', '', 'def test_prompt():', '    click.prompt("name")'),
       'src/click/core.py': lines(
         'import sys',
         'import typing as t',
@@ -95,6 +108,11 @@ describe('refs (Python)', function () {
 
     it('keeps self.fail to its own class', () => {
       assert.deepEqual(at(findReferences(fx.qctx, 'Parameter.fail').references), ['src/click/core.py:20'])
+    })
+
+    it('finds a function imported beside a class member of its name, and through a package bound by import a.b', () => {
+      const result = findReferences(fx.qctx, 'src/click/termui.py:prompt')
+      assert.deepEqual(at(result.references), ['src/click/__init__.py:2', 'src/click/options.py:1', 'src/click/options.py:8', 'tests/test_echo.py:5'])
     })
 
     it('never takes sys.exit for Context.exit', () => {

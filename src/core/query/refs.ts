@@ -73,7 +73,10 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
 
   const mentioning = postings.map((p) => p.path)
   const views = new FileViews(qctx, name)
-  const exposure = exposureOf(table, targets.map((t) => t.path), others.map((o) => o.path), mentioning, (path, row) => views.rowBinds(path, row))
+  // A class member named like the target does not hide the file's imports of it (click's core.py
+  // has Option.prompt and imports termui's prompt): only top-level definitions label a file.
+  const otherFiles = others.filter((o) => o.scope === '').map((o) => o.path)
+  const exposure = exposureOf(table, targets.map((t) => t.path), otherFiles, mentioning, (path, row) => views.rowBinds(path, row))
   const order = (path: string): number => (targets.some((t) => t.path === path) ? 0 : exposure.get(path) === 'target' ? 1 : 2)
   const files = mentioning.sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1))
   const resolution: Resolution = { targets, others, exposure, python: new PythonTypes(table, (path) => qctx.artifact(path)) }

@@ -143,7 +143,7 @@ export class PythonTypes {
         if (type) return type
       }
       const assignment = assigned.exec(text)
-      if (assignment && !fromConstructor) fromConstructor = this.constructed(assignment[1]!)
+      if (assignment && !fromConstructor) fromConstructor = this.constructed(assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
     return fromConstructor
   }
@@ -182,6 +182,19 @@ export class PythonTypes {
     }
     return lines
   }
+}
+
+/** `self.x = x` in a method whose parameter `x` is annotated with a class: that class. */
+function annotatedParameter(artifact: FileArtifact, lines: string[], line: number, expression: string): string | undefined {
+  const name = /^([A-Za-z_]\w*)\s*(#.*)?$/.exec(expression.trim())?.[1]
+  if (!name) return undefined
+  let method: FileArtifact['symbols'][number] | undefined
+  for (const s of artifact.symbols) {
+    if ((s.kind === 'method' || s.kind === 'function') && s.line <= line && s.endLine >= line && (!method || s.line >= method.line)) method = s
+  }
+  if (!method) return undefined
+  const type = parameter(headerOf(lines, method.line, method.endLine).header, name)
+  return type === 'untyped' ? undefined : type
 }
 
 /** The class defining the method `enclosing` is in (`Flask.run.inner` → `Flask`). */

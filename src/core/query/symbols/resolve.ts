@@ -96,11 +96,12 @@ function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: R
     // `sys.exit` where `import sys` names a module outside the repository: not `Context.exit`.
     if (importsWholeModule(file.artifact, receiver)) return r.targets.some((t) => t.scope === '') ? 'ambiguous' : 'drop'
   }
-  // `cache.get()` for `Cache.get`: an instance named after its class, except in Python, whose
-  // modules are named in lower case like instances are (`flask.url_for` is not `Flask.url_for`).
-  const fold = file.language === 'python' ? (text: string): string => text : (text: string): string => text.toLowerCase()
-  const qualifier = fold(lastSegment(receiver))
-  const names = (def: SymbolInfo): boolean => qualifier !== '' && (fold(lastSegment(def.scope)) === qualifier || fold(moduleName(def.path)) === qualifier)
+  // `cache.get()` for `Cache.get`, `util.f()` for util's `f`: a receiver named like the class or
+  // module. Not in Python, whose modules are named in lower case like instances are
+  // (`flask.url_for` is not `Flask.url_for`) and whose module receivers are told by the imports
+  // above (`current_app.json.loads` is no use of the json package's `loads`).
+  const qualifier = file.language === 'python' ? '' : lastSegment(receiver).toLowerCase()
+  const names = (def: SymbolInfo): boolean => qualifier !== '' && (lastSegment(def.scope).toLowerCase() === qualifier || moduleName(def.path) === qualifier)
   if (r.targets.some(names)) return 'keep'
   if (r.others.some(names)) return 'drop'
   // A member of some object: only a member definition can be meant.
@@ -177,7 +178,7 @@ function moduleName(path: string): string {
   const slash = path.lastIndexOf('/')
   const dot = path.lastIndexOf('.')
   const stem = path.slice(slash + 1, dot > slash ? dot : undefined)
-  return stem === '__init__' || stem === 'index' || stem === 'mod' ? lastSegment(dirOf(path).replace(/\//g, '.')) : stem
+  return (stem === '__init__' || stem === 'index' || stem === 'mod' ? lastSegment(dirOf(path).replace(/\//g, '.')) : stem).toLowerCase()
 }
 
 function dirOf(path: string): string {
