@@ -150,6 +150,29 @@ describe('refs (Python)', function () {
         '    def raw(self):',
         '        return json.dumps({})',
       ),
+      'src/flask/views.py': lines('class View:', '    methods = None'),
+      'tests/test_views.py': lines(
+        'import flask.views',
+        'from flask.views import View',
+        '',
+        '',
+        'def test_local(client):',
+        '    class View(flask.views.View):',
+        '        methods = ["GET"]',
+        '',
+        '    assert View.methods',
+        '    client.add_url_rule("/")',
+        '',
+        '',
+        'def test_base():',
+        '    assert View.methods',
+      ),
+      'src/flask/sync.py': lines(
+        'class Flask:',
+        '    def async_to_sync(self, func):',
+        '        from asgiref.sync import async_to_sync as asgiref_async_to_sync',
+        '        return asgiref_async_to_sync(func)',
+      ),
       'src/other/views.py': lines('class View:', '    def add_url_rule(self, rule):', '        return rule', '', '    def dumps(self):', '        return ""'),
       'django/__init__.py': '',
       'django/db/__init__.py': '',
@@ -167,7 +190,17 @@ describe('refs (Python)', function () {
     it('finds an inherited method called on self', () => {
       const result = findReferences(fx.qctx, 'Scaffold.add_url_rule')
       assert.deepEqual(at(result.references), ['src/flask/app.py:7'])
-      assert.deepEqual(at(result.ambiguous), [])
+      assert.deepEqual(at(result.ambiguous), ['tests/test_views.py:10'])
+    })
+
+    it("leaves a test's own class of the name, another module's name and an untyped parameter's member out", () => {
+      const view = findReferences(fx.qctx, 'src/flask/views.py:View')
+      assert.deepEqual(at(view.references), ['tests/test_views.py:14', 'tests/test_views.py:2', 'tests/test_views.py:6'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Flask.async_to_sync').references), [])
+      // client is a pytest fixture: Scaffold's or View's add_url_rule, nothing says which.
+      const rule = findReferences(fx.qctx, 'Scaffold.add_url_rule')
+      assert.ok(!at(rule.references).includes('tests/test_views.py:10'))
+      assert.ok(at(rule.ambiguous).includes('tests/test_views.py:10'))
     })
 
     it('follows a module attribute chain through a star re-export', () => {

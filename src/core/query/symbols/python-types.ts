@@ -13,13 +13,13 @@ import type { SymbolInfo, SymbolTable } from '../../graph/symbol-table.js'
 import type { FileArtifact, SymbolRef } from '../../parse/types.js'
 import { findCandidates } from './candidates.js'
 
-export type MemberVerdict = 'keep' | 'drop'
+export type MemberVerdict = 'keep' | 'drop' | 'ambiguous'
 
-/** A receiver's class: its name, and whether lookup starts at its bases (`super()`). */
-interface ReceiverClass {
-  name: string
-  basesOnly: boolean
-}
+/**
+ * A receiver's class: its name, and whether lookup starts at its bases (`super()`); or `untyped`,
+ * a parameter without an annotation (a pytest fixture's `client`), whose class nothing says.
+ */
+type ReceiverClass = { name: string; basesOnly: boolean } | 'untyped'
 
 const IDENTIFIER = /^[A-Za-z_]\w*$/
 /** Names that say nothing about the class (or are the class of everything). */
@@ -45,6 +45,8 @@ export class PythonTypes {
   memberVerdict(ref: SymbolRef, receiver: string, path: string, targets: readonly SymbolInfo[], others: readonly SymbolInfo[]): MemberVerdict | undefined {
     const type = this.receiverClass(ref, receiver, path)
     if (!type) return undefined
+    // A top-level function is never reached through an object.
+    if (type === 'untyped') return targets.some((t) => t.scope !== '') ? 'ambiguous' : 'drop'
     const definedIn = (defs: readonly SymbolInfo[], className: string): boolean => defs.some((d) => d.scope !== '' && lastSegment(d.scope) === className && this.isClass(d.path, d.scope))
     for (const className of this.lineage(type.name, type.basesOnly)) {
       if (definedIn(targets, className)) return 'keep'
@@ -64,7 +66,7 @@ export class PythonTypes {
     }
     if (IDENTIFIER.test(receiver)) {
       const name = this.localType(artifact, path, ref.enclosing, receiver)
-      return name ? { name, basesOnly: false } : undefined
+      return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
     }
     const attribute = /^(self|cls)\.([A-Za-z_]\w*)$/.exec(receiver)
     if (attribute) {
@@ -75,8 +77,11 @@ export class PythonTypes {
     return undefined
   }
 
-  /** The class of a local name in the innermost function binding it, from its annotation or constructor calls. */
-  private localType(artifact: FileArtifact, path: string, enclosing: string, name: string): string | undefined {
+  /**
+   * The class of a local name in the innermost function binding it, from its annotation or
+   * constructor calls; `untyped` for a parameter without annotation nor assignment.
+   */
+  private localType(artifact: FileArtifact, path: string, enclosing: string, name: string): string | 'untyped' | undefined {
     const lines = this.fileLines(path, artifact)
     for (let scope = enclosing; scope !== ''; scope = parentOf(scope)) {
       const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method'))
@@ -84,8 +89,7 @@ export class PythonTypes {
       const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
       const param = parameter(header, name)
       const types = new Set<string>()
-      if (param === 'untyped') return undefined
-      if (param !== undefined) types.add(param)
+      if (param !== undefined && param !== 'untyped') types.add(param)
       const assignment = new RegExp(`^\\s*${name}\\s*(?::\\s*(.+?))?\\s*=(?!=)\\s*(.*)$`)
       for (let line = bodyStart; line <= fn.endLine; line++) {
         const match = assignment.exec(lines[line - 1] ?? '')
@@ -94,7 +98,8 @@ export class PythonTypes {
         if (!type) return undefined
         types.add(type)
       }
-      if (param !== undefined || types.size > 0) return types.size === 1 ? [...types][0] : undefined
+      if (param === 'untyped' && types.size === 0) return 'untyped'
+      if (param !== undefined || types.size > 0) return types.size === 1 && param !== 'untyped' ? [...types][0] : undefined
     }
     return undefined
   }

@@ -115,6 +115,14 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   const member = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && IMPLICIT_THIS.has(file.language) && encloses(def.scope, ref.enclosing)
   if (r.targets.some(member)) return 'keep'
   if (r.others.some(member)) return 'drop'
+  if (file.language === 'python') {
+    // Python has no implicit self: a bare name sees definitions nested in the functions around
+    // it (a test's own class View), a class's names only in the class body, and no member else.
+    const visible = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && (ref.enclosing === def.scope || (encloses(def.scope, ref.enclosing) && !isClass(file.artifact, def.scope)))
+    if (r.targets.some(visible)) return 'keep'
+    if (r.others.some(visible)) return 'drop'
+    if (!r.targets.some(topLevel)) return 'drop'
+  }
   const targetHere = r.targets.some((t) => topLevel(t) && sameScope(t))
   const otherHere = r.others.some((o) => topLevel(o) && sameScope(o))
   if (targetHere) return 'keep'
@@ -126,6 +134,10 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   if (!r.targets.some(topLevel)) return IMPLICIT_THIS.has(file.language) ? 'ambiguous' : 'drop'
   if (MODULE_SCOPED.has(file.language)) return importsName(file.artifact, ref.name) ? 'ambiguous' : 'drop'
   return r.others.some(topLevel) ? 'ambiguous' : 'keep'
+}
+
+function isClass(artifact: FileArtifact, qualifiedName: string): boolean {
+  return artifact.symbols.some((s) => s.qualifiedName === qualifiedName && s.kind === 'class')
 }
 
 /** `import a.b` or `import m as a`: the receiver names a whole module as a file imports it. */
