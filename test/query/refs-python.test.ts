@@ -151,6 +151,9 @@ describe('refs (Python)', function () {
         '        return json.dumps({})',
       ),
       'src/flask/views.py': lines('class View:', '    methods = None'),
+      'src/flask/config.py': lines('import json', '', '', 'def load(text):', '    return json.dumps(text)'),
+      'scripts/json.py': lines('def dumps(obj):', '    return obj'),
+      'scripts/run.py': lines('import json', '', 'json.dumps({})'),
       'tests/test_views.py': lines(
         'import flask.views',
         'from flask.views import View',
@@ -185,6 +188,10 @@ describe('refs (Python)', function () {
     it('follows an annotated attribute to its class', () => {
       assert.deepEqual(at(findReferences(fx.qctx, 'JSONProvider.dumps').references), ['src/flask/app.py:8'])
       assert.deepEqual(at(findReferences(fx.qctx, 'src/flask/json/__init__.py:dumps').references), ['src/flask/app.py:11'])
+    })
+
+    it("reads import json in a package's module as the standard library's, in a script as its sibling's", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'scripts/json.py:dumps').references), ['scripts/run.py:3'])
     })
 
     it('finds an inherited method called on self', () => {

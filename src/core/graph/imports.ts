@@ -25,6 +25,8 @@ export interface ImportTarget {
 
 type Candidate =
   | { file: string }
+  /** A module beside an importer that is a script, not a package's module (which has no implicit relative imports). */
+  | { file: string; script: true }
   /** Any path ending in this suffix; several → the one nearest the importer. */
   | { suffix: string }
   | { dir: string }
@@ -96,9 +98,10 @@ function ecmaImport({ from, module }: ImportSpec): Candidate[] {
 
 /**
  * `a.b` → `a/b.py` or `a/b/__init__.py`: first under the import roots (the repository's, a src
- * layout's, each top-level package's parent), then beside the importing file (a script's sibling
- * module), then — only when no root holds the package `a` — any path ending so (a namespace
- * package the roots miss). Leading dots climb from the importing package.
+ * layout's, each top-level package's parent), then beside the importing file when it is a script
+ * outside any package (its folder is on the path when it runs), then — only when no root holds the
+ * package `a`, and for a dotted module only — any path ending so (a namespace package the roots
+ * miss). Leading dots climb from the importing package.
  */
 function pythonImport({ from, module, name }: ImportSpec): Candidate[] {
   let dots = 0
@@ -122,8 +125,9 @@ function pythonImport({ from, module, name }: ImportSpec): Candidate[] {
   if (paths.length === 0 || paths.some((path) => joinPath('', path) !== path)) return []
   for (const base of paths) out.push({ rooted: `${base}.py` }, { rooted: `${base}/__init__.py` })
   const here = dirname(from)
-  for (const base of paths) out.push({ file: here ? `${here}/${base}.py` : `${base}.py` }, { file: here ? `${here}/${base}/__init__.py` : `${base}/__init__.py` })
-  for (const base of paths) out.push({ suffix: `${base}.py`, unlessRooted: parts[0] ?? base }, { suffix: `${base}/__init__.py`, unlessRooted: parts[0] ?? base })
+  for (const base of paths) out.push({ file: here ? `${here}/${base}.py` : `${base}.py`, script: true }, { file: here ? `${here}/${base}/__init__.py` : `${base}/__init__.py`, script: true })
+  // A one-word module found by suffix alone would take `import json` for any json.py.
+  for (const base of paths) if (base.includes('/')) out.push({ suffix: `${base}.py`, unlessRooted: parts[0] ?? base }, { suffix: `${base}/__init__.py`, unlessRooted: parts[0] ?? base })
   return out
 }
 
@@ -195,6 +199,8 @@ function rubyRequire({ from, module, relative }: ImportSpec): Candidate[] {
 export function resolveImport(index: PathIndex, spec: ImportSpec): ImportTarget | null {
   for (const candidate of candidates(spec)) {
     if ('file' in candidate) {
+      // `import json` in a package's module is the standard library's, never the package's json/.
+      if ('script' in candidate && index.has(joinPath(dirname(spec.from), '__init__.py') ?? '')) continue
       if (candidate.file !== spec.from && index.has(candidate.file)) return { path: candidate.file, isDir: false }
     } else if ('rooted' in candidate) {
       const hits = index.pythonRoots().map((root) => (root ? `${root}/${candidate.rooted}` : candidate.rooted)).filter((p) => p !== spec.from && index.has(p))
