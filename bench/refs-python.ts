@@ -8,7 +8,8 @@
  * bench/.work/pyright-gold/ so reruns are fast. Answers compared at path:line: `refs`, GNU global
  * (Debian's, through its pygments parser: every occurrence of the name as a token) and ripgrep's
  * word match, over the files the index selected; `all` counts every reference, `code` leaves out
- * import lines, definition lines and lines without code (comments, strings).
+ * import lines, definition lines and lines without code (comments, strings). Also `def`'s recall
+ * for the qualified names a file defines several times, against ast.
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -16,6 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { QueryContext } from '../src/core/query/context.js'
+import { findDefinitions } from '../src/core/query/def.js'
 import { findReferences } from '../src/core/query/refs.js'
 import { corpus, git, WORK } from './corpus.js'
 import { indexedContext } from './defs-bench.js'
@@ -63,6 +65,8 @@ interface PyDef {
   kind: 'function' | 'class' | 'method'
   path: string
   line: number
+  /** The first decorator's line (a definition may be reported from there). */
+  first: number
   column: number
 }
 
@@ -106,7 +110,8 @@ for path in paths:
                 q = scope + '.' + node.name if scope else node.name
                 keyword = 'class' if isinstance(node, ast.ClassDef) else 'def'
                 kind = 'class' if keyword == 'class' else ('method' if in_class else 'function')
-                out['defs'].append({'qualifiedName': q, 'name': node.name, 'kind': kind, 'path': path, 'line': node.lineno, 'column': name_column(text[node.lineno - 1], keyword, node.name)})
+                first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                out['defs'].append({'qualifiedName': q, 'name': node.name, 'kind': kind, 'path': path, 'line': node.lineno, 'first': first, 'column': name_column(text[node.lineno - 1], keyword, node.name)})
                 if isinstance(node, ast.ClassDef):
                     visit(node.body, q, True)
     visit(tree.body, '', False)
@@ -255,6 +260,30 @@ interface Miss {
   extra: string[]
 }
 
+/**
+ * `def` on every qualified name a file defines more than once (property getter, setter and
+ * deleter; typing.overload; if/else versions), from ast: how many of those definitions it lists.
+ */
+function multiplyDefined(qctx: QueryContext, defs: PyDef[]): { names: number; definitions: number; found: number; recall: number; misses: string[] } {
+  const byName = new Map<string, PyDef[]>()
+  for (const def of defs) byName.set(`${def.path}:${def.qualifiedName}`, [...(byName.get(`${def.path}:${def.qualifiedName}`) ?? []), def])
+  let names = 0
+  let expected = 0
+  let found = 0
+  const misses: string[] = []
+  for (const [key, list] of byName) {
+    if (list.length < 2) continue
+    names++
+    expected += list.length
+    const got = findDefinitions(qctx, key, { limit: 1000 }).definitions
+    for (const def of list) {
+      if (got.some((g) => g.path === def.path && g.line >= def.first && g.line <= def.line)) found++
+      else if (misses.length < 10) misses.push(`${key} @ ${def.line}`)
+    }
+  }
+  return { names, definitions: expected, found, recall: Math.round((found / Math.max(1, expected)) * 10000) / 10000, misses }
+}
+
 export interface PythonOptions {
   packages?: string[]
   symbols?: number
@@ -327,6 +356,7 @@ async function measure(pkg: Package, dir: string, qctx: QueryContext, count: num
     all: Object.fromEntries(TOOLS.map((t) => [t, figures(tallies[half].all[t])])),
   })
   return {
+    definitions: multiplyDefined(qctx, facts.defs),
     corpus: { layout: pkg.layout, files: selected.length, symbols: cases.length, kinds: Object.fromEntries(['function', 'class', 'method'].map((k) => [k, cases.filter((c) => c.kind === k).length])) },
     heldOut: report('heldOut'),
     tuning: report('tuning'),
