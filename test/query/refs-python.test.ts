@@ -55,7 +55,8 @@ describe('refs (Python)', function () {
     const fx = indexedRepo({
       'src/click/__init__.py': lines('from .core import Context as Context', 'from .termui import prompt as prompt'),
       'src/click/termui.py': lines('def prompt(text):', '    return input(text)'),
-      'src/click/_termui_impl.py': lines('ESC = "\\x1b"'),
+      'src/click/_termui_impl.py': lines('ESC = "\\x1b"', '', '', 'def raw_terminal():', '    return ESC'),
+      'src/click/terminal.py': lines('def raw_terminal():', '    from ._termui_impl import raw_terminal as f', '', '    return f()'),
       'src/click/options.py': lines(
         'from .termui import prompt',
         '',
@@ -113,6 +114,11 @@ describe('refs (Python)', function () {
     it('finds a function imported beside a class member of its name, and through a package bound by import a.b', () => {
       const result = findReferences(fx.qctx, 'src/click/termui.py:prompt')
       assert.deepEqual(at(result.references), ['src/click/__init__.py:2', 'src/click/options.py:1', 'src/click/options.py:8', 'tests/test_echo.py:5'])
+    })
+
+    it("decides an import by the module it names, not by the importing file's own definition", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/click/terminal.py:raw_terminal').references), [])
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/click/_termui_impl.py:raw_terminal').references), ['src/click/terminal.py:2'])
     })
 
     it('never takes sys.exit for Context.exit', () => {

@@ -12,6 +12,7 @@
 import type { SymbolInfo, SymbolTable } from '../../graph/symbol-table.js'
 import type { FileArtifact, SymbolRef } from '../../parse/types.js'
 import { findCandidates } from './candidates.js'
+import type { Exposure } from './exposure.js'
 
 export type MemberVerdict = 'keep' | 'drop' | 'ambiguous'
 
@@ -55,6 +56,19 @@ export class PythonTypes {
     // No class along the receiver's bases defines the name: it is a member of another class
     // (one outside the repository, or reached by `__getattr__`), never a top-level function.
     return 'drop'
+  }
+
+  /**
+   * `from m import name` (the import's own occurrence of the name): decided by what m makes
+   * visible, whatever the importing file defines; undefined when no import row of the file names it.
+   */
+  importVerdict(path: string, name: string, line: number, exposure: ReadonlyMap<string, Exposure>): MemberVerdict | undefined {
+    let row: ReturnType<SymbolTable['imports']>[number] | undefined
+    for (const r of this.table.imports(path)) if (r.name === name && r.line <= line && (!row || r.line > row.line)) row = r
+    if (!row) return undefined
+    if (!row.resolved || row.resolved.isDir) return 'ambiguous'
+    const label = exposure.get(row.resolved.path)
+    return label === 'target' ? 'keep' : label === 'both' ? 'ambiguous' : 'drop'
   }
 
   private receiverClass(ref: SymbolRef, receiver: string, path: string): ReceiverClass | undefined {

@@ -116,6 +116,8 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   if (r.targets.some(member)) return 'keep'
   if (r.others.some(member)) return 'drop'
   if (file.language === 'python') {
+    const imported = ref.kind === 'import' ? r.python?.importVerdict(file.path, ref.name, ref.line, r.exposure) : undefined
+    if (imported) return imported
     // Python has no implicit self: a bare name sees definitions nested in the functions around
     // it (a test's own class View), a class's names only in the class body, and no member else.
     const visible = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && (ref.enclosing === def.scope || (encloses(def.scope, ref.enclosing) && !isClass(file.artifact, def.scope)))
