@@ -182,13 +182,17 @@ class RefRows {
       while (size < references * 2) size *= 2
       this.slots = new Int32Array(size)
       this.mask = size - 1
+    } else {
+      // Latest first: an earlier row's slot may lie on a later row's probe path, never the reverse.
+      for (let row = this.size - 1; row >= 0; row--) slots[this.slotOf(this.name[row], this.from[row], this.kind[row])] = 0
+    }
+    // The rows grow apart from the slots: a file with more rows than the buffers hold but fewer
+    // than half the slots wrote its last rows past the typed arrays' end, where writes vanish.
+    if (references > this.name.length) {
       this.name = new Uint32Array(references)
       this.from = new Int32Array(references)
       this.kind = new Uint8Array(references)
       this.occurrences = new Uint32Array(references)
-    } else {
-      // Latest first: an earlier row's slot may lie on a later row's probe path, never the reverse.
-      for (let row = this.size - 1; row >= 0; row--) slots[this.slotOf(this.name[row], this.from[row], this.kind[row])] = 0
     }
     this.size = 0
     return this
