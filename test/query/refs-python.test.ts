@@ -188,6 +188,9 @@ describe('refs (Python)', function () {
       'django/db/models/__init__.py': lines('from django.db.models import sql'),
       'django/db/models/sql/__init__.py': lines('from django.db.models.sql.subqueries import *  # NOQA'),
       'django/db/models/sql/subqueries.py': lines('class DeleteQuery:', '    pass'),
+      'django/utils/archive.py': lines('def extract(path):', '    return BaseArchive().extract(path)', '', '', 'class BaseArchive:', '    def extract(self, path):', '        return path'),
+      'django/core/templates.py': lines('from django.utils import archive', '', '', 'def download(path):', '    archive.extract(path)'),
+      'django/db/models/base.py': lines('class Model:', '    def _get_pk_val(self):', '        return 1', '', '    def _set_pk_val(self, value):', '        pass', '', '    pk = property(_get_pk_val, _set_pk_val)'),
       'django/db/models/deletion.py': lines('from django.db.models import sql', '', '', 'def delete(model):', '    return sql.DeleteQuery(model)'),
     })
 
@@ -214,6 +217,12 @@ describe('refs (Python)', function () {
       const rule = findReferences(fx.qctx, 'Scaffold.add_url_rule')
       assert.ok(!at(rule.references).includes('tests/test_views.py:10'))
       assert.ok(at(rule.ambiguous).includes('tests/test_views.py:10'))
+    })
+
+    it("takes a module's attribute for its function, not for a method of a class in it, and a class body's bare names for its methods", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'BaseArchive.extract').references), ['django/utils/archive.py:2'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'django/utils/archive.py:extract').references), ['django/core/templates.py:5'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Model._set_pk_val').references), ['django/db/models/base.py:8'])
     })
 
     it('follows a module attribute chain through a star re-export', () => {

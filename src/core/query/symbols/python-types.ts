@@ -82,6 +82,9 @@ export class PythonTypes {
       const name = this.localType(artifact, path, ref.enclosing, receiver)
       return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
     }
+    // `BaseArchive().extract(…)`: a constructor's result.
+    const constructed = /^[A-Za-z_][\w.]*\(.*\)$/.test(receiver) ? this.constructed(receiver) : undefined
+    if (constructed) return { name: constructed, basesOnly: false }
     const attribute = /^(self|cls)\.([A-Za-z_]\w*)$/.exec(receiver)
     if (attribute) {
       const owner = enclosingClass(artifact, ref.enclosing)

@@ -84,11 +84,11 @@ function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: R
   }
   const bound = file.bindings.modules.get(receiver) ?? (python ? submoduleChain(file, receiver) : undefined)
   if (bound) {
+    // A module's attribute is none of a class's members (`archive.extract` is the module's function).
+    if (python && !r.targets.some((t) => t.scope === '')) return 'drop'
     const exposures = bound.map((path) => r.exposure.get(path))
     if (exposures.includes('target') || exposures.includes('both')) return exposures.includes('other') ? 'ambiguous' : 'keep'
     if (exposures.includes('other')) return 'drop'
-    // A module's attribute is none of a class's members.
-    if (python && !r.targets.some((t) => t.scope === '')) return 'drop'
   }
   if (python) {
     const typed = python.memberVerdict(ref, receiver, file.path, r.targets, r.others)
@@ -120,7 +120,8 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
     if (imported) return imported
     // Python has no implicit self: a bare name sees definitions nested in the functions around
     // it (a test's own class View), a class's names only in the class body, and no member else.
-    const visible = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && (ref.enclosing === def.scope || (encloses(def.scope, ref.enclosing) && !isClass(file.artifact, def.scope)))
+    const scope = enclosingScope(file.artifact, ref.enclosing)
+    const visible = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && (scope === def.scope || (encloses(def.scope, scope) && !isClass(file.artifact, def.scope)))
     if (r.targets.some(visible)) return 'keep'
     if (r.others.some(visible)) return 'drop'
     if (!r.targets.some(topLevel)) return 'drop'
@@ -136,6 +137,18 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   if (!r.targets.some(topLevel)) return IMPLICIT_THIS.has(file.language) ? 'ambiguous' : 'drop'
   if (MODULE_SCOPED.has(file.language)) return importsName(file.artifact, ref.name) ? 'ambiguous' : 'drop'
   return r.others.some(topLevel) ? 'ambiguous' : 'keep'
+}
+
+/** The innermost class or function around a use: `pk = property(_get_pk_val)` in a class body is enclosed by the field `Model.pk`, scoped by `Model`. */
+function enclosingScope(artifact: FileArtifact, enclosing: string): string {
+  let scope = enclosing
+  while (scope !== '') {
+    const def = artifact.symbols.find((s) => s.qualifiedName === scope)
+    if (!def || def.kind === 'class' || def.kind === 'function' || def.kind === 'method') return scope
+    const dot = scope.lastIndexOf('.')
+    scope = dot < 0 ? '' : scope.slice(0, dot)
+  }
+  return scope
 }
 
 function isClass(artifact: FileArtifact, qualifiedName: string): boolean {
