@@ -1,5 +1,5 @@
 /**
- * Issue 3's references benchmark. On rxjs 7's TypeScript sources (from its npm package), ~200
+ * Issue 3's references benchmark (the Python half, issue 19's, is refs-python.ts). On rxjs 7's TypeScript sources (from its npm package), ~200
  * exported symbols; ground truth is the TypeScript language service's findReferences (minus
  * definition sites, which `refs` does not list), compared at path:line: recall and precision of
  * `refs` and of GNU global in the same run (Debian's global parses TypeScript only through its
@@ -14,6 +14,7 @@ import ts from 'typescript'
 import { findReferences } from '../src/core/query/refs.js'
 import { corpus, git, WORK } from './corpus.js'
 import { coldCli, indexedContext, sampleNames, warmLatency } from './defs-bench.js'
+import { runPython } from './refs-python.js'
 
 const SAMPLE = 200
 
@@ -158,7 +159,21 @@ const figures = (tally: Tally): { recall: number; precision: number } & Tally =>
   precision: Math.round((tally.correct / Math.max(1, tally.answered)) * 10000) / 100,
 })
 
+/**
+ * Both languages in one run; `--python-only` / `--ts-only`, and while iterating `--packages
+ * flask,click` and `--symbols N` (the Python sample per package).
+ */
 export async function run(args: string[]): Promise<unknown> {
+  const option = (flag: string): string | undefined => {
+    const at = args.indexOf(flag)
+    return at >= 0 ? args[at + 1] : undefined
+  }
+  const python = args.includes('--ts-only') ? undefined : await runPython({ packages: option('--packages')?.split(','), symbols: option('--symbols') ? Number(option('--symbols')) : undefined })
+  if (args.includes('--python-only')) return { python }
+  return { ...(await runTypeScript(args)), python }
+}
+
+async function runTypeScript(args: string[]): Promise<Record<string, unknown>> {
   const dir = rxjsCorpus()
   const qctx = await indexedContext(dir)
   const files = tsFiles(dir)

@@ -55,4 +55,15 @@ describe('SymbolTable', () => {
     assert.equal(local.byName('f')[0]!.line, 2)
     assert.equal(local.symbolCount, 2)
   })
+
+  it('keeps every reference row of a file with more than a thousand of them', () => {
+    // Row buffers are reused between files and grown on demand: each size below is past the
+    // buffers some earlier size leaves (a file of 1,500 rows after none lost its last 476).
+    const large = new SymbolTable()
+    const sizes = [1_100, 1_500, 2_100, 3_000, 4_500, 7_000, 9_000, 13_000, 17_000, 25_000]
+    for (const size of sizes) large.addFile(`big/${size}.py`, content('python', [], Array.from({ length: size }, (_, i) => ref(`name${i}`))))
+    large.commit()
+    for (const size of sizes) assert.deepEqual(large.referencesTo(`name${size - 1}`).map((p) => p.path).includes(`big/${size}.py`), true, `big/${size}.py`)
+  })
 })
+

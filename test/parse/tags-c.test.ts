@@ -239,3 +239,25 @@ SYSCALL_DEFINE2(ring_reset, unsigned int, id, int, flags)
     ])
   })
 })
+
+describe('tags: C attribute macros with arguments', () => {
+  it("finds slab.h's kmalloc behind __alloc_size(1), and __kmalloc's prototype behind __assume_kmalloc_alignment", async () => {
+    const slab = await tagsOf('c', [
+      'void *__kmalloc(size_t size, gfp_t flags) __assume_kmalloc_alignment __alloc_size(1);',
+      'static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)',
+      '{',
+      '\treturn __kmalloc(size, flags);',
+      '}',
+      'static inline __realloc_size(2, 3) void *krealloc_array(void *p, size_t new_n, size_t new_size, gfp_t flags)',
+      '{',
+      '\treturn NULL;',
+      '}',
+      '',
+    ].join('\n'))
+    assert.deepEqual(definitions(slab).map(([name, , kind, line]) => [name, kind, line]), [
+      ['__kmalloc', 'function', 1],
+      ['kmalloc', 'function', 2],
+      ['krealloc_array', 'function', 6],
+    ])
+  })
+})

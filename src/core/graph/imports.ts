@@ -25,6 +25,8 @@ export interface ImportTarget {
 
 type Candidate =
   | { file: string }
+  /** A module beside an importer that is a script, not a package's module (which has no implicit relative imports). */
+  | { file: string; script: true }
   /** Any path ending in this suffix; several → the one nearest the importer. */
   | { suffix: string }
   | { dir: string }
@@ -32,6 +34,13 @@ type Candidate =
   | { dirSuffix: string }
   /** The longest directory the import path ends with (Go module paths). */
   | { goPackage: string }
+  /** This path under one of the Python import roots; several → the one nearest the importer. */
+  | { rooted: string }
+  /**
+   * Any path ending in this suffix, unless the module's top-level package `pkg` is under an
+   * import root (then the import means that package, and a same-named file elsewhere is not it).
+   */
+  | { suffix: string; unlessRooted: string }
 
 const ECMA_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs']
 const ECMA_WRITTEN_EXTENSION = /\.(?:js|jsx|mjs|cjs)$/
@@ -87,7 +96,13 @@ function ecmaImport({ from, module }: ImportSpec): Candidate[] {
   return out
 }
 
-/** `a.b` → `a/b.py` or `a/b/__init__.py`; leading dots climb from the importing package. */
+/**
+ * `a.b` → `a/b.py` or `a/b/__init__.py`: first under the import roots (the repository's, a src
+ * layout's, each top-level package's parent), then beside the importing file when it is a script
+ * outside any package (its folder is on the path when it runs), then — only when no root holds the
+ * package `a`, and for a dotted module only — any path ending so (a namespace package the roots
+ * miss). Leading dots climb from the importing package.
+ */
 function pythonImport({ from, module, name }: ImportSpec): Candidate[] {
   let dots = 0
   while (module[dots] === '.') dots++
@@ -106,11 +121,13 @@ function pythonImport({ from, module, name }: ImportSpec): Candidate[] {
     }
     return out
   }
-  for (const segments of modules) {
-    if (segments.length === 0) continue
-    const base = segments.join('/')
-    out.push({ suffix: `${base}.py` }, { suffix: `${base}/__init__.py` })
-  }
+  const paths = modules.filter((segments) => segments.length > 0).map((segments) => segments.join('/'))
+  if (paths.length === 0 || paths.some((path) => joinPath('', path) !== path)) return []
+  for (const base of paths) out.push({ rooted: `${base}.py` }, { rooted: `${base}/__init__.py` })
+  const here = dirname(from)
+  for (const base of paths) out.push({ file: here ? `${here}/${base}.py` : `${base}.py`, script: true }, { file: here ? `${here}/${base}/__init__.py` : `${base}/__init__.py`, script: true })
+  // A one-word module found by suffix alone would take `import json` for any json.py.
+  for (const base of paths) if (base.includes('/')) out.push({ suffix: `${base}.py`, unlessRooted: parts[0] ?? base }, { suffix: `${base}/__init__.py`, unlessRooted: parts[0] ?? base })
   return out
 }
 
@@ -182,8 +199,15 @@ function rubyRequire({ from, module, relative }: ImportSpec): Candidate[] {
 export function resolveImport(index: PathIndex, spec: ImportSpec): ImportTarget | null {
   for (const candidate of candidates(spec)) {
     if ('file' in candidate) {
+      // `import json` in a package's module is the standard library's, never the package's json/.
+      if ('script' in candidate && index.has(joinPath(dirname(spec.from), '__init__.py') ?? '')) continue
       if (candidate.file !== spec.from && index.has(candidate.file)) return { path: candidate.file, isDir: false }
+    } else if ('rooted' in candidate) {
+      const hits = index.pythonRoots().map((root) => (root ? `${root}/${candidate.rooted}` : candidate.rooted)).filter((p) => p !== spec.from && index.has(p))
+      const path = nearest(spec.from, hits)
+      if (path !== null) return { path, isDir: false }
     } else if ('suffix' in candidate) {
+      if ('unlessRooted' in candidate && rootsHold(index, candidate.unlessRooted)) continue
       const path = nearest(spec.from, index.withSuffix(candidate.suffix).filter((p) => p !== spec.from))
       if (path !== null) return { path, isDir: false }
     } else if ('dir' in candidate) {
@@ -207,10 +231,19 @@ export function importKeys(spec: ImportSpec): string[] {
   for (const candidate of candidates(spec)) {
     const key = 'file' in candidate ? candidateKey(candidate.file)
       : 'suffix' in candidate ? candidateKey(candidate.suffix)
+        : 'rooted' in candidate ? candidateKey(candidate.rooted)
         : basename('dir' in candidate ? candidate.dir : 'dirSuffix' in candidate ? candidate.dirSuffix : candidate.goPackage)
     if (!keys.includes(key)) keys.push(key)
   }
   return keys
+}
+
+/** Some import root holds the top-level Python package or module `name`. */
+function rootsHold(index: PathIndex, name: string): boolean {
+  return index.pythonRoots().some((root) => {
+    const base = root ? `${root}/${name}` : name
+    return index.has(`${base}/__init__.py`) || index.has(`${base}.py`)
+  })
 }
 
 /**

@@ -8,10 +8,13 @@ export class PathIndex {
   private readonly byBase = new Map<string, string[]>()
   private readonly dirs = new Map<string, string[]>()
   private readonly dirsByBase = new Map<string, string[]>()
+  /** Python import roots, computed on first use; a package file added or removed forgets them. */
+  private roots: string[] | null = null
 
   add(path: string): void {
     if (this.files.has(path)) return
     this.files.add(path)
+    if (path.endsWith('.py')) this.roots = null
     push(this.byBase, basename(path), path)
     const dir = dirname(path)
     const members = this.dirs.get(dir)
@@ -24,6 +27,7 @@ export class PathIndex {
 
   remove(path: string): void {
     if (!this.files.delete(path)) return
+    if (path.endsWith('.py')) this.roots = null
     pull(this.byBase, basename(path), path)
     const dir = dirname(path)
     pull(this.dirs, dir, path)
@@ -48,6 +52,28 @@ export class PathIndex {
     const same = this.byBase.get(basename(suffix))
     if (!same) return []
     return same.filter((path) => path.length === suffix.length ? path === suffix : path.endsWith(suffix) && path[path.length - suffix.length - 1] === '/')
+  }
+
+  /**
+   * The directories absolute Python imports start from, as the interpreter's path would hold
+   * them: the repository's root, the folder above each top-level package (a directory with an
+   * `__init__.py` whose parent has none: `src/` of a src layout, `packages/x/` of a monorepo) and
+   * every `src/` folder holding Python files (namespace packages have no `__init__.py`).
+   */
+  pythonRoots(): readonly string[] {
+    if (this.roots) return this.roots
+    const roots = new Set([''])
+    for (const path of this.files) {
+      if (!path.endsWith('.py')) continue
+      const src = path.lastIndexOf('/src/')
+      if (path.startsWith('src/')) roots.add('src')
+      else if (src > 0) roots.add(path.slice(0, src + 4))
+      if (basename(path) !== '__init__.py') continue
+      let pkg = dirname(path)
+      while (pkg !== '' && this.files.has(joinPath(dirname(pkg), '__init__.py') ?? '')) pkg = dirname(pkg)
+      if (pkg !== '') roots.add(dirname(pkg))
+    }
+    return (this.roots = [...roots].sort())
   }
 
   /** Directories equal to `suffix` or ending in `/suffix` (Java `a.b.*` → `src/main/java/a/b`). */

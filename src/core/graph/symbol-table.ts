@@ -63,6 +63,7 @@ export class SymbolTable {
   private names: DefIndex | undefined
   private qualifiedNames: DefIndex | undefined
   private postings: { starts: Uint32Array; files: Uint32Array; counts: Uint32Array } | undefined
+  private starImporting: string[] | undefined
 
   constructor(readonly strings = new StringTable()) {}
 
@@ -179,6 +180,30 @@ export class SymbolTable {
     return out
   }
 
+  /**
+   * Python files with a resolved `from m import *`: they re-export m's names without mentioning
+   * them (a package's `__init__.py`), so exposure follows them though no posting names them.
+   */
+  starImporters(): readonly string[] {
+    if (!this.starImporting) {
+      const star = this.strings.find('*')
+      this.starImporting = []
+      if (star >= 0) {
+        for (const file of this.files.values()) {
+          if (!file.path.endsWith('.py')) continue
+          const { importName, importTarget } = file.cols
+          for (let i = file.import0; i < file.import0 + file.imports; i++) {
+            if (importName[i] === star && importTarget[i] >= 0) {
+              this.starImporting.push(file.path)
+              break
+            }
+          }
+        }
+      }
+    }
+    return this.starImporting
+  }
+
   paths(): PathIndex {
     if (!this.pathIndex) {
       this.pathIndex = new PathIndex()
@@ -218,6 +243,7 @@ export class SymbolTable {
         }
       }
     }
+    this.starImporting = undefined
     return { changed, dirtyNames, importsChanged }
   }
 
@@ -427,6 +453,7 @@ export class SymbolTable {
   }
 
   private invalidate(): void {
+    this.starImporting = undefined
     this.ordered = undefined
     this.orderOf = undefined
     this.names = undefined

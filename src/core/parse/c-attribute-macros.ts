@@ -19,13 +19,19 @@ const BARE = [
   '__malloc', '__noreturn', '__must_check', '__maybe_unused', '__always_unused', '__used', '__latent_entropy',
   '__nocfi', '__noclone', '__naked', '__packed', '__attribute_const__',
   '__cacheline_aligned', '__cacheline_aligned_in_smp', '____cacheline_aligned', '____cacheline_aligned_in_smp',
+  '__assume_kmalloc_alignment', '__assume_page_alignment', '__nonstring', '__randomize_layout', '__no_randomize_layout',
+  '__designated_init',
 ]
 /**
- * The same, taking arguments: `__aligned(8)`, `__printf(2, 3)`, `__acquires(&lock)`, and GCC's own
+ * The same, taking arguments: `__aligned(8)`, `__printf(2, 3)`, `__acquires(&lock)`, `__alloc_size(1)`, and GCC's own
  * `__attribute__((…))`, which the grammar accepts in some places but not all (`int a[4]
  * __attribute__((aligned(8))) = { 0 };` breaks the function around it).
  */
-const WITH_ARGUMENTS = ['__attribute__', '__attribute', '__aligned', '__printf', '__scanf', '__section', '__alias', '__acquires', '__releases', '__must_hold']
+const WITH_ARGUMENTS = [
+  '__attribute__', '__attribute', '__aligned', '__printf', '__scanf', '__section', '__alias', '__acquires', '__releases', '__must_hold',
+  // Allocation hints before the return type: `static __always_inline __alloc_size(1) void *kmalloc(…)`.
+  '__alloc_size', '__realloc_size', '__assume_aligned', '__cond_acquires', '__counted_by', '__cleanup', '__copy', '__diagnose_as',
+]
 
 const MACRO = new RegExp(`\\b(?:${[...BARE, ...WITH_ARGUMENTS].join('|')})\\b`, 'g')
 const TAKES_ARGUMENTS = new Set(WITH_ARGUMENTS)

@@ -17,6 +17,7 @@ import { aliasesOf, bindsName, importBindings, NAMED_IMPORTS } from './symbols/b
 import { exposureOf, type Exposure } from './symbols/exposure.js'
 import { inSpace, restrictedSpace } from './symbols/meaning.js'
 import { lineReader } from './symbols/lines.js'
+import { PythonTypes } from './symbols/python-types.js'
 import { resolveOccurrence, type FileView, type Resolution } from './symbols/resolve.js'
 import { suggestNames } from './symbols/suggest.js'
 
@@ -72,10 +73,13 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
 
   const mentioning = postings.map((p) => p.path)
   const views = new FileViews(qctx, name)
-  const exposure = exposureOf(table, targets.map((t) => t.path), others.map((o) => o.path), mentioning, (path, row) => views.rowBinds(path, row))
+  // A class member named like the target does not hide the file's imports of it (click's core.py
+  // has Option.prompt and imports termui's prompt): only top-level definitions label a file.
+  const otherFiles = others.filter((o) => o.scope === '').map((o) => o.path)
+  const exposure = exposureOf(table, targets.map((t) => t.path), otherFiles, mentioning, (path, row) => views.rowBinds(path, row))
   const order = (path: string): number => (targets.some((t) => t.path === path) ? 0 : exposure.get(path) === 'target' ? 1 : 2)
   const files = mentioning.sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1))
-  const resolution: Resolution = { targets, others, exposure }
+  const resolution: Resolution = { targets, others, exposure, python: new PythonTypes(table, (path) => qctx.artifact(path)) }
   const space = restrictedSpace(table, targets, (path) => qctx.files.get(path)?.language)
   const ambiguous: Reference[] = []
 
@@ -128,7 +132,7 @@ class FileViews {
     const source = this.qctx.files.get(path)
     if (!artifact || !source) return null
     const bindings = importBindings(this.qctx.aggregates.symbols, path, source.language, artifact.imports)
-    return { path, language: source.language, artifact, exposure: exposure.get(path), bindings }
+    return { path, language: source.language, artifact, exposure: exposure.get(path), bindings, fileExists: (p) => this.qctx.files.has(p) }
   }
 
   /** Whether an import row of `path` can bind the queried name itself, not only other names of its module. */

@@ -48,6 +48,9 @@ export function importBindings(table: SymbolTable, path: string, language: Langu
       if (row.name === '') {
         if (imp.alias) bind(imp.alias, target)
         bind(imp.module, target)
+        // Python's `import a.b` also binds `a`, the top-level package.
+        const top = language === 'python' && !imp.alias ? topPackage(table, imp.module, target) : undefined
+        if (top) bind(imp.module.slice(0, imp.module.indexOf('.')), top)
         if (!row.resolved.isDir) files.push(target)
       } else {
         for (const n of imp.names) if (n.name === row.name) bind(n.alias ?? n.name, target)
@@ -63,6 +66,16 @@ export function importBindings(table: SymbolTable, path: string, language: Langu
     out.statements.push({ line: imp.line, names, paths: files })
   }
   return out
+}
+
+/** `a/b/c.py` (or `a/b/c/__init__.py`) imported as `a.b.c` → `a/__init__.py`, when the package has one. */
+function topPackage(table: SymbolTable, module: string, target: string): string | undefined {
+  const depth = module.split('.').length - 1
+  if (depth < 1 || module.startsWith('.')) return undefined
+  let base = target.endsWith('/__init__.py') ? target.slice(0, -'/__init__.py'.length) : target.replace(/\.py$/, '')
+  for (let up = 0; up < depth; up++) base = base.slice(0, Math.max(0, base.lastIndexOf('/')))
+  const init = base ? `${base}/__init__.py` : '__init__.py'
+  return table.file(init) ? init : undefined
 }
 
 /** The statement an import reference at `line` belongs to: the last one starting at or before it that imports `name`. */

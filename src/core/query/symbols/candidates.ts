@@ -8,8 +8,8 @@ import type { SymbolInfo, SymbolTable } from '../../graph/symbol-table.js'
 import type { FileSymbols } from '../../graph/file-symbols.js'
 
 /**
- * How a definition matched, lower is better: 0 the qualified name (module-qualified included)
- * or the `path:name` given, 1 only the bare name.
+ * How a definition matched, lower is better: 0 the qualified name (module-qualified included,
+ * and in the file a `path:` names), 1 only the bare name.
  */
 export type MatchTier = 0 | 1
 const QUALIFIED: MatchTier = 0
@@ -39,7 +39,8 @@ export function findCandidates(table: SymbolTable, query: string, every = false)
   if (path !== null) {
     const file = table.file(path)
     const id = strings.find(name)
-    if (file) return id < 0 ? [] : collect(table, [file], (q, n) => (q === id || n === id ? QUALIFIED : null), every)
+    // `path:extract` is the file's function extract before its BaseArchive.extract.
+    if (file) return id < 0 ? [] : collect(table, [file], (q, n) => (q === id ? QUALIFIED : n === id ? NAME : null), every)
   }
   const qualified = strings.find(name)
   const bare = strings.find(nameOf(name))

@@ -19,9 +19,12 @@ export function exposureOf(table: SymbolTable, targetFiles: Iterable<string>, ot
   // A file defining both keeps 'target': its own definition is the one its bare uses see.
   for (const path of targetFiles) label.set(path, 'target')
   const defining = new Set(label.keys())
+  // Star imports re-export without mentioning the name: they are hops too.
+  const stars = table.starImporters()
+  const reachable = stars.length === 0 ? mentioning : [...new Set([...stars, ...mentioning])]
   for (let hop = 0; hop < HOPS; hop++) {
     let changed = false
-    for (const path of mentioning) {
+    for (const path of reachable) {
       if (defining.has(path)) continue
       const reached = importedExposure(table, path, label, binds)
       if (reached && reached !== label.get(path)) {

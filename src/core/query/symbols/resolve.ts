@@ -7,6 +7,7 @@ import type { SymbolInfo } from '../../graph/symbol-table.js'
 import type { FileArtifact, LanguageId, SymbolRef } from '../../parse/types.js'
 import { statementOf, type ImportBindings } from './bindings.js'
 import type { Exposure } from './exposure.js'
+import type { PythonTypes } from './python-types.js'
 
 export type Verdict = 'keep' | 'drop' | 'ambiguous'
 
@@ -26,6 +27,8 @@ export interface FileView {
   /** What this file's imports make visible (undefined: none of the definitions). */
   exposure: Exposure | undefined
   bindings: ImportBindings
+  /** Whether the index holds a file at this path. */
+  fileExists: (path: string) => boolean
 }
 
 export interface Resolution {
@@ -33,6 +36,8 @@ export interface Resolution {
   others: readonly SymbolInfo[]
   /** Exposure of each file by path, for module-alias receivers. */
   exposure: ReadonlyMap<string, Exposure>
+  /** Receivers' classes in Python files. */
+  python?: PythonTypes
 }
 
 export function resolveOccurrence(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
@@ -67,19 +72,35 @@ function resolveImported(ref: SymbolRef, file: FileView, r: Resolution): Verdict
 }
 
 function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: Resolution): Verdict {
+  const python = file.language === 'python' ? r.python : undefined
   if (SELF.has(receiver)) {
     const inClass = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && encloses(def.scope, ref.enclosing)
     if (r.targets.some(inClass)) return 'keep'
     if (r.others.some(inClass)) return 'drop'
+    // Inherited: the first of the class's bases defining the name.
+    const inherited = python?.memberVerdict(ref, receiver, file.path, r.targets, r.others)
+    if (inherited) return inherited
     return r.targets.some((t) => t.scope !== '') ? (r.others.some((o) => o.scope !== '') ? 'ambiguous' : 'keep') : 'drop'
   }
-  const bound = file.bindings.modules.get(receiver)
+  const bound = file.bindings.modules.get(receiver) ?? (python ? submoduleChain(file, receiver) : undefined)
   if (bound) {
+    // A module's attribute is none of a class's members (`archive.extract` is the module's function).
+    if (python && !r.targets.some((t) => t.scope === '')) return 'drop'
     const exposures = bound.map((path) => r.exposure.get(path))
     if (exposures.includes('target') || exposures.includes('both')) return exposures.includes('other') ? 'ambiguous' : 'keep'
     if (exposures.includes('other')) return 'drop'
   }
-  const qualifier = lastSegment(receiver).toLowerCase()
+  if (python) {
+    const typed = python.memberVerdict(ref, receiver, file.path, r.targets, r.others)
+    if (typed) return typed
+    // `sys.exit` where `import sys` names a module outside the repository: not `Context.exit`.
+    if (importsWholeModule(file.artifact, receiver)) return r.targets.some((t) => t.scope === '') ? 'ambiguous' : 'drop'
+  }
+  // `cache.get()` for `Cache.get`, `util.f()` for util's `f`: a receiver named like the class or
+  // module. Not in Python, whose modules are named in lower case like instances are
+  // (`flask.url_for` is not `Flask.url_for`) and whose module receivers are told by the imports
+  // above (`current_app.json.loads` is no use of the json package's `loads`).
+  const qualifier = file.language === 'python' ? '' : lastSegment(receiver).toLowerCase()
   const names = (def: SymbolInfo): boolean => qualifier !== '' && (lastSegment(def.scope).toLowerCase() === qualifier || moduleName(def.path) === qualifier)
   if (r.targets.some(names)) return 'keep'
   if (r.others.some(names)) return 'drop'
@@ -94,6 +115,17 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   const member = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && IMPLICIT_THIS.has(file.language) && encloses(def.scope, ref.enclosing)
   if (r.targets.some(member)) return 'keep'
   if (r.others.some(member)) return 'drop'
+  if (file.language === 'python') {
+    const imported = ref.kind === 'import' ? r.python?.importVerdict(file.path, ref.name, ref.line, r.exposure) : undefined
+    if (imported) return imported
+    // Python has no implicit self: a bare name sees definitions nested in the functions around
+    // it (a test's own class View), a class's names only in the class body, and no member else.
+    const scope = enclosingScope(file.artifact, ref.enclosing)
+    const visible = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && (scope === def.scope || (encloses(def.scope, scope) && !isClass(file.artifact, def.scope)))
+    if (r.targets.some(visible)) return 'keep'
+    if (r.others.some(visible)) return 'drop'
+    if (!r.targets.some(topLevel)) return 'drop'
+  }
   const targetHere = r.targets.some((t) => topLevel(t) && sameScope(t))
   const otherHere = r.others.some((o) => topLevel(o) && sameScope(o))
   if (targetHere) return 'keep'
@@ -105,6 +137,53 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   if (!r.targets.some(topLevel)) return IMPLICIT_THIS.has(file.language) ? 'ambiguous' : 'drop'
   if (MODULE_SCOPED.has(file.language)) return importsName(file.artifact, ref.name) ? 'ambiguous' : 'drop'
   return r.others.some(topLevel) ? 'ambiguous' : 'keep'
+}
+
+/** The innermost class or function around a use: `pk = property(_get_pk_val)` in a class body is enclosed by the field `Model.pk`, scoped by `Model`. */
+function enclosingScope(artifact: FileArtifact, enclosing: string): string {
+  let scope = enclosing
+  while (scope !== '') {
+    const def = artifact.symbols.find((s) => s.qualifiedName === scope)
+    if (!def || def.kind === 'class' || def.kind === 'function' || def.kind === 'method') return scope
+    const dot = scope.lastIndexOf('.')
+    scope = dot < 0 ? '' : scope.slice(0, dot)
+  }
+  return scope
+}
+
+function isClass(artifact: FileArtifact, qualifiedName: string): boolean {
+  return artifact.symbols.some((s) => s.qualifiedName === qualifiedName && s.kind === 'class')
+}
+
+/** `import a.b` or `import m as a`: the receiver names a whole module as a file imports it. */
+function importsWholeModule(artifact: FileArtifact, receiver: string): boolean {
+  return artifact.imports.some((i) => i.names.length === 0 && (i.alias ?? i.module.split('.')[0]) === receiver.split('.')[0])
+}
+
+/**
+ * `models.sql` where `models` names a package the file imports: the files of its submodule
+ * `sql` (a module attribute chain), when the package holds one.
+ */
+function submoduleChain(file: FileView, receiver: string): string[] | undefined {
+  const parts = receiver.split('.')
+  for (let cut = parts.length - 1; cut >= 1; cut--) {
+    const bound = file.bindings.modules.get(parts.slice(0, cut).join('.'))
+    if (!bound) continue
+    let paths = bound
+    for (const part of parts.slice(cut)) {
+      if (!/^[A-Za-z_]\w*$/.test(part)) return undefined
+      const next: string[] = []
+      for (const path of paths) {
+        if (!path.endsWith('/__init__.py')) continue
+        const dir = dirOf(path)
+        for (const candidate of [`${dir}/${part}.py`, `${dir}/${part}/__init__.py`]) if (file.fileExists(candidate)) next.push(candidate)
+      }
+      if (next.length === 0) return undefined
+      paths = next
+    }
+    return paths
+  }
+  return undefined
 }
 
 /** The file imports `name` itself (or everything) from a module the index could not resolve. */

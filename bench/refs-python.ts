@@ -1,0 +1,365 @@
+/**
+ * Issue 19's Python references benchmark. Three real packages of different layouts — flask and
+ * click (src layout, from their public repositories at a pinned commit) and Debian's
+ * python3-django (a flat package) — and, per package, symbols drawn by a fixed seed from Python's
+ * `ast` (top-level functions, classes, methods; a third each), split by a hash of their names
+ * into a tuning half and a held-out half that nothing is tuned on. Ground truth is pyright's
+ * find-all-references (its language server, from the npm package, offline), cached on disk under
+ * bench/.work/pyright-gold/ so reruns are fast. Answers compared at path:line: `refs`, GNU global
+ * (Debian's, through its pygments parser: every occurrence of the name as a token) and ripgrep's
+ * word match, over the files the index selected; `all` counts every reference, `code` leaves out
+ * import lines, definition lines and lines without code (comments, strings). Also `def`'s recall
+ * for the qualified names a file defines several times, against ast.
+ */
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import type { QueryContext } from '../src/core/query/context.js'
+import { findDefinitions } from '../src/core/query/def.js'
+import { findReferences } from '../src/core/query/refs.js'
+import { corpus, git, WORK } from './corpus.js'
+import { indexedContext } from './defs-bench.js'
+import { PyrightClient } from './pyright-client.js'
+
+const SEED = 19
+const PER_PACKAGE = 60
+
+interface Package {
+  name: string
+  layout: string
+  /** The corpus repository, built on first use. */
+  dir: () => string
+}
+
+/** A public repository at a pinned commit, from a local mirror when there is one (no network needed). */
+function pinned(name: string, url: string, commit: string, mirror: string): () => string {
+  return () => {
+    const dir = join(WORK, name)
+    if (existsSync(join(dir, '.git'))) return dir
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(dir, { recursive: true })
+    const source = existsSync(mirror) ? mirror : url
+    const clone = join(WORK, `${name}.clone`)
+    if (!existsSync(mirror)) execFileSync('git', ['clone', '-q', '--filter=blob:none', url, clone], { stdio: 'inherit' })
+    const gitDir = existsSync(mirror) ? source : join(clone, '.git')
+    execFileSync('sh', ['-c', 'git --git-dir="$0" archive "$1" | tar -x -C "$2"', gitDir, commit, dir])
+    rmSync(clone, { recursive: true, force: true })
+    git(dir, 'init', '-q', '-b', 'main')
+    git(dir, 'add', '-A')
+    git(dir, 'commit', '-q', '-m', `corpus: ${url} at ${commit}`)
+    return dir
+  }
+}
+
+export const PACKAGES: Package[] = [
+  { name: 'flask', layout: 'src layout (src/flask), helpers re-exported by __init__', dir: pinned('flask', 'https://github.com/pallets/flask', '2ac89889f4cc330eabd50f295dcef02828522c69', '/work/.mirror/pallets+flask/repo') },
+  { name: 'click', layout: 'src layout (src/click)', dir: pinned('click', 'https://github.com/pallets/click', '2c8cd3ac958a7eb316d67f2d316c27086c4c0369', '/work/.mirror/pallets+click/repo') },
+  { name: 'django', layout: "flat package (Debian python3-django's django/)", dir: () => corpus('django') },
+]
+
+interface PyDef {
+  qualifiedName: string
+  name: string
+  kind: 'function' | 'class' | 'method'
+  path: string
+  line: number
+  /** The first decorator's line (a definition may be reported from there). */
+  first: number
+  column: number
+}
+
+interface PyFacts {
+  defs: PyDef[]
+  /** Per file: lines holding a name outside strings and comments, lines of import statements, lines defining a class or function. */
+  lines: Record<string, { code: number[]; imports: number[]; defs: number[] }>
+}
+
+/** Definitions, and which lines are code, imports and definitions, from Python's ast and tokenize. */
+const FACTS_SCRIPT = `
+import ast, io, json, sys, tokenize
+root = sys.argv[1]
+paths = json.load(sys.stdin)
+out = {'defs': [], 'lines': {}}
+def name_column(text, keyword, name):
+    at = text.find(keyword + ' ' + name)
+    return at + len(keyword) + 1 if at >= 0 else text.find(name)
+for path in paths:
+    try:
+        source = open(root + '/' + path, encoding='utf-8').read()
+        tree = ast.parse(source)
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        continue
+    text = source.split('\\n')
+    code, imports, defs = set(), set(), set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.NAME:
+                code.add(tok.start[0])
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.update(range(node.lineno, node.end_lineno + 1))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defs.add(node.lineno)
+    def visit(body, scope, in_class):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                q = scope + '.' + node.name if scope else node.name
+                keyword = 'class' if isinstance(node, ast.ClassDef) else 'def'
+                kind = 'class' if keyword == 'class' else ('method' if in_class else 'function')
+                first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                out['defs'].append({'qualifiedName': q, 'name': node.name, 'kind': kind, 'path': path, 'line': node.lineno, 'first': first, 'column': name_column(text[node.lineno - 1], keyword, node.name)})
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, q, True)
+    visit(tree.body, '', False)
+    out['lines'][path] = {'code': sorted(code), 'imports': sorted(imports), 'defs': sorted(defs)}
+json.dump(out, sys.stdout)
+`
+
+function pyFacts(dir: string, paths: string[]): PyFacts {
+  return JSON.parse(execFileSync('python3', ['-c', FACTS_SCRIPT, dir], { input: JSON.stringify(paths), encoding: 'utf8', maxBuffer: 1 << 30 })) as PyFacts
+}
+
+/** mulberry32: a small seeded generator, so the sample is the same on every machine. */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** The held-out half: decided by a hash of the symbol alone, whatever else is sampled. */
+export function heldOut(pkg: string, def: { path: string; qualifiedName: string }): boolean {
+  return createHash('sha256').update(`${pkg}\0${def.path}\0${def.qualifiedName}`).digest()[0]! % 2 === 1
+}
+
+/**
+ * A third each of top-level functions, classes and methods (dunder names left out: their uses are
+ * implicit), from non-test files the index selected, drawn by the seed; each name once.
+ */
+function sample(defs: PyDef[], count: number): PyDef[] {
+  const next = random(SEED)
+  const out: PyDef[] = []
+  const kinds: PyDef['kind'][] = ['function', 'class', 'method']
+  const pools = kinds.map((kind) => {
+    const pool = defs.filter((d) => d.kind === kind && !d.name.startsWith('__') && !/(^|\/)tests?(\/|_)|conftest/.test(d.path))
+    for (let i = pool.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1))
+      ;[pool[i], pool[j]] = [pool[j]!, pool[i]!]
+    }
+    return pool
+  })
+  const seen = new Set<string>()
+  for (let i = 0; out.length < count && pools.some((p) => i < p.length); i++) {
+    for (const pool of pools) {
+      const def = pool[i]
+      if (!def || out.length >= count) continue
+      const key = `${def.path}:${def.qualifiedName}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(def)
+    }
+  }
+  return out
+}
+
+/** pyright's references of each case, read from the cache, the rest asked of one server and saved. */
+async function gold(pkg: string, dir: string, cases: PyDef[]): Promise<Map<string, string[]>> {
+  const head = git(dir, 'rev-parse', 'HEAD').trim()
+  const cacheDir = join(WORK, 'pyright-gold')
+  const file = join(cacheDir, `${pkg}-${head}.json`)
+  const cached = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[]>) : {}
+  const key = (c: PyDef): string => `${c.path}:${c.line}:${c.column}`
+  const missing = cases.filter((c) => !cached[key(c)])
+  if (missing.length > 0) {
+    process.stderr.write(`pyright: ${missing.length} symbols of ${pkg}…\n`)
+    const copy = pyrightCopy(dir)
+    const client = await PyrightClient.start(copy)
+    try {
+      for (const c of missing) {
+        const found = await client.references(join(copy, c.path), c.line - 1, c.column)
+        cached[key(c)] = [...new Set(found.filter((l) => l.path.startsWith(`${copy}/`)).map((l) => `${relative(copy, l.path)}:${l.line + 1}`))]
+      }
+    } finally {
+      await client.stop()
+      rmSync(copy, { recursive: true, force: true })
+    }
+    mkdirSync(cacheDir, { recursive: true })
+    writeFileSync(file, `${JSON.stringify(cached)}\n`)
+  }
+  return new Map(cases.map((c) => [key(c), cached[key(c)]!]))
+}
+
+/**
+ * The corpus's tree in a scratch folder, with a pyrightconfig.json (which takes precedence over a
+ * pyproject's [tool.pyright]) that includes every file: click's own configuration, for one,
+ * includes only src/ and tests/typing, and references are looked for in included files only.
+ */
+function pyrightCopy(dir: string): string {
+  const copy = mkdtempSync(join(tmpdir(), 'vlt-pyright-'))
+  execFileSync('sh', ['-c', 'git -C "$0" archive HEAD | tar -x -C "$1"', dir, copy])
+  const extraPaths = existsSync(join(copy, 'src')) ? ['src'] : []
+  writeFileSync(join(copy, 'pyrightconfig.json'), JSON.stringify({ include: ['.'], extraPaths, typeCheckingMode: 'basic' }))
+  return copy
+}
+
+function globalOf(dir: string, name: string): Set<string> {
+  const out = new Set<string>()
+  for (const flag of ['-x', '-rx', '-sx']) {
+    const text = execFileSync('global', [flag, name], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 })
+    for (const row of text.split('\n')) {
+      const match = /^\S+\s+(\d+)\s+(\S+)/.exec(row)
+      if (match) out.add(`${match[2]}:${match[1]}`)
+    }
+  }
+  return out
+}
+
+function ripgrepOf(dir: string, name: string): Set<string> {
+  const child = execFileSync('sh', ['-c', 'rg -n -w --no-heading --type py -- "$0" . || true', name], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 })
+  const out = new Set<string>()
+  for (const row of child.split('\n')) {
+    const match = /^(?:\.\/)?(.+?):(\d+):/.exec(row)
+    if (match) out.add(`${match[1]}:${match[2]}`)
+  }
+  return out
+}
+
+interface Tally {
+  truth: number
+  answered: number
+  correct: number
+}
+
+const empty = (): Tally => ({ truth: 0, answered: 0, correct: 0 })
+const add = (tally: Tally, truth: Set<string>, answer: Set<string>): void => {
+  tally.truth += truth.size
+  tally.answered += answer.size
+  for (const key of answer) if (truth.has(key)) tally.correct++
+}
+const figures = (tally: Tally): { recall: number; precision: number } & Tally => ({
+  ...tally,
+  recall: Math.round((tally.correct / Math.max(1, tally.truth)) * 10000) / 10000,
+  precision: Math.round((tally.correct / Math.max(1, tally.answered)) * 10000) / 10000,
+})
+
+const TOOLS = ['vlt', 'vltWithAmbiguous', 'global', 'ripgrep'] as const
+type Tool = (typeof TOOLS)[number]
+type Half = 'tuning' | 'heldOut'
+
+interface Miss {
+  symbol: string
+  missed: string[]
+  extra: string[]
+}
+
+/**
+ * `def` on every qualified name a file defines more than once (property getter, setter and
+ * deleter; typing.overload; if/else versions), from ast: how many of those definitions it lists.
+ */
+function multiplyDefined(qctx: QueryContext, defs: PyDef[]): { names: number; definitions: number; found: number; recall: number; misses: string[] } {
+  const byName = new Map<string, PyDef[]>()
+  for (const def of defs) byName.set(`${def.path}:${def.qualifiedName}`, [...(byName.get(`${def.path}:${def.qualifiedName}`) ?? []), def])
+  let names = 0
+  let expected = 0
+  let found = 0
+  const misses: string[] = []
+  for (const [key, list] of byName) {
+    if (list.length < 2) continue
+    names++
+    expected += list.length
+    const got = findDefinitions(qctx, key, { limit: 1000 }).definitions
+    for (const def of list) {
+      if (got.some((g) => g.path === def.path && g.line >= def.first && g.line <= def.line)) found++
+      else if (misses.length < 10) misses.push(`${key} @ ${def.line}`)
+    }
+  }
+  return { names, definitions: expected, found, recall: Math.round((found / Math.max(1, expected)) * 10000) / 10000, misses }
+}
+
+export interface PythonOptions {
+  packages?: string[]
+  symbols?: number
+}
+
+export async function runPython(options: PythonOptions = {}): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {}
+  for (const pkg of PACKAGES.filter((p) => !options.packages || options.packages.includes(p.name))) {
+    const dir = pkg.dir()
+    const qctx = await indexedContext(dir)
+    out[pkg.name] = await measure(pkg, dir, qctx, options.symbols ?? PER_PACKAGE)
+  }
+  return out
+}
+
+async function measure(pkg: Package, dir: string, qctx: QueryContext, count: number): Promise<Record<string, unknown>> {
+  const selected = [...qctx.files].filter(([, f]) => f.language === 'python').map(([path]) => path).sort()
+  const inSelection = (key: string): boolean => qctx.files.has(key.slice(0, key.lastIndexOf(':')))
+  const facts = pyFacts(dir, selected)
+  const cases = sample(facts.defs, count)
+  const truthOf = await gold(pkg.name, dir, cases)
+  const lineSets = new Map(Object.entries(facts.lines).map(([path, l]) => [path, { code: new Set(l.code), imports: new Set(l.imports), defs: new Set(l.defs) }]))
+  const isCode = (key: string): boolean => {
+    const at = key.lastIndexOf(':')
+    const sets = lineSets.get(key.slice(0, at))
+    const line = Number(key.slice(at + 1))
+    return !!sets && sets.code.has(line) && !sets.imports.has(line) && !sets.defs.has(line)
+  }
+  // Only the Python files: pygments' parser of some other file kinds stops gtags (django's).
+  const list = join(WORK, `${pkg.name}.gtags-files`)
+  writeFileSync(list, `${selected.join('\n')}\n`)
+  execFileSync('gtags', ['--gtagslabel=pygments', '-f', list], { cwd: dir })
+  rmSync(list)
+  const tallies = {} as Record<Half, Record<'all' | 'code', Record<Tool, Tally>>>
+  for (const half of ['tuning', 'heldOut'] as Half[]) tallies[half] = { all: Object.fromEntries(TOOLS.map((t) => [t, empty()])) as Record<Tool, Tally>, code: Object.fromEntries(TOOLS.map((t) => [t, empty()])) as Record<Tool, Tally> }
+  const worst: Miss[] = []
+  const halves = { tuning: 0, heldOut: 0 }
+  try {
+    for (const c of cases) {
+      const half: Half = heldOut(pkg.name, c) ? 'heldOut' : 'tuning'
+      halves[half]++
+      const truth = new Set(truthOf.get(`${c.path}:${c.line}:${c.column}`)!.filter(inSelection))
+      const result = findReferences(qctx, `${c.path}:${c.qualifiedName}`, { limit: 1_000_000 })
+      const vlt = new Set(result.references.map((r) => `${r.path}:${r.line}`))
+      const answers: Record<Tool, Set<string>> = {
+        vlt,
+        vltWithAmbiguous: new Set([...vlt, ...(result.ambiguous ?? []).map((r) => `${r.path}:${r.line}`)]),
+        global: new Set([...globalOf(dir, c.name)].filter(inSelection)),
+        ripgrep: new Set([...ripgrepOf(dir, c.name)].filter(inSelection)),
+      }
+      const code = new Set([...truth].filter(isCode))
+      for (const tool of TOOLS) {
+        add(tallies[half].all[tool], truth, answers[tool])
+        add(tallies[half].code[tool], code, new Set([...answers[tool]].filter(isCode)))
+      }
+      // Only the tuning half's misses are shown: the held-out half is measured, never looked into.
+      if (half === 'tuning') {
+        const missed = [...code].filter((k) => !vlt.has(k))
+        const extra = [...vlt].filter((k) => !truth.has(k))
+        if (missed.length + extra.length > 0) worst.push({ symbol: `${c.path}:${c.qualifiedName}`, missed: missed.slice(0, 6), extra: extra.slice(0, 6) })
+      }
+    }
+  } finally {
+    for (const file of ['GTAGS', 'GRTAGS', 'GPATH']) rmSync(join(dir, file), { force: true })
+  }
+  worst.sort((a, b) => b.missed.length + b.extra.length - a.missed.length - a.extra.length)
+  const report = (half: Half): Record<string, unknown> => ({
+    symbols: halves[half],
+    code: Object.fromEntries(TOOLS.map((t) => [t, figures(tallies[half].code[t])])),
+    all: Object.fromEntries(TOOLS.map((t) => [t, figures(tallies[half].all[t])])),
+  })
+  return {
+    definitions: multiplyDefined(qctx, facts.defs),
+    corpus: { layout: pkg.layout, files: selected.length, symbols: cases.length, kinds: Object.fromEntries(['function', 'class', 'method'].map((k) => [k, cases.filter((c) => c.kind === k).length])) },
+    heldOut: report('heldOut'),
+    tuning: report('tuning'),
+    worstTuning: worst.slice(0, 15),
+  }
+}

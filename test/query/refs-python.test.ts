@@ -1,0 +1,232 @@
+/**
+ * Python references resolved as pyright resolves them (issue 19), on small repositories shaped
+ * like the real cases: flask's helpers re-exported by a src-layout package, click's annotated
+ * `ctx: Context` parameters, `sys.exit` beside `Context.exit`, module attribute chains, typed
+ * and inherited attributes.
+ */
+import { strict as assert } from 'node:assert'
+import { findReferences, type RefsResult } from '../../src/core/query/refs.js'
+import { indexedRepo } from '../helpers/indexed-repo.js'
+
+const lines = (...text: string[]): string => `${text.join('\n')}\n`
+const at = (refs: RefsResult['references'] | undefined): string[] => (refs ?? []).map((r) => `${r.path}:${r.line}`).sort()
+
+describe('refs (Python)', function () {
+  this.timeout(60_000)
+
+  describe('a src-layout package re-exporting its helpers', () => {
+    const fx = indexedRepo({
+      'pyproject.toml': lines('[project]', 'name = "flask"'),
+      'src/flask/__init__.py': lines('from .app import Flask as Flask', 'from .helpers import url_for as url_for'),
+      'src/flask/helpers.py': lines('def url_for(endpoint):', '    return endpoint'),
+      'src/flask/app.py': lines('class Flask:', '    def url_for(self, endpoint):', '        return endpoint', '', '', 'class Blueprint:', '    def url_for(self, endpoint):', '        return endpoint'),
+      'src/flask/views.py': lines('def render(flask):', '    return flask.url_for("x")'),
+      // A module named like the package deep in the tests (flask's own cli test app has one).
+      'tests/test_apps/cliapp/inner1/inner2/flask.py': lines('app = None'),
+      'tests/test_helpers.py': lines(
+        'import flask',
+        'from flask import url_for',
+        '',
+        '',
+        'def test_url(app):',
+        '    url_for("index")',
+        '    flask.url_for("index")',
+        '    app.url_for("index")',
+      ),
+    })
+
+    it('finds the uses of a helper imported from the package and called through it', () => {
+      const result = findReferences(fx.qctx, 'src/flask/helpers.py:url_for')
+      assert.deepEqual(at(result.references), ['src/flask/__init__.py:2', 'tests/test_helpers.py:2', 'tests/test_helpers.py:6', 'tests/test_helpers.py:7'])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+
+    it('never takes the module flask for the class Flask', () => {
+      const result = findReferences(fx.qctx, 'Flask.url_for')
+      assert.ok(!at(result.references).includes('tests/test_helpers.py:7'), at(result.references).join(' '))
+      assert.ok(!at(result.ambiguous).includes('tests/test_helpers.py:7'))
+      // A parameter named flask is of no known class: Flask's or Blueprint's, undecided.
+      assert.ok(!at(result.references).includes('src/flask/views.py:2'))
+      assert.ok(at(result.ambiguous).includes('src/flask/views.py:2'))
+    })
+  })
+
+  describe("click's annotated contexts", () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': lines('from .core import Context as Context', 'from .termui import prompt as prompt'),
+      'src/click/termui.py': lines('def prompt(text):', '    return input(text)'),
+      'src/click/_termui_impl.py': lines('ESC = "\\x1b"', '', '', 'def raw_terminal():', '    return ESC'),
+      'src/click/terminal.py': lines('def raw_terminal():', '    from ._termui_impl import raw_terminal as f', '', '    return f()'),
+      'src/click/options.py': lines(
+        'from .termui import prompt',
+        '',
+        '',
+        'class Option:',
+        '    prompt = None',
+        '',
+        '    def value(self):',
+        '        return prompt(self.prompt)',
+      ),
+      'tests/test_echo.py': lines('import click._termui_impl', '', '', 'def test_prompt():', '    click.prompt("name")'),
+      'src/click/core.py': lines(
+        'import sys',
+        'import typing as t',
+        '',
+        '',
+        'class Context:',
+        '    def fail(self, message):',
+        '        raise RuntimeError(message)',
+        '',
+        '    def exit(self, code=0):',
+        '        sys.exit(code)',
+        '',
+        '',
+        'class Parameter:',
+        '    def fail(self, message):',
+        '        raise ValueError(message)',
+        '',
+        '    def process(self, ctx: Context, value):',
+        '        if not value:',
+        '            ctx.fail("missing")',
+        '        self.fail("bad")',
+        '',
+        '    def check(self, ctx: t.Optional["Context"]):',
+        '        ctx.fail("optional")',
+        '',
+        '',
+        'def main(args):',
+        '    ctx = Context()',
+        '    ctx.fail("direct")',
+        '    sys.exit(1)',
+      ),
+    })
+
+    it('resolves a parameter through its annotation and a local through its constructor', () => {
+      const result = findReferences(fx.qctx, 'Context.fail')
+      assert.deepEqual(at(result.references), ['src/click/core.py:19', 'src/click/core.py:23', 'src/click/core.py:28'])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+
+    it('keeps self.fail to its own class', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Parameter.fail').references), ['src/click/core.py:20'])
+    })
+
+    it('finds a function imported beside a class member of its name, and through a package bound by import a.b', () => {
+      const result = findReferences(fx.qctx, 'src/click/termui.py:prompt')
+      assert.deepEqual(at(result.references), ['src/click/__init__.py:2', 'src/click/options.py:1', 'src/click/options.py:8', 'tests/test_echo.py:5'])
+    })
+
+    it("decides an import by the module it names, not by the importing file's own definition", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/click/terminal.py:raw_terminal').references), [])
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/click/_termui_impl.py:raw_terminal').references), ['src/click/terminal.py:2'])
+    })
+
+    it('never takes sys.exit for Context.exit', () => {
+      const result = findReferences(fx.qctx, 'Context.exit')
+      assert.deepEqual(at(result.references), [])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+  })
+
+  describe("flask's typed and inherited attributes, django's module attribute chains", () => {
+    const fx = indexedRepo({
+      'src/flask/__init__.py': lines('from .app import Flask as Flask'),
+      'src/flask/json/__init__.py': lines('def dumps(obj):', '    return str(obj)'),
+      'src/flask/json/provider.py': lines('class JSONProvider:', '    def dumps(self, obj):', '        return str(obj)'),
+      'src/flask/sansio/scaffold.py': lines('class Scaffold:', '    def add_url_rule(self, rule):', '        return rule'),
+      'src/flask/sansio/app.py': lines(
+        'from ..json.provider import JSONProvider',
+        'from .scaffold import Scaffold',
+        '',
+        '',
+        'class App(Scaffold):',
+        '    def __init__(self):',
+        '        self.json: JSONProvider = JSONProvider()',
+      ),
+      'src/flask/app.py': lines(
+        'from . import json',
+        'from .sansio.app import App',
+        '',
+        '',
+        'class Flask(App):',
+        '    def setup(self):',
+        '        self.add_url_rule("/")',
+        '        return self.json.dumps({})',
+        '',
+        '    def raw(self):',
+        '        return json.dumps({})',
+      ),
+      'src/flask/views.py': lines('class View:', '    methods = None'),
+      'src/flask/config.py': lines('import json', '', '', 'def load(text):', '    return json.dumps(text)'),
+      'scripts/json.py': lines('def dumps(obj):', '    return obj'),
+      'scripts/run.py': lines('import json', '', 'json.dumps({})'),
+      'tests/test_views.py': lines(
+        'import flask.views',
+        'from flask.views import View',
+        '',
+        '',
+        'def test_local(client):',
+        '    class View(flask.views.View):',
+        '        methods = ["GET"]',
+        '',
+        '    assert View.methods',
+        '    client.add_url_rule("/")',
+        '',
+        '',
+        'def test_base():',
+        '    assert View.methods',
+      ),
+      'src/flask/sync.py': lines(
+        'class Flask:',
+        '    def async_to_sync(self, func):',
+        '        from asgiref.sync import async_to_sync as asgiref_async_to_sync',
+        '        return asgiref_async_to_sync(func)',
+      ),
+      'src/other/views.py': lines('class View:', '    def add_url_rule(self, rule):', '        return rule', '', '    def dumps(self):', '        return ""'),
+      'django/__init__.py': '',
+      'django/db/__init__.py': '',
+      'django/db/models/__init__.py': lines('from django.db.models import sql'),
+      'django/db/models/sql/__init__.py': lines('from django.db.models.sql.subqueries import *  # NOQA'),
+      'django/db/models/sql/subqueries.py': lines('class DeleteQuery:', '    pass'),
+      'django/utils/archive.py': lines('def extract(path):', '    return BaseArchive().extract(path)', '', '', 'class BaseArchive:', '    def extract(self, path):', '        return path'),
+      'django/core/templates.py': lines('from django.utils import archive', '', '', 'def download(path):', '    archive.extract(path)'),
+      'django/db/models/base.py': lines('class Model:', '    def _get_pk_val(self):', '        return 1', '', '    def _set_pk_val(self, value):', '        pass', '', '    pk = property(_get_pk_val, _set_pk_val)'),
+      'django/db/models/deletion.py': lines('from django.db.models import sql', '', '', 'def delete(model):', '    return sql.DeleteQuery(model)'),
+    })
+
+    it('follows an annotated attribute to its class', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'JSONProvider.dumps').references), ['src/flask/app.py:8'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/flask/json/__init__.py:dumps').references), ['src/flask/app.py:11'])
+    })
+
+    it("reads import json in a package's module as the standard library's, in a script as its sibling's", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'scripts/json.py:dumps').references), ['scripts/run.py:3'])
+    })
+
+    it('finds an inherited method called on self', () => {
+      const result = findReferences(fx.qctx, 'Scaffold.add_url_rule')
+      assert.deepEqual(at(result.references), ['src/flask/app.py:7'])
+      assert.deepEqual(at(result.ambiguous), ['tests/test_views.py:10'])
+    })
+
+    it("leaves a test's own class of the name, another module's name and an untyped parameter's member out", () => {
+      const view = findReferences(fx.qctx, 'src/flask/views.py:View')
+      assert.deepEqual(at(view.references), ['tests/test_views.py:14', 'tests/test_views.py:2', 'tests/test_views.py:6'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Flask.async_to_sync').references), [])
+      // client is a pytest fixture: Scaffold's or View's add_url_rule, nothing says which.
+      const rule = findReferences(fx.qctx, 'Scaffold.add_url_rule')
+      assert.ok(!at(rule.references).includes('tests/test_views.py:10'))
+      assert.ok(at(rule.ambiguous).includes('tests/test_views.py:10'))
+    })
+
+    it("takes a module's attribute for its function, not for a method of a class in it, and a class body's bare names for its methods", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'BaseArchive.extract').references), ['django/utils/archive.py:2'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'django/utils/archive.py:extract').references), ['django/core/templates.py:5'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Model._set_pk_val').references), ['django/db/models/base.py:8'])
+    })
+
+    it('follows a module attribute chain through a star re-export', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'DeleteQuery').references), ['django/db/models/deletion.py:5'])
+    })
+  })
+})
