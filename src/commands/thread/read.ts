@@ -39,7 +39,7 @@ export default class ThreadRead extends VltCommand {
   private async summary(repo: Repo, thread: Thread, warnings: string[]): Promise<ThreadSummary> {
     const config = await loadConfig(repo.root ?? repo.gitDir)
     try {
-      return await summarizeThread(repo.vltDir, thread, chooseSummarizer(createLlmClient(config.llm)))
+      return await summarizeThread(repo.vltDir, thread, chooseSummarizer(createLlmClient(config.llm, { role: 'summarise' })))
     } catch (error) {
       if (!(error instanceof LlmUnavailableError)) throw error
       const warning = `${error.message}; using the extractive summary`

@@ -6,7 +6,7 @@
  * evidence in fences longer than any inside it, citations as code spans, other fields on one line.
  */
 import { codeSpan, fencedBlock, visibleLine } from '../display/index.js'
-import type { BlameLine } from './git-context.js'
+import type { BlameLine } from '../git/index.js'
 import type { OracleSource, QueryType } from './types.js'
 
 const SNIPPET_LINES = 12

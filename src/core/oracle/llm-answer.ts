@@ -4,7 +4,7 @@
  */
 import { DATA_BLOCK_RULE, dataBlock, type LlmClient, type LlmResult } from '../llm/index.js'
 import { citation } from './extractive.js'
-import type { BlameLine } from './git-context.js'
+import type { BlameLine } from '../git/index.js'
 import type { OracleSource, QueryType } from './types.js'
 
 const SYSTEM_PROMPT = `You answer questions about a software repository for a developer, using only the evidence provided.

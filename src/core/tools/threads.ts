@@ -3,19 +3,19 @@
  * CLI. An agent pushing to a thread that does not exist yet creates it (asking it to call a
  * second tool first would only cost a round trip).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { UsageError } from '../errors.js'
 import { appendEntry, createThread, displayEntry, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
-import { APPENDS, currentFreshness, cursorInput, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { APPENDS, currentFreshness, cursorInput, defineTool, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, type AnyToolSpec, type ToolEnv } from './kit.js'
 
 const FRAME_TOKENS = 200
 const threadInput = z.string().min(1).max(64).describe('Thread name: lowercase letters, digits, dashes.')
 const entrySchema = z.object({ id: z.string(), timestamp: z.string(), author: z.string(), type: z.enum(ENTRY_TYPES), text: z.string() })
 
-export function registerThreadTools(server: McpServer, env: ToolEnv): void {
-  registerVltTool(server, env, 'thread_push', {
+export function threadTools(env: ToolEnv): AnyToolSpec[] {
+  const threadPushTool = defineTool({
+    name: 'thread_push',
     title: 'Push to thread',
     description: 'Append a note to a development thread in .vlt/threads/ (created if missing).',
     input: {
@@ -57,7 +57,8 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
     },
   })
 
-  registerVltTool(server, env, 'thread_read', {
+  const threadReadTool = defineTool({
+    name: 'thread_read',
     title: 'Read thread',
     description: 'Entries of a development thread, oldest first; paged.',
     input: { thread: threadInput, cursor: cursorInput },
@@ -105,6 +106,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       return { structured, text, remember: { summary: `read ${entries.length} of ${thread.entries.length} entries of ${thread.name}`, insights: decisions.slice(-3), symbols: [], files: [] } }
     },
   })
+  return [threadPushTool, threadReadTool]
 }
 
 /** Entries are signed by the agent: `claude` for Claude clients, else the client id. */
