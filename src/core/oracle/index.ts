@@ -11,11 +11,12 @@ import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
 import { blameRange, lineHistory, messageSearch, openGit, openRepo, pickaxe, shallowBoundary, type Repo } from '../git/index.js'
 import { openIndexContext } from '../index/index.js'
-import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
+import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
 import { unlessUnwritable } from '../store/index.js'
+import { NO_MEMORY, readOnlyTools, type ToolEnv } from '../tools/index.js'
 import { defaultAuthor } from '../threads/index.js'
 import type { Candidate } from './candidate.js'
 import { round } from './candidate.js'
@@ -25,16 +26,29 @@ import { extractiveAnswer, noEvidenceAnswer } from './extractive.js'
 import { FileLines } from './file-lines.js'
 import { commitCandidate } from './git-context.js'
 import { historyPath, threadsPath, vaultPath } from './knowledge-paths.js'
-import { llmAnswer } from './llm-answer.js'
+import { runAgent, type AgentSpend } from './agent.js'
+import { ANSWER_TOKENS, buildMessages } from './llm-answer.js'
 import { isBehaviourQuestion, rankCandidates, type Ranked } from './rank.js'
 import { questionTerms } from './relevance.js'
 import { logSession } from './session-log.js'
 import { testCandidates } from './test-files.js'
-import { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces } from './types.js'
+import { ORACLE_SOURCES, type OracleAgentTrace, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces, type RoleUsage } from './types.js'
 
 export { classifyQuestion, type Classification } from './classify.js'
 export { sessionThreadName } from './session-log.js'
-export { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type QueryType, type OracleTraces } from './types.js'
+export {
+  ORACLE_SOURCES,
+  type AgentStop,
+  type OracleAgentTrace,
+  type OracleOptions,
+  type OracleResponse,
+  type OracleSource,
+  type OracleSourceName,
+  type OracleToolCall,
+  type OracleTraces,
+  type QueryType,
+  type RoleUsage,
+} from './types.js'
 
 export const DEFAULT_MAX_TOKENS = 16_000
 /** Share of the budget the repo-map slice may take, and its ceiling. */
@@ -156,7 +170,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
   if (git) await addBlame(git, sources, boundary, warn)
 
-  const answer = await synthesize(repo, index?.config, question, cls, sources, repoMapSlice, [...wanted], options, warn)
+  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn)
   const response: OracleResponse = {
     answer: answer.text,
     queryType: cls.queryType,
@@ -168,6 +182,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     durationMs: 0,
     warnings,
     shallow: boundary.size > 0,
+    ...(answer.agent ? { agent: answer.agent } : {}),
+    ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
   }
   if (options.explain) response.traces = traces
   if (!options.noLog) {
@@ -286,11 +302,17 @@ interface Answer {
   model: string
   tokensUsed: number
   costCents: number
+  agent?: OracleAgentTrace
+  usageByRole?: OracleResponse['usageByRole']
 }
+
+/** Cap of one tool result given to the agent's model, in tokens. */
+const TOOL_RESULT_TOKENS = 4000
 
 async function synthesize(
   repo: Repo,
   loadedConfig: VltConfig | undefined,
+  qctx: QueryContext | null,
   question: string,
   cls: Classification,
   sources: OracleSource[],
@@ -303,21 +325,71 @@ async function synthesize(
   // Nothing to cite: no model is asked, so nothing can be made up.
   if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted), model: 'extractive', tokensUsed: 0, costCents: 0 }
   const config = loadedConfig ?? (await loadConfig(repo.root ?? repo.gitDir))
-  let client
+  let clients: { agent: LlmClient; answer: LlmClient } | null
   try {
-    client = createLlmClient(config.llm, { model: options.model, env: options.env })
+    const overrides = { model: options.model, env: options.env }
+    const answer = createLlmClient(config.llm, { ...overrides, role: 'answer' })
+    clients = answer && { answer, agent: createLlmClient(config.llm, { ...overrides, role: 'agent' })! }
   } catch (error) {
     if (!(error instanceof VltError)) throw error
     warn(`warning: ${error.message}; answering extractively`)
     return extractive()
   }
-  if (!client) return extractive()
+  if (!clients) return extractive()
+  // The tools read the code index this question opened; without it (--source without code) the model answers from the evidence alone.
+  const tools = qctx ? readOnlyTools(oracleToolEnv(repo, qctx, warn)) : []
   try {
-    const result = await llmAnswer(client, question, cls.queryType, sources, repoMapSlice, options.onText)
-    return { text: result.text, model: client.model, tokensUsed: result.usage.inputTokens + result.usage.outputTokens, costCents: result.costCents ?? 0 }
+    const result = await runAgent({
+      messages: buildMessages(question, cls.queryType, sources, repoMapSlice, tools.length > 0),
+      tools,
+      memory: NO_MEMORY,
+      agent: clients.agent,
+      answer: clients.answer,
+      bounds: { maxTurns: config.llm.maxTurns, tokenBudget: config.llm.agentTokens, deadlineMs: config.llm.agentTimeoutMs },
+      toolResultTokens: TOOL_RESULT_TOKENS,
+      maxAnswerTokens: ANSWER_TOKENS,
+      onText: options.onText,
+      onProgress: options.onProgress,
+      warn,
+    })
+    const usageByRole: NonNullable<OracleResponse['usageByRole']> = {}
+    for (const role of ['agent', 'answer'] as const) if (result.spent[role].requests > 0) usageByRole[role] = roleUsage(result.spent[role], config.llm.prices)
+    const roles = Object.values(usageByRole)
+    return {
+      text: result.text,
+      model: clients.answer.model,
+      tokensUsed: roles.reduce((sum, role) => sum + role.inputTokens + role.outputTokens, 0),
+      costCents: round4(roles.reduce((sum, role) => sum + (role.costCents === 'unknown' ? 0 : role.costCents), 0)),
+      agent: { turns: result.turns, toolCalls: result.toolCalls, stopped: result.stopped },
+      usageByRole,
+    }
   } catch (error) {
     if (!(error instanceof LlmUnavailableError)) throw error
     warn(`warning: ${error.message}; answering extractively`)
     return extractive()
   }
+}
+
+/** The tools' view of the index this question opened: no conversation, results capped for a model. */
+function oracleToolEnv(repo: Repo, qctx: QueryContext, warn: (message: string) => void): ToolEnv {
+  return {
+    index: { root: repo.root ?? repo.gitDir, repo, get: async () => qctx },
+    maxTokens: TOOL_RESULT_TOKENS,
+    clientId: () => 'oracle',
+    warn,
+  }
+}
+
+/** What a role spent: the cost the server reported, else the configured price, else unknown. */
+function roleUsage(spent: AgentSpend, prices: VltConfig['llm']['prices']): RoleUsage {
+  const { model, requests, inputTokens, outputTokens, costCents } = spent
+  const price = prices[model]
+  const priced = price ? ((inputTokens * price.input + outputTokens * price.output) / 1e6) * 100 : null
+  const cost = costCents ?? priced
+  return { model, requests, inputTokens, outputTokens, costCents: cost === null ? 'unknown' : round4(cost) }
+}
+
+/** Cents to four places: sums of float prices print as 0.67, not 0.6699999999999999. */
+function round4(cents: number): number {
+  return Math.round(cents * 1e4) / 1e4
 }

@@ -43,7 +43,8 @@ export function readOnlyTools(env: ToolEnv): AnyToolSpec[] {
 
 /** A tool as an OpenAI function tool: the JSON schema MCP clients see for it. */
 export function llmTool(spec: AnyToolSpec): LlmTool {
-  const parameters = toJsonSchemaCompat(z.object(spec.input), { strictUnions: true, pipeStrategy: 'input' })
+  // The meta-schema key is MCP's business; some chat endpoints refuse unknown keys at the top.
+  const { $schema: _meta, ...parameters } = toJsonSchemaCompat(z.object(spec.input), { strictUnions: true, pipeStrategy: 'input' })
   return { type: 'function', function: { name: spec.name, description: spec.description, parameters } }
 }
 
