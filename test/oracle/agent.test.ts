@@ -37,7 +37,7 @@ describe('oracle agent loop (loopback OpenAI-compatible server)', function () {
   const client = (model: string): LlmClient =>
     createLlmClient({ ...DEFAULT_CONFIG.llm, provider: 'openai', baseUrl: server.baseUrl, model, apiKeyEnv: 'TEST_LLM_KEY', timeoutMs: 5_000 }, { env: {}, retry: { attempts: 1 } })!
 
-  const run = (overrides: Partial<AgentRun> & { bounds?: Partial<AgentBounds> } = {}) => {
+  const run = (overrides: Partial<Omit<AgentRun, 'bounds'>> & { bounds?: Partial<AgentBounds> } = {}) => {
     const warnings: string[] = []
     const model = client('test/model')
     const promise = runAgent({
