@@ -18,7 +18,10 @@ older lines and changes: those are marked as the boundary, never as authorship (
 With [llm] configured in your own config (~/.config/git-vlt/config.toml, or the file GIT_VLT_CONFIG
 names; a repository's vlt.toml cannot set it) the answer is written by the model and streamed;
 otherwise it is the evidence itself, grouped and cited, each piece quoted so that no text from the
-repository can pass for the answer. When nothing relevant is found, it says so.
+repository can pass for the answer. When nothing relevant is found, it says so. A question that
+names an identifier the code neither defines nor references ("where is UserService used" where there
+is none) is told so first, with the nearest defined names (by spelling, then by shared words), and
+whatever follows is labelled as loosely related (--json: missingSymbols [{name, nearest}]).
 
 The model starts from that evidence and may call tools to look further — search_code,
 find_definition, find_references, get_repo_map, read_file_range, git_log, git_blame, git_show,

@@ -122,6 +122,19 @@ describe('git vlt oracle (CLI)', function () {
     assert.equal(response.costCents, 0)
   })
 
+  it('with a model too, says first that a named symbol does not exist, and tells the model so', async () => {
+    const env = configureLlm()
+    server.replyNext({ text: 'The lock itself is taken by `acquireLock` (`src/lock.ts:4-10`).' })
+    const run = await vltAsync(repo.dir, ['oracle', 'Where is LockService used?', '--no-log'], env)
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(
+      run.stdout,
+      "There is no `LockService` in this repository's code: no definition of it, and no reference to it. Closest names: `acquireLock`, `LOCK_TIMEOUT_MS`. " +
+        "What follows is only loosely related, found by the question's other words.\n\nThe lock itself is taken by `acquireLock` (`src/lock.ts:4-10`).\n",
+    )
+    assert.match(server.chatRequests[0]!.body.messages![1]!.content, /Checked in the symbol index: There is no `LockService`/)
+  })
+
   it('asks no model when there is no evidence', async () => {
     const env = configureLlm()
     const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'], env)

@@ -54,6 +54,33 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.match(response.answer, /^No relevant evidence found for "What is the meaning of life\?"/)
   })
 
+  it('says first that a symbol the question names does not exist, with the nearest names, and labels the rest loosely related', async () => {
+    const response = await askOracle(repo.dir, 'Where is LockService used?', { noLog: true })
+    assert.deepEqual(response.missingSymbols, [{ name: 'LockService', nearest: ['acquireLock', 'LOCK_TIMEOUT_MS'] }])
+    assert.match(
+      response.answer,
+      /^There is no `LockService` in this repository's code: no definition of it, and no reference to it\. Closest names: `acquireLock`, `LOCK_TIMEOUT_MS`\. What follows is only loosely related, found by the question's other words\./,
+    )
+    assert.doesNotMatch(response.answer, /strongest match/)
+
+    const typo = await askOracle(repo.dir, 'where is acquireLocks defined', { noLog: true, sources: ['code'] })
+    assert.deepEqual(typo.missingSymbols, [{ name: 'acquireLocks', nearest: ['acquireLock'] }])
+    const far = await askOracle(repo.dir, 'Where is UserService used?', { noLog: true })
+    assert.match(far.answer, /^There is no `UserService` in this repository's code: no definition of it, and no reference to it\. No defined name is close to it\./)
+
+    // Half of it exists: the rest is evidence for that half.
+    const half = await askOracle(repo.dir, 'does writeBlobRecord call acquireLockFast', { noLog: true, sources: ['code'] })
+    assert.deepEqual(half.missingSymbols?.map((m) => m.name), ['acquireLockFast'])
+    assert.match(half.answer, /What follows is the evidence for the rest of the question\./)
+  })
+
+  it('claims nothing missing for names the code defines or references, nor for prose words', async () => {
+    for (const question of ['where is acquireLock used', 'where is the lock used?', 'how are blob records written', 'how does Kubernetes work']) {
+      const response = await askOracle(repo.dir, question, { noLog: true, sources: ['code'] })
+      assert.equal(response.missingSymbols, undefined, question)
+    }
+  })
+
   it('answers a history question with the commit that changed the symbol and its message', async () => {
     const response = await askOracle(repo.dir, 'why was LOCK_TIMEOUT_MS changed', { noLog: true, sources: ['code', 'git'] })
     assert.equal(response.queryType, 'history')

@@ -30,6 +30,7 @@ import { runAgent, type AgentSpend } from './agent.js'
 import { ANSWER_TOKENS, buildMessages } from './llm-answer.js'
 import { isBehaviourQuestion, rankCandidates, type Ranked } from './rank.js'
 import { questionTerms } from './relevance.js'
+import { missingNote, missingSymbols, type MissingSymbol } from './missing-symbols.js'
 import { logSession } from './session-log.js'
 import { testCandidates } from './test-files.js'
 import { ORACLE_SOURCES, type OracleAgentTrace, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces, type RoleUsage } from './types.js'
@@ -116,6 +117,9 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   }
 
   let qctx: QueryContext | null = null
+  /** Names the question gives that the code has not: said first, whatever the evidence. */
+  let missing: MissingSymbol[] = []
+  let claimed: string[] = []
   const code = index
     ? openQueryContextIn(index, { warn, progress: options.progress }).then((opened) => (qctx = opened))
     : Promise.resolve(null)
@@ -124,6 +128,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     const opened = await code
     if (!opened) return []
     const named = withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0)
+    claimed = claimedNames(cls)
+    missing = missingSymbols(opened, claimed)
     const symbol = named.symbol
     traces.classification.symbol = symbol
     const paths: Array<Promise<Candidate[]>> = []
@@ -170,7 +176,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
   if (git) await addBlame(git, sources, boundary, warn)
 
-  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn)
+  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, missingOpening(missing, claimed))
   const response: OracleResponse = {
     answer: answer.text,
     queryType: cls.queryType,
@@ -182,6 +188,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     durationMs: 0,
     warnings,
     shallow: boundary.size > 0,
+    ...(missing.length > 0 ? { missingSymbols: missing } : {}),
     ...(answer.agent ? { agent: answer.agent } : {}),
     ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
   }
@@ -320,10 +327,11 @@ async function synthesize(
   consulted: string[],
   options: OracleOptions,
   warn: (message: string) => void,
+  absent: string | undefined,
 ): Promise<Answer> {
-  const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources), model: 'extractive', tokensUsed: 0, costCents: 0 })
+  const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources, absent), model: 'extractive', tokensUsed: 0, costCents: 0 })
   // Nothing to cite: no model is asked, so nothing can be made up.
-  if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted), model: 'extractive', tokensUsed: 0, costCents: 0 }
+  if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted, absent), model: 'extractive', tokensUsed: 0, costCents: 0 }
   const config = loadedConfig ?? (await loadConfig(repo.root ?? repo.gitDir))
   let clients: { agent: LlmClient; answer: LlmClient } | null
   try {
@@ -339,8 +347,11 @@ async function synthesize(
   // The tools read the code index this question opened; without it (--source without code) the model answers from the evidence alone.
   const tools = qctx ? readOnlyTools(oracleToolEnv(repo, qctx, warn)) : []
   try {
+    // Said first, by us rather than the model: it cannot be talked out of it.
+    const opening = absent === undefined ? '' : `${absent}\n\n`
+    if (opening) options.onText?.(opening)
     const result = await runAgent({
-      messages: buildMessages(question, cls.queryType, sources, repoMapSlice, tools.length > 0),
+      messages: buildMessages(question, cls.queryType, sources, repoMapSlice, tools.length > 0, absent),
       tools,
       memory: NO_MEMORY,
       agent: clients.agent,
@@ -356,7 +367,7 @@ async function synthesize(
     for (const role of ['agent', 'answer'] as const) if (result.spent[role].requests > 0) usageByRole[role] = roleUsage(result.spent[role], config.llm.prices)
     const roles = Object.values(usageByRole)
     return {
-      text: result.text,
+      text: opening + result.text,
       model: clients.answer.model,
       tokensUsed: roles.reduce((sum, role) => sum + role.inputTokens + role.outputTokens, 0),
       costCents: round4(roles.reduce((sum, role) => sum + (role.costCents === 'unknown' ? 0 : role.costCents), 0)),
@@ -368,6 +379,22 @@ async function synthesize(
     warn(`warning: ${error.message}; answering extractively`)
     return extractive()
   }
+}
+
+/** What the answer opens with when the question names what the code has not, and how to take the rest. */
+function missingOpening(missing: readonly MissingSymbol[], claimed: readonly string[]): string | undefined {
+  if (missing.length === 0) return undefined
+  const rest = missing.length < claimed.length ? 'What follows is the evidence for the rest of the question.' : "What follows is only loosely related, found by the question's other words."
+  return `${missingNote(missing)} ${rest}`
+}
+
+/**
+ * The names a question claims the code has: identifiers only code can be, and the symbol a
+ * definition or references question frames ("where is Frobnicator used") unless it is a plain word.
+ */
+function claimedNames(cls: Classification): string[] {
+  const framed = (cls.queryType === 'definition' || cls.queryType === 'references') && cls.symbol !== null && /[A-Z_.]|::/.test(cls.symbol) ? [cls.symbol] : []
+  return [...new Set([...cls.identifiers, ...framed])]
 }
 
 /** The tools' view of the index this question opened: no conversation, results capped for a model. */

@@ -23,12 +23,21 @@ const TOOLS_RULE = `
 /** Output tokens of one request. */
 export const ANSWER_TOKENS = 1500
 
-export function buildMessages(question: string, queryType: QueryType, sources: readonly OracleSource[], repoMapSlice: string, withTools = false): Array<{ role: 'system' | 'user'; content: string }> {
+export function buildMessages(
+  question: string,
+  queryType: QueryType,
+  sources: readonly OracleSource[],
+  repoMapSlice: string,
+  withTools = false,
+  missing?: string,
+): Array<{ role: 'system' | 'user'; content: string }> {
   const blocks = sources.map((source) =>
     dataBlock('evidence', { cite: citation(source), source: source.sourceType, method: source.retrievalMethod, ...blameAttribute(source) }, source.content),
   )
   if (repoMapSlice) blocks.unshift(dataBlock('repo-map', { note: 'where the evidence sits in the repository' }, repoMapSlice))
-  const user = `Question (${queryType}): ${question}\n\nEvidence:\n\n${blocks.join('\n\n')}\n\nAnswer the question from this evidence, citing it.`
+  // The answer already opens with this (the oracle writes it); the model must not contradict it.
+  const absent = missing ? `\n\nChecked in the symbol index: ${missing} Your answer follows those sentences: do not repeat them or contradict them.` : ''
+  const user = `Question (${queryType}): ${question}${absent}\n\nEvidence:\n\n${blocks.join('\n\n')}\n\nAnswer the question from this evidence, citing it.`
   return [
     { role: 'system', content: withTools ? SYSTEM_PROMPT + TOOLS_RULE : SYSTEM_PROMPT },
     { role: 'user', content: user },

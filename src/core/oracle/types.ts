@@ -120,6 +120,11 @@ export interface OracleResponse {
   shallow: boolean
   /** Only with `explain`. */
   traces?: OracleTraces
+  /**
+   * Only when the question names identifiers the code neither defines nor references: each with the
+   * nearest defined names. The answer says so first; any evidence after it is only loosely related.
+   */
+  missingSymbols?: Array<{ name: string; nearest: string[] }>
   /** Only when a language model answered: the agent loop's requests and tool calls. */
   agent?: OracleAgentTrace
   /** Only when a language model answered: tokens and cost by role (agent, answer). */
