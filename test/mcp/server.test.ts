@@ -87,6 +87,21 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     assert.equal(read.structuredContent.total, 1)
   })
 
+  it('thread_read opens with the thread\'s summary, cached and brought up to date on read', async () => {
+    await mcp.call('thread_push', { thread: 'cache-notes', text: 'Keep the summary cache private.', type: 'decision' })
+    const first = await mcp.call('thread_read', { thread: 'cache-notes' })
+    assert.equal(first.structuredContent.summary.generatedBy, 'extractive')
+    assert.match(first.structuredContent.summary.text, /Decisions[\s\S]*Keep the summary cache private\./)
+    assert.match(textOf(first), /## Summary \(extractive, up to [^)]+\)\n\n[\s\S]*Keep the summary cache private/)
+    assert.ok(readdirSync(join(repo.dir, '.vlt', 'cache', 'threads')).includes('cache-notes.summary.json'))
+    await mcp.call('thread_push', { thread: 'cache-notes', text: 'Summaries are regenerated only for new entries.', type: 'decision' })
+    const second = await mcp.call('thread_read', { thread: 'cache-notes' })
+    assert.match(second.structuredContent.summary.text, /Summaries are regenerated only for new entries\.[\s\S]*Keep the summary cache private\./)
+    assert.equal(second.structuredContent.summary.upToEntry, second.structuredContent.entries.at(-1).id)
+    const bare = await mcp.call('thread_read', { thread: 'cache-notes', summary: false })
+    assert.equal(bare.structuredContent.summary, undefined)
+  })
+
   it('search_notes and search_history answer (empty history is not an error)', async () => {
     repo.write({ 'docs/sessions.md': '# Sessions\n\nSessions are stored server-side in Redis.\n' })
     const notes = await mcp.call('search_notes', { query: 'redis sessions' })
@@ -165,6 +180,20 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     const read = await mcp.call('read_file_range', { path: 'src/user_service.py', start_line: 4, end_line: 5 })
     assert.equal(read.isError, undefined, textOf(read))
     assert.equal(read.structuredContent.text, USER_SERVICE.split('\n').slice(3, 5).map((line, i) => `${i + 4}: ${line}`).join('\n'))
+
+    // A committed credentials file: git_show leaves its patch out and refuses it by name.
+    repo.write({ '.env': 'DATABASE_PASSWORD=plain-words-password\n', 'src/helpers.py': 'def helper(n):\n    return n * 3\n' })
+    repo.commit('Configure the database')
+    const withEnv = await mcp.call('git_show', { commit: 'HEAD' })
+    assert.equal(withEnv.isError, undefined, textOf(withEnv))
+    // (The fixture's commit takes every change so far: earlier tests' threads too.)
+    for (const file of ['.env', 'src/helpers.py']) assert.ok(withEnv.structuredContent.commit.files.includes(file), file)
+    assert.match(withEnv.structuredContent.patch, /^diff --git a\/\.env b\/\.env\n\(a credentials file: its patch is left out\)$/m)
+    assert.match(withEnv.structuredContent.patch, /^\+    return n \* 3$/m)
+    assert.doesNotMatch(JSON.stringify(withEnv), /plain-words-password/)
+    const envOnly = await mcp.call('git_show', { commit: 'HEAD', path: '.env' })
+    assert.equal(envOnly.isError, true)
+    assert.match(textOf(envOnly), /is a credentials file/)
   })
 
   it('picks up a new commit and an uncommitted file without a restart', async () => {

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { askOracle } from '../../src/core/oracle/index.js'
-import { readThread, threadNames } from '../../src/core/threads/index.js'
+import { appendEntry, createThread, readThread, threadNames } from '../../src/core/threads/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { createOracleRepo } from './fixture.js'
 
@@ -101,6 +103,23 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.ok(response.sources.some((s) => s.sourceType === 'code' && s.metadata.path === 'src/lock.ts'))
     const codeOnly = await askOracle(repo.dir, 'where would I change how long builds wait on slow NFS mounts', { noLog: true, sources: ['code'] })
     assert.ok(codeOnly.sources.every((s) => s.sourceType === 'code'), 'commits are cited only when git is a source')
+  })
+
+  it('gives the summary of the threads whose entries match as evidence too', async () => {
+    const vltDir = join(repo.dir, '.vlt')
+    await createThread(vltDir, { name: 'retry-policy', title: 'Retry policy' })
+    await appendEntry(vltDir, 'retry-policy', { text: 'Retries back off exponentially, capped at 30 seconds.', type: 'decision', author: 'user' })
+    await appendEntry(vltDir, 'retry-policy', { text: 'Idempotent requests only are retried.', type: 'decision', author: 'user' })
+    try {
+      const response = await askOracle(repo.dir, 'what did we decide about retries backing off', { noLog: true, sources: ['threads'] })
+      const summary = response.sources.find((s) => s.sourcePath === 'retry-policy#summary')
+      assert.ok(summary, JSON.stringify(response.sources.map((s) => s.sourcePath)))
+      assert.match(summary.content, /Decisions[\s\S]*Idempotent requests only are retried\.[\s\S]*Retries back off exponentially/)
+      assert.deepEqual({ generatedBy: summary.metadata.generatedBy, summary: summary.metadata.summary }, { generatedBy: 'extractive', summary: true })
+      assert.match(response.answer, /`retry-policy#summary` — summary of the thread \(extractive\)/)
+    } finally {
+      rmSync(join(vltDir, 'threads', 'retry-policy.md'))
+    }
   })
 
   it('consults only the sources asked for', async () => {

@@ -88,6 +88,7 @@ function describe(source: OracleSource): string {
     return what + exercises
   }
   if (source.sourceType === 'vault') return ` — ${String(meta.title)}${meta.heading && meta.heading !== meta.title ? ` › ${String(meta.heading)}` : ''}`
+  if (source.sourceType === 'threads' && meta.summary === true) return ` — summary of the thread (${String(meta.generatedBy)})`
   if (source.sourceType === 'threads') return ` — ${String(meta.type)} by ${String(meta.author)}, ${String(meta.timestamp).slice(0, 10)}`
   if (source.sourceType === 'history') return ` — session "${String(meta.title)}", ${String(meta.timestamp).slice(0, 10)}`
   return ''

@@ -155,7 +155,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const gathered = await Promise.all([
     index ? codePaths() : [],
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
-    wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms, warn)) : [],
+    wanted.has('threads') ? run('threads', () => threadsPath(repo.root ?? repo.gitDir, repo.vltDir, cls.searchText, terms, warn)) : [],
     wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
     git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms, boundary)) : [],
     git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms, boundary)) : [],

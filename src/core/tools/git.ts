@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
 import { redactSecrets } from '../files/index.js'
+import { isSecretFile } from '../files/secret-names.js'
 import { blameRange, BOUNDARY_NOTE, lineHistory, openGit, pathLog, pickaxe, shallowBoundary, showCommit, type Commit } from '../git/index.js'
 import { findDefinitions } from '../query/def.js'
 import { countTokens } from '../repomap/index.js'
@@ -157,7 +158,8 @@ export function gitTools(env: ToolEnv): AnyToolSpec[] {
       const commit = redactCommit(shown.commit)
       const header = renderCommit(commit, Infinity)
       const room = Math.max(0, (env.maxTokens - FRAME_TOKENS - countTokens(header)) * 4)
-      const full = redactSecrets(shown.patch).text
+      if (path !== null && isCredentialsFile(path)) throw new UsageError(`${quotedName(path)} is a credentials file: its content is never shown`)
+      const full = redactSecrets(withoutCredentialFiles(shown.patch)).text
       const patch = full.length > room ? full.slice(0, full.lastIndexOf('\n', room) > 0 ? full.lastIndexOf('\n', room) : room) : full
       const note = patch.length < full.length ? `Output capped: ${patch.split('\n').length} of the patch's ${full.split('\n').length} lines; ask for one file with path.` : undefined
       return {
@@ -168,6 +170,25 @@ export function gitTools(env: ToolEnv): AnyToolSpec[] {
     },
   })
   return [gitLog, gitBlame, gitShow]
+}
+
+/** Named like a credentials file (`.env`, a key, a kube config): the index never reads those, nor does git_show. */
+function isCredentialsFile(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase()
+  const dot = base.lastIndexOf('.')
+  return isSecretFile(path, base, dot > 0 ? base.slice(dot) : '')
+}
+
+/** The patch without the sections of credentials files, each replaced by a line saying it was left out. */
+function withoutCredentialFiles(patch: string): string {
+  return patch
+    .split(/^(?=diff --git )/m)
+    .map((section) => {
+      const header = /^diff --git a\/(.+?) b\/(.+)$/m.exec(section)
+      if (!header || !(isCredentialsFile(header[1]!) || isCredentialsFile(header[2]!))) return section
+      return `diff --git a/${header[1]} b/${header[2]}\n(a credentials file: its patch is left out)\n`
+    })
+    .join('')
 }
 
 function redactCommit(commit: Commit): Commit {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { UsageError } from '../errors.js'
-import { appendEntry, createThread, displayEntry, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
+import { appendEntry, createThread, displayEntry, ENTRY_TYPES, KNOWN_AUTHORS, readerSummary, readThread, type Entry } from '../threads/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
 import { APPENDS, currentFreshness, cursorInput, defineTool, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, type AnyToolSpec, type ToolEnv } from './kit.js'
 
@@ -60,13 +60,21 @@ export function threadTools(env: ToolEnv): AnyToolSpec[] {
   const threadReadTool = defineTool({
     name: 'thread_read',
     title: 'Read thread',
-    description: 'Entries of a development thread, oldest first; paged.',
-    input: { thread: threadInput, cursor: cursorInput },
+    description: 'A development thread: its summary (cached, updated on read), then its entries oldest first; paged.',
+    input: {
+      thread: threadInput,
+      summary: z.boolean().optional().describe('Default true: the summary first, on the first page.'),
+      cursor: cursorInput,
+    },
     output: {
       name: z.string(),
       title: z.string(),
       created: z.string(),
       description: z.string(),
+      summary: z
+        .object({ text: z.string(), upToEntry: z.string().nullable(), stale: z.boolean(), generatedBy: z.enum(['llm', 'extractive']) })
+        .optional()
+        .describe('The whole thread in short: by the summarise model of the user config, else extractive (decisions first).'),
       entries: z.array(entrySchema),
       total: z.number(),
       warnings: z.array(z.string()).optional(),
@@ -77,6 +85,7 @@ export function threadTools(env: ToolEnv): AnyToolSpec[] {
     run: async (args) => {
       const { key, offset } = pageOf('thread_read', args)
       const thread = await readThread(env.index.repo.vltDir, args.thread)
+      const summary = offset === 0 && args.summary !== false && thread.entries.length > 0 ? await readerSummary(env.index.root, env.index.repo.vltDir, thread, (w) => env.warn(`warning: ${w}`)) : undefined
       const freshness = await currentFreshness(env)
       const rest = thread.entries.slice(offset)
       const fitted = rest.length === 0 ? 0 : fitItems(rest, displayEntry, FRAME_TOKENS, env.maxTokens)
@@ -89,6 +98,7 @@ export function threadTools(env: ToolEnv): AnyToolSpec[] {
         title: thread.title,
         created: thread.created,
         description: thread.description,
+        ...(summary ? { summary } : {}),
         entries,
         total: thread.entries.length,
         ...(thread.problems.length > 0 ? { warnings: thread.problems } : {}),
@@ -98,6 +108,7 @@ export function threadTools(env: ToolEnv): AnyToolSpec[] {
       const text = [
         `# ${thread.title} (${thread.name}, ${thread.entries.length} entries)`,
         ...(thread.description ? [thread.description] : []),
+        ...(summary ? [`## Summary (${summary.generatedBy}, up to ${summary.upToEntry})\n\n${summary.text}`, '## Entries'] : []),
         ...entries.map(displayEntry),
         ...thread.problems.map((p) => `warning: ${p}`),
         ...(note ? [note] : []),
