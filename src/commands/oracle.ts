@@ -18,7 +18,22 @@ older lines and changes: those are marked as the boundary, never as authorship (
 With [llm] configured in your own config (~/.config/git-vlt/config.toml, or the file GIT_VLT_CONFIG
 names; a repository's vlt.toml cannot set it) the answer is written by the model and streamed;
 otherwise it is the evidence itself, grouped and cited, each piece quoted so that no text from the
-repository can pass for the answer. When nothing relevant is found, it says so.
+repository can pass for the answer. When nothing relevant is found, it says so. A question that
+names an identifier the code neither defines nor references ("where is UserService used" where there
+is none) is told so first, with the nearest defined names (by spelling, then by shared words), and
+whatever follows is labelled as loosely related (--json: missingSymbols [{name, nearest}]).
+
+The model starts from that evidence and may call tools to look further — search_code,
+find_definition, find_references, get_repo_map, read_file_range, git_log, git_blame, git_show,
+search_notes, search_history, thread_read (the MCP server's tools, read-only) — several at once,
+each shown on a terminal as it runs. It stops after llm.max_turns requests (default 10),
+llm.agent_tokens tokens or llm.agent_timeout_ms, and then answers from what it has and says so.
+[llm.models] may give the tool-calling turns (agent) and the answer (answer) models of their own.
+--json adds, when a model answered, agent: {turns, toolCalls: [{id, name, arguments, result,
+status (ok, error, timeout), durationMs}], stopped (null, max_turns, token_budget, deadline)} and
+usageByRole: {agent, answer: {model, requests, inputTokens, outputTokens, costCents (a number, or
+"unknown" when neither the server nor [llm.prices] gives one)}}. Any failure of the model falls
+back to the offline answer with a warning.
 Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.
 That thread is committed: secrets are redacted from it, and excerpts of agent conversations
 (private transcripts) are left out of it unless --log-history.`
@@ -29,7 +44,8 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
     { command: '<%= config.bin %> <%= command.id %> "what did we decide about retries" --log-history', description: 'Also log the agent-conversation excerpts the answer quotes in the session thread.' },
     {
       command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
-      description: 'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings, shallow}.',
+      description:
+        'Print {answer, queryType, sources: [{sourceType, sourcePath, retrievalMethod, score, content, tokenCount, metadata}], repoMapSlice, model, tokensUsed, costCents, durationMs, warnings, shallow}, and with a model agent and usageByRole.',
     },
   ]
 
@@ -63,6 +79,7 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
       logHistory: flags['log-history'],
       author: flags.author,
       progress: json ? undefined : terminalProgress(),
+      onProgress: json || !process.stderr.isTTY ? undefined : (line) => process.stderr.write(`${visibleText(line)}\n`),
       warn: (message) => this.note(message),
       onText: json
         ? undefined

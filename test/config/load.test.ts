@@ -265,7 +265,7 @@ describe('config: template', () => {
       'include', 'exclude', 'max_file_bytes', 'languages', 'text_files', 'parse_timeout_ms', 'parse_memory_mb',
       'file_threshold', 'line_threshold', 'timeout_seconds',
       'provider', 'base_url', 'model', 'api_key_env', 'batch_size', 'concurrency', 'timeout_ms',
-      'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms',
+      'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms', 'max_turns', 'agent_tokens', 'agent_timeout_ms',
       'rerank', 'llm_candidates',
       'daemon', 'lock_wait_ms',
       'max_commits',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { DEFAULT_CONFIG } from '../../src/core/config/index.js'
 import type { VltConfig } from '../../src/core/config/types.js'
 import { VltError } from '../../src/core/errors.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient, type LlmClientOverrides, type LlmRequest } from '../../src/core/llm/index.js'
@@ -13,7 +14,7 @@ const FAST_RETRY = { attempts: 3, baseDelayMs: 10, maxDelayMs: 5_000 }
 const KEY = 'test-llm-key'
 
 function config(server: FakeOpenAIServer, overrides: Partial<LlmConfig> = {}): LlmConfig {
-  return { provider: 'openai', baseUrl: server.baseUrl, model: 'test/chat-small', apiKeyEnv: 'TEST_LLM_KEY', timeoutMs: 2_000, ...overrides }
+  return { ...DEFAULT_CONFIG.llm, provider: 'openai', baseUrl: server.baseUrl, model: 'test/chat-small', apiKeyEnv: 'TEST_LLM_KEY', timeoutMs: 2_000, ...overrides }
 }
 
 function client(server: FakeOpenAIServer, overrides: Partial<LlmConfig> = {}, options: LlmClientOverrides = {}): LlmClient {

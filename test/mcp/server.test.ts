@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert'
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GitFixture } from '../helpers/git-fixture.js'
-import { connect, DB, shopRepo, textOf, type McpSession } from './mcp-helpers.js'
+import { connect, DB, shopRepo, textOf, USER_SERVICE, type McpSession } from './mcp-helpers.js'
 
 describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
   this.timeout(120_000)
@@ -20,7 +20,7 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
 
   it('lists its tools with schemas and honest annotations', async () => {
     const { tools } = await mcp.client.listTools()
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['ask_oracle', 'find_definition', 'find_references', 'get_repo_map', 'search_code', 'search_history', 'search_notes', 'thread_push', 'thread_read'])
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['ask_oracle', 'find_definition', 'find_references', 'get_repo_map', 'git_blame', 'git_log', 'git_show', 'read_file_range', 'search_code', 'search_history', 'search_notes', 'thread_push', 'thread_read'])
     for (const tool of tools) {
       assert.ok(tool.outputSchema, `${tool.name} has an output schema`)
       assert.ok((tool.outputSchema.properties as Record<string, unknown>).freshness, `${tool.name} reports freshness`)
@@ -87,6 +87,21 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     assert.equal(read.structuredContent.total, 1)
   })
 
+  it('thread_read opens with the thread\'s summary, cached and brought up to date on read', async () => {
+    await mcp.call('thread_push', { thread: 'cache-notes', text: 'Keep the summary cache private.', type: 'decision' })
+    const first = await mcp.call('thread_read', { thread: 'cache-notes' })
+    assert.equal(first.structuredContent.summary.generatedBy, 'extractive')
+    assert.match(first.structuredContent.summary.text, /Decisions[\s\S]*Keep the summary cache private\./)
+    assert.match(textOf(first), /## Summary \(extractive, up to [^)]+\)\n\n[\s\S]*Keep the summary cache private/)
+    assert.ok(readdirSync(join(repo.dir, '.vlt', 'cache', 'threads')).includes('cache-notes.summary.json'))
+    await mcp.call('thread_push', { thread: 'cache-notes', text: 'Summaries are regenerated only for new entries.', type: 'decision' })
+    const second = await mcp.call('thread_read', { thread: 'cache-notes' })
+    assert.match(second.structuredContent.summary.text, /Summaries are regenerated only for new entries\.[\s\S]*Keep the summary cache private\./)
+    assert.equal(second.structuredContent.summary.upToEntry, second.structuredContent.entries.at(-1).id)
+    const bare = await mcp.call('thread_read', { thread: 'cache-notes', summary: false })
+    assert.equal(bare.structuredContent.summary, undefined)
+  })
+
   it('search_notes and search_history answer (empty history is not an error)', async () => {
     repo.write({ 'docs/sessions.md': '# Sessions\n\nSessions are stored server-side in Redis.\n' })
     const notes = await mcp.call('search_notes', { query: 'redis sessions' })
@@ -131,6 +146,13 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
       ['search_code', { query: 'helper', path: 'escape/**' }, /through a symbolic link/],
       ['get_repo_map', { scope: '../' }, /outside the repository/],
       ['get_repo_map', { scope: 'escape' }, /through a symbolic link/],
+      ['read_file_range', { path: '../etc/passwd', start_line: 1 }, /outside the repository/],
+      ['read_file_range', { path: 'escape/x.py', start_line: 1 }, /through a symbolic link/],
+      ['read_file_range', { path: '.git/config', start_line: 1 }, /not an indexed file/],
+      ['git_log', { path: '/etc/passwd' }, /outside the repository/],
+      ['git_blame', { path: '../x', start_line: 1 }, /outside the repository/],
+      ['git_show', { commit: 'HEAD', path: 'escape/x' }, /through a symbolic link/],
+      ['git_show', { commit: '--output=/tmp/x' }, /not a commit hash/],
     ]
     for (const [tool, args, message] of cases) {
       const result = await mcp.call(tool, args)
@@ -140,6 +162,38 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     const inside = await mcp.call('search_code', { query: 'helper', path: join(repo.dir, 'src/callers_0.py') })
     assert.equal(inside.isError, undefined, textOf(inside))
     assert.ok(inside.structuredContent.results.every((r: any) => r.path === 'src/callers_0.py'))
+  })
+
+  it('git_log, git_blame, git_show and read_file_range answer from the history and the working tree', async () => {
+    const head = repo.git('rev-parse', 'HEAD')
+    const log = await mcp.call('git_log', { symbol: 'UserService' })
+    assert.equal(log.isError, undefined, textOf(log))
+    assert.equal(log.structuredContent.commits[0].hash, head)
+    assert.match(textOf(log), /commits that changed src\/user_service\.py:4-12 \(UserService\)/)
+    const blame = await mcp.call('git_blame', { path: 'src/db.py', start_line: 1, end_line: 3 })
+    assert.equal(blame.isError, undefined, textOf(blame))
+    assert.deepEqual(blame.structuredContent.commits.map((c: any) => [c.commit, c.lines]), [[head, 3]])
+    const show = await mcp.call('git_show', { commit: head.slice(0, 10), path: 'src/helpers.py' })
+    assert.equal(show.isError, undefined, textOf(show))
+    assert.match(show.structuredContent.patch, /^\+def helper\(n\):$/m)
+    assert.doesNotMatch(show.structuredContent.patch, /class Database/)
+    const read = await mcp.call('read_file_range', { path: 'src/user_service.py', start_line: 4, end_line: 5 })
+    assert.equal(read.isError, undefined, textOf(read))
+    assert.equal(read.structuredContent.text, USER_SERVICE.split('\n').slice(3, 5).map((line, i) => `${i + 4}: ${line}`).join('\n'))
+
+    // A committed credentials file: git_show leaves its patch out and refuses it by name.
+    repo.write({ '.env': 'DATABASE_PASSWORD=plain-words-password\n', 'src/helpers.py': 'def helper(n):\n    return n * 3\n' })
+    repo.commit('Configure the database')
+    const withEnv = await mcp.call('git_show', { commit: 'HEAD' })
+    assert.equal(withEnv.isError, undefined, textOf(withEnv))
+    // (The fixture's commit takes every change so far: earlier tests' threads too.)
+    for (const file of ['.env', 'src/helpers.py']) assert.ok(withEnv.structuredContent.commit.files.includes(file), file)
+    assert.match(withEnv.structuredContent.patch, /^diff --git a\/\.env b\/\.env\n\(a credentials file: its patch is left out\)$/m)
+    assert.match(withEnv.structuredContent.patch, /^\+    return n \* 3$/m)
+    assert.doesNotMatch(JSON.stringify(withEnv), /plain-words-password/)
+    const envOnly = await mcp.call('git_show', { commit: 'HEAD', path: '.env' })
+    assert.equal(envOnly.isError, true)
+    assert.match(textOf(envOnly), /is a credentials file/)
   })
 
   it('picks up a new commit and an uncommitted file without a restart', async () => {

@@ -82,6 +82,59 @@ describe('git vlt oracle (CLI)', function () {
     assert.ok(response.warnings.some((w: string) => /tim(ed|e) ?out/i.test(w)), JSON.stringify(response.warnings))
   })
 
+  it('lets the model call the MCP tools, records each call in --json, and keeps secrets out of tool results', async () => {
+    const env = configureLlm('[llm.prices]\n"test-model" = { input = 2.0, output = 10.0 }\n')
+    server.replyNext(
+      {
+        toolCalls: [
+          { id: 'refs', name: 'find_references', arguments: { symbol: 'acquireLock' } },
+          { id: 'read', name: 'read_file_range', arguments: { path: 'src/client.ts', start_line: 1, end_line: 5 } },
+          { id: 'out', name: 'read_file_range', arguments: { path: '../outside.ts', start_line: 1 } },
+        ],
+        usage: { prompt_tokens: 1000, completion_tokens: 50 },
+      },
+      { text: '`writeBlobRecord` calls it at `src/store.ts:5`.', usage: { prompt_tokens: 2000, completion_tokens: 20 } },
+    )
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'who calls acquireLock', '--no-log'], env)
+    assert.equal(response.answer, '`writeBlobRecord` calls it at `src/store.ts:5`.')
+    assert.equal(response.model, 'test-model')
+    assert.deepEqual(response.agent.toolCalls.map((c: any) => [c.id, c.name, c.status]), [['refs', 'find_references', 'ok'], ['read', 'read_file_range', 'ok'], ['out', 'read_file_range', 'error']])
+    assert.match(response.agent.toolCalls[0].result, /src\/store\.ts:5:\d+ {2}acquireLock\(path\)/)
+    assert.match(response.agent.toolCalls[2].result, /outside the repository/)
+    assert.deepEqual({ turns: response.agent.turns, stopped: response.agent.stopped }, { turns: 2, stopped: null })
+    assert.deepEqual(response.usageByRole, {
+      agent: { model: 'test-model', requests: 1, inputTokens: 1000, outputTokens: 50, costCents: 0.25 },
+      answer: { model: 'test-model', requests: 1, inputTokens: 2000, outputTokens: 20, costCents: 0.42 },
+    })
+    assert.equal(response.tokensUsed, 3070)
+    assert.equal(response.costCents, 0.67)
+    const second = JSON.stringify(server.chatRequests[1]!.body)
+    assert.match(second, /export function endpointClient/)
+    assert.ok(!second.includes(FAKE_KEY), 'a secret read by a tool never reaches the model')
+    assert.ok(!response.agent.toolCalls[1].result.includes(FAKE_KEY))
+  })
+
+  it('says "unknown" for the cost of a role whose model has no price and whose server reports none', async () => {
+    const env = configureLlm()
+    server.replyNext({ text: 'Defined in `src/lock.ts:4-10`.', usage: { prompt_tokens: 700, completion_tokens: 8 } })
+    const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'], env)
+    assert.deepEqual(response.usageByRole, { answer: { model: 'test-model', requests: 1, inputTokens: 700, outputTokens: 8, costCents: 'unknown' } })
+    assert.equal(response.costCents, 0)
+  })
+
+  it('with a model too, says first that a named symbol does not exist, and tells the model so', async () => {
+    const env = configureLlm()
+    server.replyNext({ text: 'The lock itself is taken by `acquireLock` (`src/lock.ts:4-10`).' })
+    const run = await vltAsync(repo.dir, ['oracle', 'Where is LockService used?', '--no-log'], env)
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(
+      run.stdout,
+      "There is no `LockService` in this repository's code: no definition of it, and no reference to it. Closest names: `acquireLock`, `LOCK_TIMEOUT_MS`. " +
+        "What follows is only loosely related, found by the question's other words.\n\nThe lock itself is taken by `acquireLock` (`src/lock.ts:4-10`).\n",
+    )
+    assert.match(server.chatRequests[0]!.body.messages![1]!.content, /Checked in the symbol index: There is no `LockService`/)
+  })
+
   it('asks no model when there is no evidence', async () => {
     const env = configureLlm()
     const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'], env)

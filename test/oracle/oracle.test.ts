@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { askOracle } from '../../src/core/oracle/index.js'
-import { readThread, threadNames } from '../../src/core/threads/index.js'
+import { appendEntry, createThread, readThread, threadNames } from '../../src/core/threads/index.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { createOracleRepo } from './fixture.js'
 
@@ -54,6 +56,33 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.match(response.answer, /^No relevant evidence found for "What is the meaning of life\?"/)
   })
 
+  it('says first that a symbol the question names does not exist, with the nearest names, and labels the rest loosely related', async () => {
+    const response = await askOracle(repo.dir, 'Where is LockService used?', { noLog: true })
+    assert.deepEqual(response.missingSymbols, [{ name: 'LockService', nearest: ['acquireLock', 'LOCK_TIMEOUT_MS'] }])
+    assert.match(
+      response.answer,
+      /^There is no `LockService` in this repository's code: no definition of it, and no reference to it\. Closest names: `acquireLock`, `LOCK_TIMEOUT_MS`\. What follows is only loosely related, found by the question's other words\./,
+    )
+    assert.doesNotMatch(response.answer, /strongest match/)
+
+    const typo = await askOracle(repo.dir, 'where is acquireLocks defined', { noLog: true, sources: ['code'] })
+    assert.deepEqual(typo.missingSymbols, [{ name: 'acquireLocks', nearest: ['acquireLock'] }])
+    const far = await askOracle(repo.dir, 'Where is UserService used?', { noLog: true })
+    assert.match(far.answer, /^There is no `UserService` in this repository's code: no definition of it, and no reference to it\. No defined name is close to it\./)
+
+    // Half of it exists: the rest is evidence for that half.
+    const half = await askOracle(repo.dir, 'does writeBlobRecord call acquireLockFast', { noLog: true, sources: ['code'] })
+    assert.deepEqual(half.missingSymbols?.map((m) => m.name), ['acquireLockFast'])
+    assert.match(half.answer, /What follows is the evidence for the rest of the question\./)
+  })
+
+  it('claims nothing missing for names the code defines or references, nor for prose words', async () => {
+    for (const question of ['where is acquireLock used', 'where is the lock used?', 'how are blob records written', 'how does Kubernetes work']) {
+      const response = await askOracle(repo.dir, question, { noLog: true, sources: ['code'] })
+      assert.equal(response.missingSymbols, undefined, question)
+    }
+  })
+
   it('answers a history question with the commit that changed the symbol and its message', async () => {
     const response = await askOracle(repo.dir, 'why was LOCK_TIMEOUT_MS changed', { noLog: true, sources: ['code', 'git'] })
     assert.equal(response.queryType, 'history')
@@ -74,6 +103,23 @@ describe('askOracle (extractive, no LLM configured)', function () {
     assert.ok(response.sources.some((s) => s.sourceType === 'code' && s.metadata.path === 'src/lock.ts'))
     const codeOnly = await askOracle(repo.dir, 'where would I change how long builds wait on slow NFS mounts', { noLog: true, sources: ['code'] })
     assert.ok(codeOnly.sources.every((s) => s.sourceType === 'code'), 'commits are cited only when git is a source')
+  })
+
+  it('gives the summary of the threads whose entries match as evidence too', async () => {
+    const vltDir = join(repo.dir, '.vlt')
+    await createThread(vltDir, { name: 'retry-policy', title: 'Retry policy' })
+    await appendEntry(vltDir, 'retry-policy', { text: 'Retries back off exponentially, capped at 30 seconds.', type: 'decision', author: 'user' })
+    await appendEntry(vltDir, 'retry-policy', { text: 'Idempotent requests only are retried.', type: 'decision', author: 'user' })
+    try {
+      const response = await askOracle(repo.dir, 'what did we decide about retries backing off', { noLog: true, sources: ['threads'] })
+      const summary = response.sources.find((s) => s.sourcePath === 'retry-policy#summary')
+      assert.ok(summary, JSON.stringify(response.sources.map((s) => s.sourcePath)))
+      assert.match(summary.content, /Decisions[\s\S]*Idempotent requests only are retried\.[\s\S]*Retries back off exponentially/)
+      assert.deepEqual({ generatedBy: summary.metadata.generatedBy, summary: summary.metadata.summary }, { generatedBy: 'extractive', summary: true })
+      assert.match(response.answer, /`retry-policy#summary` — summary of the thread \(extractive\)/)
+    } finally {
+      rmSync(join(vltDir, 'threads', 'retry-policy.md'))
+    }
   })
 
   it('consults only the sources asked for', async () => {

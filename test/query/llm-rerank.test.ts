@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert'
+import { DEFAULT_CONFIG } from '../../src/core/config/index.js'
 import { parseConfig } from '../../src/core/config/load.js'
 import { UsageError } from '../../src/core/errors.js'
 import { createLlmClient, type LlmClient } from '../../src/core/llm/index.js'
@@ -49,7 +50,7 @@ describe('search: LLM rerank', function () {
   })
 
   const client = (timeoutMs = 2_000): LlmClient =>
-    createLlmClient({ provider: 'openai', baseUrl: server.baseUrl, model: 'test/rerank', apiKeyEnv: 'TEST_LLM_KEY', timeoutMs }, { env: {}, retry: { attempts: 2, baseDelayMs: 10 } })!
+    createLlmClient({ ...DEFAULT_CONFIG.llm, provider: 'openai', baseUrl: server.baseUrl, model: 'test/rerank', apiKeyEnv: 'TEST_LLM_KEY', timeoutMs }, { env: {}, retry: { attempts: 2, baseDelayMs: 10 } })!
   const search = (llm: LlmClient | null, limit = 3): Promise<SearchResponse> => searchCode(qctx, QUERY, { limit, provider: null, rerank: 'llm', llm })
 
   it('orders the offline top candidates as the model says, keeping scores and methods', async () => {

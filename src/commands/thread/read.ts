@@ -1,9 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { VltCommand } from '../../core/cli/vlt-command.js'
-import { openRepo, type Repo } from '../../core/git/index.js'
-import { loadConfig } from '../../core/config/index.js'
-import { createLlmClient, LlmUnavailableError } from '../../core/llm/index.js'
-import { chooseSummarizer, displayEntry, ExtractiveSummarizer, readThread, summarizeThread, type Entry, type Thread, type ThreadSummary } from '../../core/threads/index.js'
+import { openRepo } from '../../core/git/index.js'
+import { displayEntry, readThread, readerSummary, type Entry, type ThreadSummary } from '../../core/threads/index.js'
 
 export interface ThreadReadResult {
   name: string
@@ -35,27 +33,18 @@ export default class ThreadRead extends VltCommand {
     summary: Flags.boolean({ char: 's', description: 'Include a summary (only entries added since the cached one are summarised).' }),
   }
 
-  /** The configured LLM writes the summary; when it cannot be reached, the extractive one does, with a warning. */
-  private async summary(repo: Repo, thread: Thread, warnings: string[]): Promise<ThreadSummary> {
-    const config = await loadConfig(repo.root ?? repo.gitDir)
-    try {
-      return await summarizeThread(repo.vltDir, thread, chooseSummarizer(createLlmClient(config.llm)))
-    } catch (error) {
-      if (!(error instanceof LlmUnavailableError)) throw error
-      const warning = `${error.message}; using the extractive summary`
-      warnings.push(warning)
-      this.note(`warning: ${warning}`)
-      return summarizeThread(repo.vltDir, thread, new ExtractiveSummarizer())
-    }
-  }
-
   async run(): Promise<ThreadReadResult> {
     const { args, flags } = await this.parse(ThreadRead)
     const repo = await openRepo(this.workDir(flags))
     const thread = await readThread(repo.vltDir, args.name)
     for (const problem of thread.problems) this.note(`warning: ${problem}`)
     const warnings = [...thread.problems]
-    const summary = flags.summary ? await this.summary(repo, thread, warnings) : undefined
+    const summary = flags.summary
+      ? await readerSummary(repo.root ?? repo.gitDir, repo.vltDir, thread, (warning) => {
+          warnings.push(warning)
+          this.note(`warning: ${warning}`)
+        })
+      : undefined
     const out: string[] = [`# ${thread.title}  (${thread.name}, created ${thread.created})`]
     if (thread.description) out.push('', thread.description)
     if (summary) out.push('', `## Summary (${summary.generatedBy})`, '', summary.text || '(no entries yet)')

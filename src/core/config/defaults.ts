@@ -44,6 +44,11 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     model: 'anthropic/claude-sonnet-4.5',
     apiKeyEnv: 'OPENROUTER_API_KEY',
     timeoutMs: 60_000,
+    maxTurns: 10,
+    agentTokens: 100_000,
+    agentTimeoutMs: 120_000,
+    models: {},
+    prices: {},
   },
   search: {
     rerank: 'offline',

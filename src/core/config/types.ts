@@ -1,6 +1,10 @@
 import type { NotesConfig } from '../notes/config.js'
 import type { LanguageId } from '../parse/types.js'
 
+/** What a language model is asked to do: each can have its own model ([llm.models]). */
+export const LLM_ROLES = ['answer', 'agent', 'rerank', 'summarise', 'librarian'] as const
+export type LlmRole = (typeof LLM_ROLES)[number]
+
 /**
  * The validated configuration with defaults applied: the user's config merged with the repository's
  * `vlt.toml` (src/core/config/load.ts). See templates/vlt.toml.
@@ -46,6 +50,16 @@ export interface VltConfig {
     model: string
     apiKeyEnv: string
     timeoutMs: number
+    /** The oracle's agent loop: model requests at most (the final answer's included). */
+    maxTurns: number
+    /** The agent loop stops calling tools once its requests have used this many tokens (input + output). */
+    agentTokens: number
+    /** The agent loop stops calling tools after this long; the answer is then written from what it has. */
+    agentTimeoutMs: number
+    /** A model per role; a role not set uses `model` (see LLM_ROLES in src/core/llm). */
+    models: Partial<Record<LlmRole, string>>
+    /** Price per million tokens by model name, in US dollars; a model without one costs "unknown" unless the server reports it. */
+    prices: Record<string, { input: number; output: number }>
   }
   search: {
     /** How `coderag search` orders the fused candidates by default; 'llm' needs [llm]. */

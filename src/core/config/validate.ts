@@ -4,7 +4,7 @@ import { PARSED_LANGUAGES } from '../parse/languages.js'
 import type { LanguageId } from '../parse/types.js'
 import { notesConfig } from '../notes/config.js'
 import { DEFAULT_CONFIG } from './defaults.js'
-import type { VltConfig } from './types.js'
+import { LLM_ROLES, type VltConfig } from './types.js'
 
 const LANGUAGES: readonly LanguageId[] = [...PARSED_LANGUAGES, 'text']
 const LLM_PROVIDERS = ['none', 'openai'] as const
@@ -65,6 +65,18 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
         model: t.value('model', nonEmptyString, d.llm.model),
         apiKeyEnv: t.value('api_key_env', envName, d.llm.apiKeyEnv),
         timeoutMs: t.value('timeout_ms', positiveInteger, d.llm.timeoutMs),
+        maxTurns: t.value('max_turns', between(1, 100), d.llm.maxTurns),
+        agentTokens: t.value('agent_tokens', positiveInteger, d.llm.agentTokens),
+        agentTimeoutMs: t.value('agent_timeout_ms', positiveInteger, d.llm.agentTimeoutMs),
+        models: t.table('models', (models) => {
+          const chosen: VltConfig['llm']['models'] = {}
+          for (const role of LLM_ROLES) {
+            const model = models.value(role, nonEmptyString, undefined)
+            if (model !== undefined) chosen[role] = model
+          }
+          return chosen
+        }),
+        prices: t.value('prices', prices, d.llm.prices),
       }
     }),
     search: root.table('search', (t) => ({
@@ -108,6 +120,23 @@ type Check<T> = (value: unknown, path: string) => T
 
 /** A bad value, described without the file: the Table reading it names the file. */
 class ValueProblem extends Error {}
+
+/** `[llm.prices]`: `"model" = { input = 3.0, output = 15.0 }`, US dollars per million tokens. */
+const prices: Check<VltConfig['llm']['prices']> = (value, path) => {
+  if (!isTable(value)) throw invalid(path, 'a table of model = { input = USD, output = USD } (per million tokens)', value)
+  const result: VltConfig['llm']['prices'] = {}
+  for (const [model, price] of Object.entries(value)) {
+    const at = `${path}.${JSON.stringify(model)}`
+    if (!isTable(price) || Object.keys(price).some((key) => key !== 'input' && key !== 'output')) throw invalid(at, '{ input = USD, output = USD } per million tokens', price)
+    const usd = (key: 'input' | 'output'): number => {
+      const n = price[key]
+      if (typeof n === 'number' && Number.isFinite(n) && n >= 0) return n
+      throw invalid(`${at}.${key}`, 'a price in US dollars per million tokens (a number ≥ 0)', n)
+    }
+    result[model] = { input: usd('input'), output: usd('output') }
+  }
+  return result
+}
 
 /** For tables whose own module validates them (notes: src/core/notes/config.ts). */
 const anyValue: Check<unknown> = (value) => value

@@ -1,5 +1,5 @@
 import { displayPath, userConfigPath } from '../config/user.js'
-import type { VltConfig } from '../config/types.js'
+import type { LlmRole, VltConfig } from '../config/types.js'
 import { isLocalHost, type RetryPolicy } from '../endpoint/index.js'
 import { VltError } from '../errors.js'
 import { OpenAILlmClient } from './openai-client.js'
@@ -11,8 +11,10 @@ export type { RetryPolicy } from '../endpoint/index.js'
 export type { LlmClient, LlmFinishReason, LlmMessage, LlmRequest, LlmResult, LlmTool, LlmToolCall, LlmUsage } from './types.js'
 
 export interface LlmClientOverrides {
-  /** Replaces llm.model (a `--model` flag). */
+  /** Replaces the role's model (a `--model` flag). */
   model?: string
+  /** What the model is for: its model is `[llm.models]`'s for the role, else llm.model. */
+  role?: LlmRole
   /** Where the API key is looked up (default process.env). */
   env?: NodeJS.ProcessEnv
   /** Overrides the retry schedule (tests shorten it). */
@@ -35,5 +37,10 @@ export function createLlmClient(config: VltConfig['llm'], overrides: LlmClientOv
   if (!key && !isLocalHost(url.hostname)) {
     throw new VltError(`LLM provider ${url.host} needs an API key: set the environment variable ${config.apiKeyEnv} (llm.api_key_env in ${displayPath(userConfigPath())})`)
   }
-  return new OpenAILlmClient(config, overrides.model ?? config.model, key || undefined, overrides.retry)
+  return new OpenAILlmClient(config, overrides.model ?? roleModel(config, overrides.role), key || undefined, overrides.retry)
+}
+
+/** The model a role uses: its own when `[llm.models]` sets one, else llm.model. */
+export function roleModel(config: VltConfig['llm'], role: LlmRole | undefined): string {
+  return (role && config.models[role]) || config.model
 }

@@ -30,11 +30,17 @@ import type { LlmClient, LlmMessage, LlmRequest, LlmResult, LlmTool, LlmToolCall
 /** The body of a chat completions request, as far as this client sends it. */
 interface ChatParams {
   model: string
-  messages: LlmMessage[]
+  messages: WireMessage[]
   max_tokens?: number
   temperature?: number
   tools?: LlmTool[]
 }
+
+/** A message as the chat completions API takes it. */
+type WireMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'tool'; content: string; tool_call_id: string }
 
 /** Token counts as the API reports them; OpenRouter adds the request's price. */
 interface UsageWithCost {
@@ -239,15 +245,26 @@ function retryable(kind: LlmFailureKind, message: string): { retryable: true; er
   return { retryable: true, error: new LlmUnavailableError(kind, message) }
 }
 
-/** Every message as it may leave the machine: secrets replaced, and how many were. */
-function redactMessages(messages: LlmMessage[]): { messages: LlmMessage[]; redactions: number } {
+/** Every message as it may leave the machine, in the API's shape: secrets replaced (tool arguments too), and how many were. */
+function redactMessages(messages: LlmMessage[]): { messages: WireMessage[]; redactions: number } {
   let redactions = 0
-  const redacted = messages.map(({ role, content }) => {
-    const result = redactSecrets(content)
+  const redact = (text: string): string => {
+    const result = redactSecrets(text)
     redactions += result.redactions
-    return { role, content: result.text }
+    return result.text
+  }
+  const wire = messages.map((message): WireMessage => {
+    const content = redact(message.content)
+    if (message.role === 'tool') return { role: 'tool', content, tool_call_id: message.toolCallId }
+    if (message.role !== 'assistant' || !message.toolCalls?.length) return { role: message.role, content }
+    const calls = message.toolCalls.map((call) => ({
+      id: call.id,
+      type: 'function' as const,
+      function: { name: call.name, arguments: redact(typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {})) },
+    }))
+    return { role: 'assistant', content: content === '' ? null : content, tool_calls: calls }
   })
-  return { messages: redacted, redactions }
+  return { messages: wire, redactions }
 }
 
 function readUsage(usage: UsageWithCost | null | undefined): Pick<LlmResult, 'usage' | 'costCents'> {

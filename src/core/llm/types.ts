@@ -1,7 +1,11 @@
-export interface LlmMessage {
-  role: 'system' | 'user' | 'assistant'
-  content: string
-}
+/**
+ * One message of a chat. An assistant message may carry the tool calls the model made; each call's
+ * result goes back as a `tool` message naming the call it answers.
+ */
+export type LlmMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: LlmToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string }
 
 /** An OpenAI function tool, sent as is. */
 export interface LlmTool {

@@ -6,16 +6,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
-import { fitItems } from './output-budget.js'
-import { APPENDS, currentFreshness, freshnessSchema, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { APPENDS, currentFreshness, fitItems, freshnessSchema } from '../tools/index.js'
+import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 
 const sourceSchema = z.object({ sourceType: z.string(), sourcePath: z.string(), retrievalMethod: z.string(), score: z.number(), content: z.string(), tokenCount: z.number() })
 
 /** An answer's citations are short; the evidence text behind them is what the cap has to cut. */
 const FRAME_TOKENS = 400
 
-export function registerOracleTool(server: McpServer, env: ToolEnv): void {
-  registerVltTool(server, env, 'ask_oracle', {
+export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
+  registerVltTool(server, env, {
+    name: 'ask_oracle',
     title: 'Ask the oracle',
     description: 'Answer a question about this repository from code, notes, threads, agent history and git, with citations.',
     input: {

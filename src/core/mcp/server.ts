@@ -7,14 +7,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { loadConfig } from '../config/index.js'
 import { VltError } from '../errors.js'
 import { createLlmClient } from '../llm/index.js'
-import { registerCodeTools } from './code-tools.js'
 import { ExtractiveCompressor, LlmCompressor, type Compressor } from './compression.js'
 import { contextBudget, contextTtlDays, Conversation, removeExpiredContexts } from './conversation.js'
-import { maxOutputTokens } from './output-budget.js'
-import { registerKnowledgeTools } from './knowledge-tools.js'
 import { registerOracleTool } from './oracle-tool.js'
-import { registerThreadTools } from './thread-tools.js'
-import type { ToolEnv } from './tool-kit.js'
+import { registerVltTool, type McpToolEnv } from './tool-kit.js'
+import { maxOutputTokens, vltTools } from '../tools/index.js'
 import { WarmIndex } from './warm-index.js'
 
 export const CLIENT_ID_ENV = 'VLT_MCP_CLIENT_ID'
@@ -52,7 +49,7 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
   )
   let conversation: Promise<Conversation> | undefined
   const clientId = (): string => env[CLIENT_ID_ENV] || server.server.getClientVersion()?.name || 'default'
-  const toolEnv: ToolEnv = {
+  const toolEnv: McpToolEnv = {
     index,
     maxTokens,
     clientId,
@@ -65,9 +62,7 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
       return conversation
     },
   }
-  registerCodeTools(server, toolEnv)
-  registerKnowledgeTools(server, toolEnv)
-  registerThreadTools(server, toolEnv)
+  for (const spec of vltTools(toolEnv)) registerVltTool(server, toolEnv, spec)
   registerOracleTool(server, toolEnv)
   server.server.onerror = (error) => log(`mcp: ${error.message}`)
 
@@ -87,7 +82,7 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
 
 async function chooseCompressor(root: string, log: (line: string) => void): Promise<Compressor> {
   try {
-    const client = createLlmClient((await loadConfig(root)).llm)
+    const client = createLlmClient((await loadConfig(root)).llm, { role: 'summarise' })
     return client ? new LlmCompressor(client, log) : new ExtractiveCompressor()
   } catch (error) {
     if (!(error instanceof VltError)) throw error

@@ -6,7 +6,7 @@
  * evidence in fences longer than any inside it, citations as code spans, other fields on one line.
  */
 import { codeSpan, fencedBlock, visibleLine } from '../display/index.js'
-import type { BlameLine } from './git-context.js'
+import type { BlameLine } from '../git/index.js'
 import type { OracleSource, QueryType } from './types.js'
 
 const SNIPPET_LINES = 12
@@ -36,12 +36,13 @@ const NOUNS: Record<string, [string, string]> = {
   history: ['agent conversation', 'agent conversations'],
 }
 
-export function noEvidenceAnswer(question: string, consulted: readonly string[]): string {
-  return `No relevant evidence found for ${JSON.stringify(question)} in ${consulted.join(', ') || 'any source'}. Nothing is cited, because nothing in these sources matches the question well enough to answer it.`
+export function noEvidenceAnswer(question: string, consulted: readonly string[], missing?: string): string {
+  return `${missing ? `${missing} ` : ''}No relevant evidence found for ${JSON.stringify(question)} in ${consulted.join(', ') || 'any source'}. Nothing is cited, because nothing in these sources matches the question well enough to answer it.`
 }
 
-export function extractiveAnswer(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[]): string {
-  const parts = [summaryLine(queryType, symbol, sources)]
+/** `missing`: the question names what the code does not have (missing-symbols.ts); it is said first. */
+export function extractiveAnswer(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[], missing?: string): string {
+  const parts = [summaryLine(queryType, symbol, sources, missing)]
   for (const group of GROUPS) {
     const members = sources.filter(group.match)
     if (members.length === 0) continue
@@ -50,7 +51,7 @@ export function extractiveAnswer(queryType: QueryType, symbol: string | null, so
   return parts.join('\n\n')
 }
 
-function summaryLine(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[]): string {
+function summaryLine(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[], missing: string | undefined): string {
   const counts = new Map<string, number>()
   for (const source of sources) counts.set(source.sourceType, (counts.get(source.sourceType) ?? 0) + 1)
   const found = [...counts].map(([type, n]) => `${n} ${NOUNS[type]![n === 1 ? 0 : 1]}`).join(', ')
@@ -58,7 +59,8 @@ function summaryLine(queryType: QueryType, symbol: string | null, sources: reado
   const defs = sources.filter((s) => s.metadata.role === 'definition')
   const uses = sources.filter((s) => s.metadata.role === 'reference')
   let lead: string
-  if (queryType === 'definition' && symbol && defs.length > 0) lead = `${codeSpan(symbol)} is defined at ${codeSpan(citation(defs[0]!))}${defs.length > 1 ? ` (and ${defs.length - 1} more candidate${defs.length > 2 ? 's' : ''})` : ''}.`
+  if (missing) lead = missing
+  else if (queryType === 'definition' && symbol && defs.length > 0) lead = `${codeSpan(symbol)} is defined at ${codeSpan(citation(defs[0]!))}${defs.length > 1 ? ` (and ${defs.length - 1} more candidate${defs.length > 2 ? 's' : ''})` : ''}.`
   else if (queryType === 'references' && symbol && uses.length > 0) lead = `${codeSpan(symbol)} is used in ${new Set(uses.map((s) => s.metadata.path)).size} file(s); the uses are listed below.`
   else if (queryType === 'history' && sources.some((s) => s.sourceType === 'git')) {
     const commit = sources.find((s) => s.sourceType === 'git')!
@@ -86,6 +88,7 @@ function describe(source: OracleSource): string {
     return what + exercises
   }
   if (source.sourceType === 'vault') return ` — ${String(meta.title)}${meta.heading && meta.heading !== meta.title ? ` › ${String(meta.heading)}` : ''}`
+  if (source.sourceType === 'threads' && meta.summary === true) return ` — summary of the thread (${String(meta.generatedBy)})`
   if (source.sourceType === 'threads') return ` — ${String(meta.type)} by ${String(meta.author)}, ${String(meta.timestamp).slice(0, 10)}`
   if (source.sourceType === 'history') return ` — session "${String(meta.title)}", ${String(meta.timestamp).slice(0, 10)}`
   return ''

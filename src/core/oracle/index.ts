@@ -9,13 +9,14 @@ import { performance } from 'node:perf_hooks'
 import type { SimpleGit } from 'simple-git'
 import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
-import { openRepo, shallowBoundary, type Repo } from '../git/index.js'
+import { blameRange, lineHistory, messageSearch, openGit, openRepo, pickaxe, shallowBoundary, type Repo } from '../git/index.js'
 import { openIndexContext } from '../index/index.js'
-import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
+import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
 import { unlessUnwritable } from '../store/index.js'
+import { NO_MEMORY, readOnlyTools, type ToolEnv } from '../tools/index.js'
 import { defaultAuthor } from '../threads/index.js'
 import type { Candidate } from './candidate.js'
 import { round } from './candidate.js'
@@ -23,18 +24,32 @@ import { classifyQuestion, withDefinedNames, type Classification } from './class
 import { definitionPath, localizationPath, referencesPath, searchPath } from './code-paths.js'
 import { extractiveAnswer, noEvidenceAnswer } from './extractive.js'
 import { FileLines } from './file-lines.js'
-import { blameRange, commitCandidate, lineHistory, messageSearch, openGit, pickaxe } from './git-context.js'
+import { commitCandidate } from './git-context.js'
 import { historyPath, threadsPath, vaultPath } from './knowledge-paths.js'
-import { llmAnswer } from './llm-answer.js'
+import { runAgent, type AgentSpend } from './agent.js'
+import { ANSWER_TOKENS, buildMessages } from './llm-answer.js'
 import { isBehaviourQuestion, rankCandidates, type Ranked } from './rank.js'
 import { questionTerms } from './relevance.js'
+import { missingNote, missingSymbols, type MissingSymbol } from './missing-symbols.js'
 import { logSession } from './session-log.js'
 import { testCandidates } from './test-files.js'
-import { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces } from './types.js'
+import { ORACLE_SOURCES, type OracleAgentTrace, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces, type RoleUsage } from './types.js'
 
 export { classifyQuestion, type Classification } from './classify.js'
 export { sessionThreadName } from './session-log.js'
-export { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type QueryType, type OracleTraces } from './types.js'
+export {
+  ORACLE_SOURCES,
+  type AgentStop,
+  type OracleAgentTrace,
+  type OracleOptions,
+  type OracleResponse,
+  type OracleSource,
+  type OracleSourceName,
+  type OracleToolCall,
+  type OracleTraces,
+  type QueryType,
+  type RoleUsage,
+} from './types.js'
 
 export const DEFAULT_MAX_TOKENS = 16_000
 /** Share of the budget the repo-map slice may take, and its ceiling. */
@@ -102,6 +117,9 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   }
 
   let qctx: QueryContext | null = null
+  /** Names the question gives that the code has not: said first, whatever the evidence. */
+  let missing: MissingSymbol[] = []
+  let claimed: string[] = []
   const code = index
     ? openQueryContextIn(index, { warn, progress: options.progress }).then((opened) => (qctx = opened))
     : Promise.resolve(null)
@@ -110,6 +128,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     const opened = await code
     if (!opened) return []
     const named = withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0)
+    claimed = claimedNames(cls)
+    missing = missingSymbols(opened, claimed)
     const symbol = named.symbol
     traces.classification.symbol = symbol
     const paths: Array<Promise<Candidate[]>> = []
@@ -135,7 +155,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const gathered = await Promise.all([
     index ? codePaths() : [],
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
-    wanted.has('threads') ? run('threads', () => threadsPath(repo.vltDir, cls.searchText, terms, warn)) : [],
+    wanted.has('threads') ? run('threads', () => threadsPath(repo.root ?? repo.gitDir, repo.vltDir, cls.searchText, terms, warn)) : [],
     wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
     git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms, boundary)) : [],
     git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms, boundary)) : [],
@@ -156,7 +176,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
   if (git) await addBlame(git, sources, boundary, warn)
 
-  const answer = await synthesize(repo, index?.config, question, cls, sources, repoMapSlice, [...wanted], options, warn)
+  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, missingOpening(missing, claimed))
   const response: OracleResponse = {
     answer: answer.text,
     queryType: cls.queryType,
@@ -168,6 +188,9 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     durationMs: 0,
     warnings,
     shallow: boundary.size > 0,
+    ...(missing.length > 0 ? { missingSymbols: missing } : {}),
+    ...(answer.agent ? { agent: answer.agent } : {}),
+    ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
   }
   if (options.explain) response.traces = traces
   if (!options.noLog) {
@@ -286,11 +309,17 @@ interface Answer {
   model: string
   tokensUsed: number
   costCents: number
+  agent?: OracleAgentTrace
+  usageByRole?: OracleResponse['usageByRole']
 }
+
+/** Cap of one tool result given to the agent's model, in tokens. */
+const TOOL_RESULT_TOKENS = 4000
 
 async function synthesize(
   repo: Repo,
   loadedConfig: VltConfig | undefined,
+  qctx: QueryContext | null,
   question: string,
   cls: Classification,
   sources: OracleSource[],
@@ -298,26 +327,96 @@ async function synthesize(
   consulted: string[],
   options: OracleOptions,
   warn: (message: string) => void,
+  absent: string | undefined,
 ): Promise<Answer> {
-  const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources), model: 'extractive', tokensUsed: 0, costCents: 0 })
+  const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources, absent), model: 'extractive', tokensUsed: 0, costCents: 0 })
   // Nothing to cite: no model is asked, so nothing can be made up.
-  if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted), model: 'extractive', tokensUsed: 0, costCents: 0 }
+  if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted, absent), model: 'extractive', tokensUsed: 0, costCents: 0 }
   const config = loadedConfig ?? (await loadConfig(repo.root ?? repo.gitDir))
-  let client
+  let clients: { agent: LlmClient; answer: LlmClient } | null
   try {
-    client = createLlmClient(config.llm, { model: options.model, env: options.env })
+    const overrides = { model: options.model, env: options.env }
+    const answer = createLlmClient(config.llm, { ...overrides, role: 'answer' })
+    clients = answer && { answer, agent: createLlmClient(config.llm, { ...overrides, role: 'agent' })! }
   } catch (error) {
     if (!(error instanceof VltError)) throw error
     warn(`warning: ${error.message}; answering extractively`)
     return extractive()
   }
-  if (!client) return extractive()
+  if (!clients) return extractive()
+  // The tools read the code index this question opened; without it (--source without code) the model answers from the evidence alone.
+  const tools = qctx ? readOnlyTools(oracleToolEnv(repo, qctx, warn)) : []
   try {
-    const result = await llmAnswer(client, question, cls.queryType, sources, repoMapSlice, options.onText)
-    return { text: result.text, model: client.model, tokensUsed: result.usage.inputTokens + result.usage.outputTokens, costCents: result.costCents ?? 0 }
+    // Said first, by us rather than the model: it cannot be talked out of it.
+    const opening = absent === undefined ? '' : `${absent}\n\n`
+    if (opening) options.onText?.(opening)
+    const result = await runAgent({
+      messages: buildMessages(question, cls.queryType, sources, repoMapSlice, tools.length > 0, absent),
+      tools,
+      memory: NO_MEMORY,
+      agent: clients.agent,
+      answer: clients.answer,
+      bounds: { maxTurns: config.llm.maxTurns, tokenBudget: config.llm.agentTokens, deadlineMs: config.llm.agentTimeoutMs },
+      toolResultTokens: TOOL_RESULT_TOKENS,
+      maxAnswerTokens: ANSWER_TOKENS,
+      onText: options.onText,
+      onProgress: options.onProgress,
+      warn,
+    })
+    const usageByRole: NonNullable<OracleResponse['usageByRole']> = {}
+    for (const role of ['agent', 'answer'] as const) if (result.spent[role].requests > 0) usageByRole[role] = roleUsage(result.spent[role], config.llm.prices)
+    const roles = Object.values(usageByRole)
+    return {
+      text: opening + result.text,
+      model: clients.answer.model,
+      tokensUsed: roles.reduce((sum, role) => sum + role.inputTokens + role.outputTokens, 0),
+      costCents: round4(roles.reduce((sum, role) => sum + (role.costCents === 'unknown' ? 0 : role.costCents), 0)),
+      agent: { turns: result.turns, toolCalls: result.toolCalls, stopped: result.stopped },
+      usageByRole,
+    }
   } catch (error) {
     if (!(error instanceof LlmUnavailableError)) throw error
     warn(`warning: ${error.message}; answering extractively`)
     return extractive()
   }
+}
+
+/** What the answer opens with when the question names what the code has not, and how to take the rest. */
+function missingOpening(missing: readonly MissingSymbol[], claimed: readonly string[]): string | undefined {
+  if (missing.length === 0) return undefined
+  const rest = missing.length < claimed.length ? 'What follows is the evidence for the rest of the question.' : "What follows is only loosely related, found by the question's other words."
+  return `${missingNote(missing)} ${rest}`
+}
+
+/**
+ * The names a question claims the code has: identifiers only code can be, and the symbol a
+ * definition or references question frames ("where is Frobnicator used") unless it is a plain word.
+ */
+function claimedNames(cls: Classification): string[] {
+  const framed = (cls.queryType === 'definition' || cls.queryType === 'references') && cls.symbol !== null && /[A-Z_.]|::/.test(cls.symbol) ? [cls.symbol] : []
+  return [...new Set([...cls.identifiers, ...framed])]
+}
+
+/** The tools' view of the index this question opened: no conversation, results capped for a model. */
+function oracleToolEnv(repo: Repo, qctx: QueryContext, warn: (message: string) => void): ToolEnv {
+  return {
+    index: { root: repo.root ?? repo.gitDir, repo, get: async () => qctx },
+    maxTokens: TOOL_RESULT_TOKENS,
+    clientId: () => 'oracle',
+    warn,
+  }
+}
+
+/** What a role spent: the cost the server reported, else the configured price, else unknown. */
+function roleUsage(spent: AgentSpend, prices: VltConfig['llm']['prices']): RoleUsage {
+  const { model, requests, inputTokens, outputTokens, costCents } = spent
+  const price = prices[model]
+  const priced = price ? ((inputTokens * price.input + outputTokens * price.output) / 1e6) * 100 : null
+  const cost = costCents ?? priced
+  return { model, requests, inputTokens, outputTokens, costCents: cost === null ? 'unknown' : round4(cost) }
+}
+
+/** Cents to four places: sums of float prices print as 0.67, not 0.6699999999999999. */
+function round4(cents: number): number {
+  return Math.round(cents * 1e4) / 1e4
 }

@@ -4,7 +4,7 @@
  */
 import { searchHistory } from '../history/index.js'
 import { searchNotes } from '../notes/index.js'
-import { readThread, searchThreads, threadNames } from '../threads/index.js'
+import { readerSummary, readThread, searchThreads, threadNames } from '../threads/index.js'
 import { makeSource, type Candidate } from './candidate.js'
 import { coverage } from './relevance.js'
 
@@ -24,14 +24,21 @@ export async function vaultPath(cwd: string, searchText: string, terms: readonly
   })
 }
 
-/** Null when the repository has no threads (the source is then named as skipped); `warn` hears of thread files left out. */
-export async function threadsPath(vltDir: string, searchText: string, terms: readonly string[], warn: (message: string) => void): Promise<Candidate[] | null> {
+/** Threads whose entries matched that also give their summary as evidence: the context around the entries. */
+const SUMMARISED_THREADS = 2
+
+/**
+ * The matching entries, and the summaries of the threads they are in (cached, brought up to date on
+ * read: thread/summary.ts). Null when the repository has no threads (the source is then named as
+ * skipped); `warn` hears of thread files left out and of a summary model that could not answer.
+ */
+export async function threadsPath(root: string, vltDir: string, searchText: string, terms: readonly string[], warn: (message: string) => void): Promise<Candidate[] | null> {
   if ((await threadNames(vltDir)).length === 0) return null
   const { hits, warnings } = await searchThreads(vltDir, searchText, { limit: LIMIT })
   for (const warning of warnings) warn(`threads: ${warning}`)
   const top = hits[0]?.score || 1
   const threads = new Map<string, ReturnType<typeof readThread>>()
-  return Promise.all(hits.map(async (hit): Promise<Candidate> => {
+  const entries = await Promise.all(hits.map(async (hit): Promise<Candidate> => {
     let thread = threads.get(hit.thread)
     if (!thread) threads.set(hit.thread, (thread = readThread(vltDir, hit.thread)))
     const entry = (await thread).entries.find((e) => e.id === hit.entryId)
@@ -50,6 +57,19 @@ export async function threadsPath(vltDir: string, searchText: string, terms: rea
       exact: false,
     }
   }))
+  const best = new Map<string, number>()
+  for (const hit of hits) if (!best.has(hit.thread) && best.size < SUMMARISED_THREADS) best.set(hit.thread, hit.score / top)
+  const summaries = await Promise.all([...best].map(async ([name, score]): Promise<Candidate | null> => {
+    const summary = await readerSummary(root, vltDir, await threads.get(name)!, (warning) => warn(`threads: ${warning}`))
+    if (summary.text === '') return null
+    return {
+      source: makeSource('threads', `${name}#summary`, 'bm25', score, summary.text, { thread: name, summary: true, upToEntry: summary.upToEntry, generatedBy: summary.generatedBy }),
+      path: 'threads',
+      relevance: coverage(terms, `${name}\n${summary.text}`),
+      exact: false,
+    }
+  }))
+  return [...entries, ...summaries.filter((candidate) => candidate !== null)]
 }
 
 /** Agent conversations; `files` links the question to sessions that touched the cited code. */

@@ -44,6 +44,44 @@ export interface OracleOptions {
   progress?: Progress
   /** Where the LLM's API key is looked up (default process.env). */
   env?: NodeJS.ProcessEnv
+  /** One line per step of the agent loop ("searching code… (search_code)"), for a terminal. */
+  onProgress?: (line: string) => void
+}
+
+/** The bound that ended the agent's tool calls early. */
+export type AgentStop = 'max_turns' | 'token_budget' | 'deadline'
+
+/** One tool call the model made in the agent loop, as it was run. */
+export interface OracleToolCall {
+  /** The model's id for the call. */
+  id: string
+  name: string
+  /** As the model sent them: parsed JSON, or the raw text when it was not JSON. */
+  arguments: unknown
+  /** The text the model was given back (cut to the tool-result cap). */
+  result: string
+  /** `error`: the tool refused the call (malformed arguments, unknown tool, a path outside the repository…); `timeout`: still running at the deadline. */
+  status: 'ok' | 'error' | 'timeout'
+  durationMs: number
+}
+
+/** What the agent loop did (only when a language model answered). */
+export interface OracleAgentTrace {
+  /** Model requests, the final answer's included. */
+  turns: number
+  toolCalls: OracleToolCall[]
+  /** The bound that stopped the tool calls early, or null when the model answered on its own. */
+  stopped: AgentStop | null
+}
+
+/** What one role's model spent on the question. */
+export interface RoleUsage {
+  model: string
+  requests: number
+  inputTokens: number
+  outputTokens: number
+  /** US cents: as the server reported it, else from [llm.prices]; 'unknown' when neither says. */
+  costCents: number | 'unknown'
 }
 
 /** One retrieval path's raw output, before fusion. */
@@ -82,4 +120,13 @@ export interface OracleResponse {
   shallow: boolean
   /** Only with `explain`. */
   traces?: OracleTraces
+  /**
+   * Only when the question names identifiers the code neither defines nor references: each with the
+   * nearest defined names. The answer says so first; any evidence after it is only loosely related.
+   */
+  missingSymbols?: Array<{ name: string; nearest: string[] }>
+  /** Only when a language model answered: the agent loop's requests and tool calls. */
+  agent?: OracleAgentTrace
+  /** Only when a language model answered: tokens and cost by role (agent, answer). */
+  usageByRole?: Partial<Record<'agent' | 'answer', RoleUsage>>
 }

@@ -16,5 +16,5 @@ export {
   type NewThread,
   type Thread,
 } from './store.js'
-export { cachedSummary, summarizeThread, summaryCachePath, type ThreadSummary } from './summary.js'
+export { cachedSummary, readerSummary, summarizeThread, summaryCachePath, type ThreadSummary } from './summary.js'
 export { chooseSummarizer, ExtractiveSummarizer, LlmSummarizer, MAX_SUMMARY_CHARS, type Summarizer } from './summarizer.js'

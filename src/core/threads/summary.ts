@@ -10,7 +10,10 @@ import { redactSecrets } from '../files/index.js'
 import { readFileConfined, unlessUnwritable, writeFileAtomic } from '../store/index.js'
 import { validateThreadName } from './format.js'
 import type { Thread } from './store.js'
-import type { Summarizer } from './summarizer.js'
+import { loadConfig } from '../config/index.js'
+import { VltError } from '../errors.js'
+import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
+import { chooseSummarizer, ExtractiveSummarizer, type Summarizer } from './summarizer.js'
 
 export interface ThreadSummary {
   text: string
@@ -72,6 +75,29 @@ export async function summarizeThread(vltDir: string, thread: Thread, summarizer
   // A lost cache only costs a regeneration: no fsync, and none in a `.vlt/` that cannot be written.
   await unlessUnwritable(() => writeFileAtomic(summaryCachePath(vltDir, thread.name), Buffer.from(`${JSON.stringify(record)}\n`), { durable: false }))
   return { text, upToEntry: last.id, stale: false, generatedBy: summarizer.kind }
+}
+
+/**
+ * The summary every reader gets — `thread read --summary`, MCP thread_read, the oracle's threads
+ * path: written by the summarise role's model of the configuration when there is one, else
+ * extractively; a model that cannot be set up or cannot answer leaves the extractive summary, and
+ * `warn` hears why.
+ */
+export async function readerSummary(root: string, vltDir: string, thread: Thread, warn: (message: string) => void): Promise<ThreadSummary> {
+  let llm: LlmClient | null = null
+  try {
+    llm = createLlmClient((await loadConfig(root)).llm, { role: 'summarise' })
+  } catch (error) {
+    if (!(error instanceof VltError)) throw error
+    warn(`${error.message}; using the extractive summary`)
+  }
+  try {
+    return await summarizeThread(vltDir, thread, chooseSummarizer(llm))
+  } catch (error) {
+    if (!(error instanceof LlmUnavailableError)) throw error
+    warn(`${error.message}; using the extractive summary`)
+    return summarizeThread(vltDir, thread, new ExtractiveSummarizer())
+  }
 }
 
 async function readCache(vltDir: string, name: string): Promise<SummaryCache | undefined> {

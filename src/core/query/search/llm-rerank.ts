@@ -39,7 +39,7 @@ export function planLlmRerank(config: VltConfig, options: Pick<SearchOptions, 'r
   }
   if (config.llm.provider === 'none') throw needsLlm()
   try {
-    return { client: createLlmClient(config.llm), candidates }
+    return { client: createLlmClient(config.llm, { role: 'rerank' }), candidates }
   } catch (error) {
     if (!(error instanceof VltError)) throw error
     return { client: null, candidates, warning: fallback(error.message) }

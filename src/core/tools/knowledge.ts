@@ -3,13 +3,12 @@
  * about it. Each call brings those (small) indexes up to date itself; freshness is the code
  * index's, like every other answer.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { queryHistory, type HistoryHit } from '../history/index.js'
 import { findNotes, type NoteHit } from '../notes/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
-import { currentFreshness, cursorInput, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, topFiles, type ToolEnv } from './tool-kit.js'
+import { currentFreshness, cursorInput, defineTool, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, topFiles, type AnyToolSpec, type ToolEnv } from './kit.js'
 
 const FRAME_TOKENS = 200
 const SNIPPET_CHARS = 600
@@ -27,8 +26,9 @@ const historySchema = z.object({
   files: z.array(z.string()),
 })
 
-export function registerKnowledgeTools(server: McpServer, env: ToolEnv): void {
-  registerVltTool(server, env, 'search_notes', {
+export function knowledgeTools(env: ToolEnv): AnyToolSpec[] {
+  const searchNotesTool = defineTool({
+    name: 'search_notes',
     title: 'Search notes',
     description: 'Search the markdown notes (README, docs/, ADRs, vault) by keywords.',
     input: {
@@ -59,7 +59,8 @@ export function registerKnowledgeTools(server: McpServer, env: ToolEnv): void {
     },
   })
 
-  registerVltTool(server, env, 'search_history', {
+  const searchHistoryTool = defineTool({
+    name: 'search_history',
     title: 'Search history',
     description: "Search past agent conversations (Claude Code transcripts) about this repository.",
     input: {
@@ -84,6 +85,7 @@ export function registerKnowledgeTools(server: McpServer, env: ToolEnv): void {
       }
     },
   })
+  return [searchNotesTool, searchHistoryTool]
 }
 
 type TrimmedHit = z.infer<typeof historySchema>

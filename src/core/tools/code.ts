@@ -3,7 +3,6 @@
  * adapters over the core query functions — the work an adapter adds is paging to the output cap,
  * resolving paths inside the repository, and reading and feeding the conversation context.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
@@ -13,7 +12,7 @@ import { parseQuery, searchCode, searchFiles, SEARCH_LANGUAGES, type FileSearchR
 import { buildRepoMap, DEFAULT_MAP_TOKENS } from '../repomap/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
 import { resolveInRepo } from './repo-paths.js'
-import { cursorInput, freshnessOf, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, topFiles, type ToolEnv } from './tool-kit.js'
+import { cursorInput, defineTool, footer, freshnessOf, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, topFiles, type AnyToolSpec, type ToolEnv } from './kit.js'
 
 /** Tokens kept for the answer's frame (headers, freshness, note) when fitting items. */
 const FRAME_TOKENS = 200
@@ -47,8 +46,9 @@ const definitionSchema = z.object({ name: z.string(), qualifiedName: z.string(),
 const referenceSchema = z.object({ path: z.string(), line: z.number(), column: z.number(), context: z.string(), enclosing: z.string() })
 const symbolInput = z.string().min(1).max(500).describe('name, Class.method, module.name or path:name; "it" = the last symbol discussed.')
 
-export function registerCodeTools(server: McpServer, env: ToolEnv): void {
-  registerVltTool(server, env, 'search_code', {
+export function codeTools(env: ToolEnv): AnyToolSpec[] {
+  const searchCodeTool = defineTool({
+    name: 'search_code',
     title: 'Search code',
     description: 'Hybrid code search: ranked chunks, or (granularity "file") the files a request is about, with past commits.',
     input: {
@@ -69,13 +69,13 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       freshness: freshnessSchema,
     },
     annotations: READ_ONLY,
-    run: async (args, conversation) => {
+    run: async (args, memory) => {
       const qctx = await env.index.get()
       const { key, page, offset } = pageOf('search_code', args)
       const limit = args.limit ?? 10
-      const expanded = conversation.expandQuery(args.query)
+      const expanded = memory.expandQuery(args.query)
       // The files a page leans towards travel in its cursor, so that later pages rank alike.
-      const boosted = page ? (page.core ? page.core.split('\n') : []) : conversation.recentFiles(BOOSTED_FILES)
+      const boosted = page ? (page.core ? page.core.split('\n') : []) : memory.recentFiles(BOOSTED_FILES)
       const path = args.path === undefined ? undefined : resolveInRepo(env.index.root, args.path, 'path')
       // One page of ranked chunks or files: what fits the output budget, and the cursor to the rest.
       const pageOfRanked = <T>(ranked: readonly T[], render: (item: T) => string) => {
@@ -137,7 +137,8 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     },
   })
 
-  registerVltTool(server, env, 'find_definition', {
+  const findDefinitionTool = defineTool({
+    name: 'find_definition',
     title: 'Find definition',
     description: 'Where a symbol is defined (exact, best first). Unknown names get suggestions.',
     input: { symbol: symbolInput, limit: z.number().int().min(1).max(100).optional().describe('Default 20.'), cursor: cursorInput },
@@ -150,11 +151,11 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       freshness: freshnessSchema,
     },
     annotations: READ_ONLY,
-    run: async (args, conversation) => {
+    run: async (args, memory) => {
       const qctx = await env.index.get()
       const { key, offset } = pageOf('find_definition', args)
       const limit = args.limit ?? 20
-      const { symbol, resolved } = conversation.resolveSymbol(args.symbol)
+      const { symbol, resolved } = memory.resolveSymbol(args.symbol)
       const result = findDefinitions(qctx, symbol, { limit: offset + limit })
       if (result.total === 0) throw new UsageError(`No definition of ${symbol}${suggest(result.suggestions)}`)
       const window = result.definitions.slice(offset)
@@ -178,7 +179,8 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     },
   })
 
-  registerVltTool(server, env, 'find_references', {
+  const findReferencesTool = defineTool({
+    name: 'find_references',
     title: 'Find references',
     description: 'Uses of a symbol (calls, reads, types, imports), resolved through imports and scopes; paged.',
     input: { symbol: symbolInput, limit: z.number().int().min(1).max(500).optional().describe('Per page (default 50).'), cursor: cursorInput },
@@ -193,10 +195,10 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       freshness: freshnessSchema,
     },
     annotations: READ_ONLY,
-    run: async (args, conversation) => {
+    run: async (args, memory) => {
       const qctx = await env.index.get()
       const { key, page, offset: skip } = pageOf('find_references', args)
-      const { symbol, resolved } = conversation.resolveSymbol(args.symbol)
+      const { symbol, resolved } = memory.resolveSymbol(args.symbol)
       const result = findReferences(qctx, symbol, { limit: args.limit ?? 50, cursor: page?.core })
       if (result.definitions.length === 0 && result.references.length === 0 && result.mentions === 0) {
         throw new UsageError(`No definition of or reference to ${symbol}${suggest(result.suggestions)}`)
@@ -247,7 +249,8 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
     },
   })
 
-  registerVltTool(server, env, 'get_repo_map', {
+  const getRepoMapTool = defineTool({
+    name: 'get_repo_map',
     title: 'Repository map',
     description: 'Most important files, classes and functions with signatures (PageRank), fitted to a token budget.',
     input: {
@@ -280,6 +283,7 @@ export function registerCodeTools(server: McpServer, env: ToolEnv): void {
       }
     },
   })
+  return [searchCodeTool, findDefinitionTool, findReferencesTool, getRepoMapTool]
 }
 
 /** Results in the conversation's files move up (a bounded boost, so relevance still leads). */
@@ -315,9 +319,3 @@ function suggest(suggestions: string[] | undefined): string {
   return suggestions && suggestions.length > 0 ? ` — did you mean ${suggestions.join(', ')}?` : ' (no close name is defined)'
 }
 
-function footer(cursor: string | undefined, note: string | undefined, freshness: { treeHash: string; stale: boolean }): string {
-  const parts = [`[tree ${freshness.treeHash.slice(0, 12)}${freshness.stale ? ', STALE: the index could not be updated' : ''}]`]
-  if (note) parts.unshift(note)
-  else if (cursor) parts.unshift(`More: cursor "${cursor}"`)
-  return parts.join('\n')
-}

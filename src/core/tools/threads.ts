@@ -3,19 +3,19 @@
  * CLI. An agent pushing to a thread that does not exist yet creates it (asking it to call a
  * second tool first would only cost a round trip).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { UsageError } from '../errors.js'
-import { appendEntry, createThread, displayEntry, ENTRY_TYPES, KNOWN_AUTHORS, readThread, type Entry } from '../threads/index.js'
+import { appendEntry, createThread, displayEntry, ENTRY_TYPES, KNOWN_AUTHORS, readerSummary, readThread, type Entry } from '../threads/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
-import { APPENDS, currentFreshness, cursorInput, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, registerVltTool, type ToolEnv } from './tool-kit.js'
+import { APPENDS, currentFreshness, cursorInput, defineTool, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, type AnyToolSpec, type ToolEnv } from './kit.js'
 
 const FRAME_TOKENS = 200
 const threadInput = z.string().min(1).max(64).describe('Thread name: lowercase letters, digits, dashes.')
 const entrySchema = z.object({ id: z.string(), timestamp: z.string(), author: z.string(), type: z.enum(ENTRY_TYPES), text: z.string() })
 
-export function registerThreadTools(server: McpServer, env: ToolEnv): void {
-  registerVltTool(server, env, 'thread_push', {
+export function threadTools(env: ToolEnv): AnyToolSpec[] {
+  const threadPushTool = defineTool({
+    name: 'thread_push',
     title: 'Push to thread',
     description: 'Append a note to a development thread in .vlt/threads/ (created if missing).',
     input: {
@@ -57,15 +57,24 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
     },
   })
 
-  registerVltTool(server, env, 'thread_read', {
+  const threadReadTool = defineTool({
+    name: 'thread_read',
     title: 'Read thread',
-    description: 'Entries of a development thread, oldest first; paged.',
-    input: { thread: threadInput, cursor: cursorInput },
+    description: 'A development thread: its summary (cached, updated on read), then its entries oldest first; paged.',
+    input: {
+      thread: threadInput,
+      summary: z.boolean().optional().describe('Default true: the summary first, on the first page.'),
+      cursor: cursorInput,
+    },
     output: {
       name: z.string(),
       title: z.string(),
       created: z.string(),
       description: z.string(),
+      summary: z
+        .object({ text: z.string(), upToEntry: z.string().nullable(), stale: z.boolean(), generatedBy: z.enum(['llm', 'extractive']) })
+        .optional()
+        .describe('The whole thread in short: by the summarise model of the user config, else extractive (decisions first).'),
       entries: z.array(entrySchema),
       total: z.number(),
       warnings: z.array(z.string()).optional(),
@@ -76,6 +85,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
     run: async (args) => {
       const { key, offset } = pageOf('thread_read', args)
       const thread = await readThread(env.index.repo.vltDir, args.thread)
+      const summary = offset === 0 && args.summary !== false && thread.entries.length > 0 ? await readerSummary(env.index.root, env.index.repo.vltDir, thread, (w) => env.warn(`warning: ${w}`)) : undefined
       const freshness = await currentFreshness(env)
       const rest = thread.entries.slice(offset)
       const fitted = rest.length === 0 ? 0 : fitItems(rest, displayEntry, FRAME_TOKENS, env.maxTokens)
@@ -88,6 +98,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
         title: thread.title,
         created: thread.created,
         description: thread.description,
+        ...(summary ? { summary } : {}),
         entries,
         total: thread.entries.length,
         ...(thread.problems.length > 0 ? { warnings: thread.problems } : {}),
@@ -97,6 +108,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       const text = [
         `# ${thread.title} (${thread.name}, ${thread.entries.length} entries)`,
         ...(thread.description ? [thread.description] : []),
+        ...(summary ? [`## Summary (${summary.generatedBy}, up to ${summary.upToEntry})\n\n${summary.text}`, '## Entries'] : []),
         ...entries.map(displayEntry),
         ...thread.problems.map((p) => `warning: ${p}`),
         ...(note ? [note] : []),
@@ -105,6 +117,7 @@ export function registerThreadTools(server: McpServer, env: ToolEnv): void {
       return { structured, text, remember: { summary: `read ${entries.length} of ${thread.entries.length} entries of ${thread.name}`, insights: decisions.slice(-3), symbols: [], files: [] } }
     },
   })
+  return [threadPushTool, threadReadTool]
 }
 
 /** Entries are signed by the agent: `claude` for Claude clients, else the client id. */
