@@ -25,6 +25,8 @@ export interface ChatReply {
   cost?: number
   /** How a streamed text is split into deltas; default: word by word (whitespace kept). */
   chunks?: string[]
+  /** Streamed: wait this long before each chunk after the first (a model writing at its own pace); default 0. */
+  chunkDelayMs?: number
 }
 
 export type Fault =
@@ -83,6 +85,8 @@ export interface FakeOpenAIServer {
   readonly chatRequests: ReceivedRequest[]
   /** The embedding requests among them. */
   readonly embeddingRequests: ReceivedRequest[]
+  /** Streamed answers whose client closed the connection before the answer's end (a cancelled request). */
+  readonly streamsCancelled: number
   /** The chat answer when no reply is queued (default: text 'ok'). */
   defaultReply: ChatReply
   replyNext(...replies: ChatReply[]): void
@@ -94,6 +98,7 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
   const requests: ReceivedRequest[] = []
   const replies: ChatReply[] = []
   const faults: Fault[] = []
+  let streamsCancelled = 0
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req)
@@ -143,7 +148,14 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     const stopAfter = fault?.kind === 'hang' || fault?.kind === 'drop' || fault?.kind === 'stream-error' ? (fault.afterChunks ?? 0) : Infinity
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     res.flushHeaders()
-    for (let i = 0; i < chunks.length && i < stopAfter; i++) res.write(`data: ${JSON.stringify(chunks[i])}\n\n`)
+    res.on('close', () => {
+      if (!res.writableEnded) streamsCancelled++
+    })
+    for (let i = 0; i < chunks.length && i < stopAfter && !res.destroyed; i++) {
+      if (i > 0 && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs))
+      res.write(`data: ${JSON.stringify(chunks[i])}\n\n`)
+    }
+    if (res.destroyed) return
     if (fault?.kind === 'hang') return untilClosed(res)
     if (fault?.kind === 'drop') {
       // Let the written chunks reach the client before the connection dies.
@@ -169,6 +181,9 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     },
     get embeddingRequests() {
       return requests.filter((r) => r.path.endsWith('/embeddings'))
+    },
+    get streamsCancelled() {
+      return streamsCancelled
     },
     defaultReply: { text: 'ok' },
     replyNext(...more) {

@@ -34,6 +34,7 @@ import { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSou
 
 export { classifyQuestion, type Classification } from './classify.js'
 export { sessionThreadName } from './session-log.js'
+export { blameRange, openGit, type BlameLine } from './git-context.js'
 export { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type QueryType, type OracleTraces } from './types.js'
 
 export const DEFAULT_MAX_TOKENS = 16_000
@@ -155,6 +156,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
 
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
   if (git) await addBlame(git, sources, boundary, warn)
+  options.signal?.throwIfAborted()
 
   const answer = await synthesize(repo, index?.config, question, cls, sources, repoMapSlice, [...wanted], options, warn)
   const response: OracleResponse = {
@@ -313,7 +315,7 @@ async function synthesize(
   }
   if (!client) return extractive()
   try {
-    const result = await llmAnswer(client, question, cls.queryType, sources, repoMapSlice, options.onText)
+    const result = await llmAnswer(client, question, cls.queryType, sources, repoMapSlice, options.onText, options.signal)
     return { text: result.text, model: client.model, tokensUsed: result.usage.inputTokens + result.usage.outputTokens, costCents: result.costCents ?? 0 }
   } catch (error) {
     if (!(error instanceof LlmUnavailableError)) throw error

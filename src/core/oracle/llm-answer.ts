@@ -42,7 +42,8 @@ export async function llmAnswer(
   sources: readonly OracleSource[],
   repoMapSlice: string,
   onText?: (delta: string) => void,
+  signal?: AbortSignal,
 ): Promise<LlmResult> {
-  const request = { messages: buildMessages(question, queryType, sources, repoMapSlice), maxTokens: ANSWER_TOKENS, temperature: 0 }
+  const request = { messages: buildMessages(question, queryType, sources, repoMapSlice), maxTokens: ANSWER_TOKENS, temperature: 0, signal }
   return client.stream(request, onText ?? (() => {}))
 }

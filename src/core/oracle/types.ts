@@ -44,6 +44,8 @@ export interface OracleOptions {
   progress?: Progress
   /** Where the LLM's API key is looked up (default process.env). */
   env?: NodeJS.ProcessEnv
+  /** Stops the run (a browser that went away): the LLM request is cancelled and askOracle rejects with the signal's reason. */
+  signal?: AbortSignal
 }
 
 /** One retrieval path's raw output, before fusion. */
