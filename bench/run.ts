@@ -24,6 +24,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args:
   commit: { describe: 'one-file commit → hooks → background sync → index holds the new tree (Django, Linux 10k)', load: () => import('./commit-bench.js') },
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
   localize: { describe: 'file localization from commit messages on 8 real repositories (tuning and held-out halves): plain BM25, coderag search, the history prototype, search --files (fused and each path)', load: () => import('./localize.js') },
+  ui: { describe: 'git vlt ui in chromium: first token on screen after the model wrote it, page ready, assets gzipped', load: () => import('./ui-bench.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },
 }
 

@@ -54,6 +54,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders
   /** The parsed JSON body (raw text under `raw` when it is not JSON). */
   body: RequestBody
+  /** A streamed chat answer: when its first text delta was written (ms since the epoch, sub-millisecond; the ui bench's reference). */
+  firstTextAt?: number
 }
 
 export interface RequestBody {
@@ -109,7 +111,7 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
       body = { raw }
     }
     const path = req.url ?? ''
-    const received = { method: req.method ?? '', path, headers: req.headers, body }
+    const received: ReceivedRequest = { method: req.method ?? '', path, headers: req.headers, body }
     requests.push(received)
     const route =
       req.method === 'POST' && path.endsWith('/chat/completions') ? 'chat'
@@ -153,6 +155,8 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     })
     for (let i = 0; i < chunks.length && i < stopAfter && !res.destroyed; i++) {
       if (i > 0 && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs))
+      // Chunk 0 opens the message (role, empty content); chunk 1 carries the first text.
+      if (i === 1) received.firstTextAt = performance.timeOrigin + performance.now()
       res.write(`data: ${JSON.stringify(chunks[i])}\n\n`)
     }
     if (res.destroyed) return

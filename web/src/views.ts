@@ -113,7 +113,7 @@ async function commitView(params: URLSearchParams): Promise<HTMLElement> {
   const commit = await api<{ hash: string; author: string; date: string; message: string; diff: string; truncated: boolean; boundary: boolean }>('commit', { hash: params.get('hash') ?? '' })
   const diff = h('pre', { class: 'diff', 'aria-label': 'Diff' })
   for (const line of commit.diff.split('\n')) {
-    const kind = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : line.startsWith('diff ') ? 'file' : ''
+    const kind = /^(?:diff |\+\+\+ |--- )/.test(line) ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : ''
     diff.append(h('span', { class: kind }, line), '\n')
   }
   const [subject, ...body] = commit.message.split('\n')

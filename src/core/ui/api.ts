@@ -125,10 +125,10 @@ async function note(root: string, path: string): Promise<unknown> {
   return { ...view, content: redactSecrets(view.content).text }
 }
 
-/** Threads are redacted when written, but a hand edit or a clone may have put anything in the file. */
+/** readThread redacts the entries; the description is redacted when written, but a hand edit or a clone may have put anything there. */
 async function thread(repo: Repo, name: string): Promise<unknown> {
   const read = await readThread(repo.vltDir, validateThreadName(name))
-  return { ...read, description: redactSecrets(read.description).text, entries: read.entries.map((entry) => ({ ...entry, text: redactSecrets(entry.text).text })) }
+  return { ...read, description: redactSecrets(read.description).text }
 }
 
 /** The configured model writes it when it can; otherwise (or when it fails) the extractive summary. */

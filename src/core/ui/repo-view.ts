@@ -92,7 +92,8 @@ export async function readCommit(repo: Repo, input: string): Promise<CommitView>
     throw new UiRefusal(404, `no commit ${input} in this repository`)
   }
   const [hash = '', author = '', date = '', message = '', ...rest] = raw.split('\0')
-  const patch = rest.join('\0').replace(/^\n/, '')
+  // --stat and --patch print the stat after a '---' line, then the patch.
+  const patch = rest.join('\0').replace(/^\n?(?:---\n)?/, '')
   const truncated = patch.length > MAX_DIFF_CHARS
   return {
     hash,
