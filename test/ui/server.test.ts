@@ -189,6 +189,17 @@ describe('git vlt ui: the server', function () {
       }
     })
 
+    it('keeps the conversation as MCP clients do: a follow-up\'s "it" is the symbol the last answer defined', async () => {
+      await askEvents(server.port, server.token, { question: 'where is writeBlobRecord defined', sources: ['code'] })
+      const { events } = await askEvents(server.port, server.token, { question: 'who calls it', sources: ['code'] })
+      const start = events.find((e) => e.event === 'start')!
+      // The last symbols talked about, newest first (the earlier tests asked about acquireLock).
+      assert.match(start.data.question, /^who calls it writeBlobRecord\b/)
+      assert.match(start.data.resolved, /^it → writeBlobRecord\b/)
+      const contexts = readdirSync(join(repo.dir, '.vlt', 'mcp', 'contexts'))
+      assert.ok(contexts.some((name) => name.startsWith('git-vlt-ui')), contexts.join(', '))
+    })
+
     it('answers extractively without a model, saying so, and refuses a bad question', async () => {
       const { events } = await askEvents(server.port, server.token, { question: 'where is acquireLock defined', sources: ['code', 'git'], explain: true })
       const answer = events.find((e) => e.event === 'answer')!

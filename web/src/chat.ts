@@ -127,7 +127,11 @@ class AnswerView {
   }
 
   on(event: string, data: any): void {
-    if (event === 'start') this.progress.textContent = `Searching ${(data.sources as string[]).map((s) => SOURCE_LABELS[s] ?? s).join(', ').toLowerCase()}…`
+    if (event === 'start') {
+      this.progress.textContent = `Searching ${(data.sources as string[]).map((s) => SOURCE_LABELS[s] ?? s).join(', ').toLowerCase()}…`
+      // The conversation resolved a pronoun: say what was asked in the end.
+      if (data.resolved) this.element.prepend(h('p', { class: 'resolved dim' }, `Asked as “${data.question}” (${data.resolved})`))
+    }
     else if (event === 'progress') {
       this.progressLabel = `${data.label}`
       this.progressTotal = data.total

@@ -16,6 +16,8 @@ export interface Info {
   languages: string[]
   model: string | null
   editor: string
+  /** The thread the day's questions and answers are logged in. */
+  sessionThread: string
 }
 
 type View = (params: URLSearchParams, info: Info) => Promise<HTMLElement>
@@ -38,6 +40,7 @@ async function home(_params: URLSearchParams, info: Info): Promise<HTMLElement> 
   return h('div', { class: 'home' },
     h('h2', {}, 'Ask about this repository'),
     h('p', {}, `Answers cite code, notes, threads, agent history and git; click a citation to open it here. ${info.model ? `Model: ${info.model}.` : 'No model is configured: answers are extractive (the evidence itself).'}`),
+    h('p', {}, 'The conversation carries over, as an MCP client\'s does: “it” in a question stands for the symbol last talked about. Each answer is logged in the thread ', h('a', { href: route('thread', { name: info.sessionThread }) }, info.sessionThread), '.'),
     h('p', {}, 'Keyboard: / focuses the question, Enter sends, Shift+Enter adds a line, Esc stops an answer.'))
 }
 

@@ -5,11 +5,10 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { loadConfig } from '../config/index.js'
+import { contextBudget, contextTtlDays, Conversation, ExtractiveCompressor, LlmCompressor, removeExpiredContexts, type Compressor } from '../conversation/index.js'
 import { VltError } from '../errors.js'
 import { createLlmClient } from '../llm/index.js'
 import { registerCodeTools } from './code-tools.js'
-import { ExtractiveCompressor, LlmCompressor, type Compressor } from './compression.js'
-import { contextBudget, contextTtlDays, Conversation, removeExpiredContexts } from './conversation.js'
 import { maxOutputTokens } from './output-budget.js'
 import { registerKnowledgeTools } from './knowledge-tools.js'
 import { registerOracleTool } from './oracle-tool.js'

@@ -12,7 +12,7 @@ import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
 import { STALE_REASONS, type Freshness } from '../query/context.js'
 import { countTokens } from '../repomap/index.js'
-import type { Conversation, NewExchange } from './conversation.js'
+import type { Conversation, NewExchange } from '../conversation/index.js'
 import { argsKey, decodeCursor, type PageCursor } from './output-budget.js'
 import type { WarmIndex } from './warm-index.js'
 

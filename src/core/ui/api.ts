@@ -5,6 +5,7 @@
  * the page renders it escaped (markdown through a renderer that escapes raw HTML).
  */
 import { loadConfig, type VltConfig } from '../config/index.js'
+import { contextBudget, contextTtlDays, Conversation, ExtractiveCompressor } from '../conversation/index.js'
 import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { openRepo, type Repo } from '../git/index.js'
 import { fileHistory } from '../history/index.js'
@@ -16,7 +17,7 @@ import { findDefinitions } from '../query/def.js'
 import { findReferences } from '../query/refs.js'
 import { searchFiles, SEARCH_LANGUAGES } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
-import { ORACLE_SOURCES } from '../oracle/index.js'
+import { ORACLE_SOURCES, sessionThreadName } from '../oracle/index.js'
 import { chooseSummarizer, ExtractiveSummarizer, listThreads, readThread, summarizeThread, validateThreadName } from '../threads/index.js'
 import { UiRefusal } from './errors.js'
 import { blameLines, readCommit, readRepoFile, workingTree } from './repo-view.js'
@@ -28,9 +29,13 @@ const MAP_TOKENS = 4000
 
 export type ApiHandler = (params: URLSearchParams) => Promise<unknown>
 
-/** The repository the app serves, its config, and the query context its requests share. */
+/** The client name of the app's conversation context (`.vlt/mcp/contexts/`), beside the MCP clients'. */
+export const UI_CLIENT = 'git-vlt-ui'
+
+/** The repository the app serves, its config, and the query context and conversation its requests share. */
 export class RepoSession {
   private context: { opened: number; qctx: Promise<QueryContext> } | undefined
+  private talk: Promise<Conversation> | undefined
 
   private constructor(
     readonly repo: Repo,
@@ -62,6 +67,20 @@ export class RepoSession {
   forgetContext(): void {
     this.context = undefined
   }
+
+  /**
+   * The conversation kept with this repository, as an MCP client's is: a question saying "it"
+   * stands for the symbols talked about last, in this run and the ones before.
+   */
+  conversation(): Promise<Conversation> {
+    this.talk ??= Conversation.open(this.repo.vltDir, UI_CLIENT, { budget: contextBudget(), ttlDays: contextTtlDays(), compressor: new ExtractiveCompressor(), warn: this.warn }).catch(
+      (error: unknown) => {
+        this.talk = undefined
+        throw error
+      },
+    )
+    return this.talk
+  }
 }
 
 export interface ApiRoute {
@@ -73,7 +92,10 @@ export function apiRoutes(session: RepoSession): Map<string, ApiRoute> {
   const { repo, config } = session
   const get = (handle: ApiHandler): ApiRoute => ({ method: 'GET', handle })
   return new Map<string, ApiRoute>([
-    ['/api/info', get(async () => ({ root: session.root, head: repo.head, sources: ORACLE_SOURCES, languages: SEARCH_LANGUAGES, model: llmModel(config), editor: EDITOR_LINK }))],
+    [
+      '/api/info',
+      get(async () => ({ root: session.root, head: repo.head, sources: ORACLE_SOURCES, languages: SEARCH_LANGUAGES, model: llmModel(config), editor: EDITOR_LINK, sessionThread: sessionThreadName(new Date()) })),
+    ],
     ['/api/file', get(async (p) => readRepoFile(repo, config, required(p, 'path')))],
     ['/api/blame', get(async (p) => ({ blame: await blameLines(repo, config, required(p, 'path'), integer(p, 'start'), integer(p, 'end')) }))],
     ['/api/commit', get(async (p) => readCommit(repo, required(p, 'hash')))],

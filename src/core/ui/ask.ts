@@ -5,8 +5,10 @@
  * run: the model request is cancelled and nothing is logged for it.
  */
 import type { ServerResponse } from 'node:http'
+import type { Conversation } from '../conversation/index.js'
 import { VltError } from '../errors.js'
-import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
+import { askOracle, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../oracle/index.js'
+import { countTokens } from '../repomap/index.js'
 import { UiRefusal } from './errors.js'
 
 export const MAX_QUESTION_CHARS = 4000
@@ -30,6 +32,8 @@ export function parseAskRequest(body: unknown): AskRequest {
 }
 
 export interface AskOptions {
+  /** The conversation the question continues: it resolves "it" and remembers the answer. */
+  conversation?: Conversation
   /** Where the LLM's API key is looked up (default process.env). */
   env?: NodeJS.ProcessEnv
   /** Told when a run ends: answered, failed, or stopped because its browser went away. */
@@ -45,10 +49,12 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
   const send = (event: string, data: unknown): void => {
     if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   }
-  send('start', { sources: ask.sources })
+  const { conversation } = options
+  const expanded = conversation?.expandQuery(ask.question) ?? { query: ask.question }
+  send('start', { sources: ask.sources, question: expanded.query, ...(expanded.resolved ? { resolved: expanded.resolved } : {}) })
   let outcome: 'answered' | 'failed' | 'stopped' = 'answered'
   try {
-    const response = await askOracle(root, ask.question, {
+    const response = await askOracle(root, expanded.query, {
       sources: ask.sources,
       explain: ask.explain,
       signal: controller.signal,
@@ -62,6 +68,10 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
       onText: (text) => send('token', { text }),
     })
     send('answer', response)
+    if (conversation) {
+      conversation.record({ tool: 'ask_oracle', input: { question: expanded.query }, tokens: countTokens(response.answer), ...remembered(expanded.query, response) })
+      await conversation.flush()
+    }
   } catch (error) {
     if (controller.signal.aborted) outcome = 'stopped'
     else {
@@ -73,5 +83,20 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
   } finally {
     res.end()
     options.onEnd?.(outcome)
+  }
+}
+
+/**
+ * What the conversation keeps of an answer: the MCP ask_oracle tool's summary, insight and files,
+ * and the symbols whose definitions it cites, so that a follow-up's "it" means them.
+ */
+function remembered(question: string, response: OracleResponse): { summary: string; insights: string[]; symbols: string[]; files: string[] } {
+  const top = response.sources[0]
+  const defined = response.sources.filter((s) => s.retrievalMethod === 'symbol' && typeof s.metadata.name === 'string').map((s) => s.metadata.name as string)
+  return {
+    summary: `answered (${response.queryType}) from ${response.sources.length} source(s)`,
+    insights: top ? [`${question} → ${top.sourcePath}`] : [],
+    symbols: [...new Set(defined)].slice(0, 2),
+    files: [...new Set(response.sources.filter((s) => s.sourceType === 'code').map((s) => s.sourcePath.replace(/:\d+(-\d+)?$/, '')))].slice(0, 5),
   }
 }

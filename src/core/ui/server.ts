@@ -69,7 +69,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (url.pathname === '/api/ask') {
       if (req.method !== 'POST') throw new UiRefusal(405, 'POST a question to /api/ask')
       const ask = parseAskRequest(await readJson(req))
-      return streamAnswer(session.root, ask, res, { env: options.env, onEnd: options.onAnswerEnd })
+      return streamAnswer(session.root, ask, res, { conversation: await session.conversation(), env: options.env, onEnd: options.onAnswerEnd })
     }
     const route = routes.get(url.pathname)
     if (!route) return sendJson(res, 404, { error: `no such endpoint: ${url.pathname}` })
