@@ -110,6 +110,14 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
     await page.click(`${lastAnswer} .answer-body a.citation[href*="thread"]`)
     await page.waitForSelector(`#entry-${fixture.entryId}.hl`)
     assert.match(await page.textContent(`#entry-${fixture.entryId}`) ?? '', /NFS mounts release locks slowly/)
+    // The thread list summarises a thread only when its summary is opened.
+    const summaries = model.chatRequests.length
+    await page.click('nav a:has-text("Threads")')
+    await page.waitForSelector(`.list li:has-text("${fixture.thread}")`)
+    assert.equal(model.chatRequests.length, summaries, 'nothing summarised before it is asked for')
+    model.replyNext({ text: 'Decided: a 30 s lock timeout, for NFS.' })
+    await page.click(`.list li:has-text("${fixture.thread}") summary`)
+    await page.waitForSelector('.list .summary .md:has-text("30 s lock timeout")')
   })
 
   it('goes to the definition and the references of an identifier clicked in the code', async () => {
@@ -184,7 +192,11 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
   })
 
   it('reads in the dark theme and on a narrow window, every control named', async () => {
-    await open(`#/code?path=src/lock.ts&start=4&end=10`)
+    await open()
+    model.replyNext({ text: '`writeBlobRecord` (`src/store.ts:4-7`) takes the lock with `acquireLock` (`src/lock.ts:4-10`) before it persists the record.' })
+    await ask('how are blob records written')
+    await page.waitForSelector(`${lastAnswer}[aria-busy=false]`)
+    await page.click(`${lastAnswer} .answer-body a.citation[href*="src%2Fstore.ts"]`)
     await page.waitForSelector('#L4.hl')
     await page.click('#theme-toggle')
     assert.equal(await page.getAttribute('html', 'data-theme'), 'dark')

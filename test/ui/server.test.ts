@@ -206,6 +206,9 @@ describe('git vlt ui: the server', function () {
       assert.equal(answer.data.model, 'extractive')
       assert.ok(answer.data.traces, 'explain asked for the traces')
       assert.ok(!events.some((e) => e.event === 'token'))
+      // The oracle says where it is: a history question reads the cited lines' history and blame.
+      const history = await askEvents(server.port, server.token, { question: 'why was LOCK_TIMEOUT_MS changed', sources: ['code', 'git'] })
+      assert.deepEqual(history.events.filter((e) => e.event === 'stage').map((e) => e.data.stage), ['searching', 'history', 'blame', 'answering'])
       const empty = await httpRequest(server.port, '/api/ask', { method: 'POST', headers: { origin: `http://127.0.0.1:${server.port}`, 'x-vlt-token': server.token }, body: '{"question":"  "}' })
       assert.equal(empty.status, 400)
       const badSource = await httpRequest(server.port, '/api/ask', { method: 'POST', headers: { origin: `http://127.0.0.1:${server.port}`, 'x-vlt-token': server.token }, body: '{"question":"x","sources":["shell"]}' })

@@ -10,6 +10,12 @@ import { linkCitations, renderMarkdown, type KnownSources } from './markdown.js'
 
 export const SOURCE_LABELS: Record<string, string> = { code: 'Code', vault: 'Notes', threads: 'Threads', history: 'Agent history', git: 'Git history' }
 const SOURCES_KEY = 'vlt-ui-sources'
+/** The oracle's stages as the progress line says them. */
+const STAGES: Record<string, string> = {
+  history: 'Reading the git history of the cited lines…',
+  blame: 'Reading the blame of the cited lines…',
+  answering: 'Writing the answer…',
+}
 /** Re-rendering the markdown of a streaming answer at most this often. */
 const RENDER_MS = 30
 
@@ -141,6 +147,7 @@ class AnswerView {
       this.progressDone += data.done
       this.showProgress('')
     } else if (event === 'progress-end') this.progress.textContent = 'Searching…'
+    else if (event === 'stage' && STAGES[data.stage]) this.progress.textContent = STAGES[data.stage]!
     else if (event === 'warning') this.warnings.append(h('li', {}, data.message))
     else if (event === 'token') this.token(data.text)
     else if (event === 'answer') this.answer(data as Response)

@@ -215,8 +215,22 @@ async function threadsView(): Promise<HTMLElement> {
   return h('div', {},
     h('h2', {}, 'Threads'),
     threads.length === 0 ? h('p', { class: 'dim' }, 'No threads yet (git vlt thread new).') : null,
-    h('ul', { class: 'list' }, threads.map((t) => h('li', {}, h('a', { href: route('thread', { name: t.name }) }, t.title), h('span', { class: 'dim' }, ` ${t.name} · ${t.entries} entries · ${t.lastActivity.slice(0, 10)}`)))),
+    h('ul', { class: 'list' }, threads.map((t) => h('li', {}, h('a', { href: route('thread', { name: t.name }) }, t.title), h('span', { class: 'dim' }, ` ${t.name} · ${t.entries} entries · ${t.lastActivity.slice(0, 10)}`), lazySummary(t.name)))),
     ...warnings.map((w) => h('p', { class: 'warning' }, w)))
+}
+
+/** A thread's summary, written (or read from its cache) only when the reader opens it. */
+function lazySummary(name: string): HTMLElement {
+  const body = h('div', { class: 'summary' }, h('p', { class: 'dim' }, 'Summarizing…'))
+  const details = h('details', {}, h('summary', { 'aria-label': `Summary of ${name}` }, 'Summary'), body)
+  details.addEventListener('toggle', () => {
+    if (!details.open || details.dataset.loaded) return
+    details.dataset.loaded = 'true'
+    void api<{ text: string; generatedBy: string }>('thread-summary', { name })
+      .then((s) => body.replaceChildren(h('p', { class: 'dim' }, `(${s.generatedBy})`), markdownBlock(s.text || '(no entries yet)')))
+      .catch((error: Error) => body.replaceChildren(h('p', { class: 'error' }, error.message)))
+  })
+  return details
 }
 
 async function searchView(params: URLSearchParams, info: Info): Promise<HTMLElement> {

@@ -35,7 +35,7 @@ import { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSou
 export { classifyQuestion, type Classification } from './classify.js'
 export { sessionThreadName } from './session-log.js'
 export { blameRange, openGit, type BlameLine } from './git-context.js'
-export { ORACLE_SOURCES, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type QueryType, type OracleTraces } from './types.js'
+export { ORACLE_SOURCES, type OracleOptions, type OracleStage, type OracleResponse, type OracleSource, type OracleSourceName, type QueryType, type OracleTraces } from './types.js'
 
 export const DEFAULT_MAX_TOKENS = 16_000
 /** Share of the budget the repo-map slice may take, and its ceiling. */
@@ -133,6 +133,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     return (await Promise.all(paths)).flat()
   }
   const historyQuestion = cls.queryType === 'history'
+  options.stage?.('searching')
   const gathered = await Promise.all([
     index ? codePaths() : [],
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
@@ -147,6 +148,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   // tests exercising the cited code.
   let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
   if (git && historyQuestion) {
+    options.stage?.('history')
     const ranges = topCodeRanges(ranked, LINE_HISTORIES)
     candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms, boundary)))
   }
@@ -155,9 +157,11 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   ranked = dropTestsAlone(ranked, question, traces)
 
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
+  if (git) options.stage?.('blame')
   if (git) await addBlame(git, sources, boundary, warn)
   options.signal?.throwIfAborted()
 
+  options.stage?.('answering')
   const answer = await synthesize(repo, index?.config, question, cls, sources, repoMapSlice, [...wanted], options, warn)
   const response: OracleResponse = {
     answer: answer.text,

@@ -22,6 +22,8 @@ export interface OracleSource extends Omit<RetrievalResult, 'retrievalMethod'> {
   retrievalMethod: OracleRetrievalMethod
 }
 
+export type OracleStage = 'searching' | 'history' | 'blame' | 'answering'
+
 export interface OracleOptions {
   /** Sources to consult (default: all). */
   sources?: readonly OracleSourceName[]
@@ -44,6 +46,8 @@ export interface OracleOptions {
   progress?: Progress
   /** Where the LLM's API key is looked up (default process.env). */
   env?: NodeJS.ProcessEnv
+  /** Told as the run moves on (a browser shows it): retrieval, the history of the cited lines, their blame, the answer. */
+  stage?: (stage: OracleStage) => void
   /** Stops the run (a browser that went away): the LLM request is cancelled and askOracle rejects with the signal's reason. */
   signal?: AbortSignal
 }

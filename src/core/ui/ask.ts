@@ -60,6 +60,7 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
       signal: controller.signal,
       env: options.env,
       warn: (message) => send('warning', { message }),
+      stage: (stage) => send('stage', { stage }),
       progress: {
         start: (total, label, unit = 'files') => send('progress', { label, unit, total, done: 0 }),
         tick: (done = 1) => send('tick', { done }),
