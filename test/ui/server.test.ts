@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { startUiServer, type UiServer } from '../../src/core/ui/index.js'
 import { vlt, vltSpawn } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
-import type { GitFixture } from '../helpers/git-fixture.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { createOracleRepo, FAKE_KEY } from '../oracle/fixture.js'
 import { askEvents, httpRequest, type SseEvent } from './http.js'
@@ -245,6 +245,18 @@ describe('git vlt ui: the server', function () {
         blocker.close()
       }
       assert.equal(vlt(repo.dir, ['ui', '--port', '70000']).status, 2)
+    })
+
+    it('says in one line that a bare repository has no working tree to show (exit 2)', () => {
+      const bare = createGitRepo({ bare: true })
+      try {
+        const run = vlt(bare.dir, ['ui', '--no-open'])
+        assert.equal(run.status, 2, run.stderr)
+        assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+        assert.match(run.stderr, /bare repository/)
+      } finally {
+        bare.cleanup()
+      }
     })
   })
 })

@@ -7,6 +7,7 @@
 import { loadConfig, type VltConfig } from '../config/index.js'
 import { contextBudget, contextTtlDays, Conversation, ExtractiveCompressor } from '../conversation/index.js'
 import { redactSecrets, resolveInRepo } from '../files/index.js'
+import { UsageError } from '../errors.js'
 import { openRepo, type Repo } from '../git/index.js'
 import { fileHistory } from '../history/index.js'
 import { indexStatus, syncIndex } from '../index/index.js'
@@ -20,7 +21,7 @@ import { buildRepoMap } from '../repomap/index.js'
 import { ORACLE_SOURCES, sessionThreadName } from '../oracle/index.js'
 import { chooseSummarizer, ExtractiveSummarizer, listThreads, readThread, summarizeThread, validateThreadName } from '../threads/index.js'
 import { UiRefusal } from './errors.js'
-import { blameLines, readCommit, readRepoFile, workingTree } from './repo-view.js'
+import { blameLines, readCommit, readRepoFile } from './repo-view.js'
 
 /** A query context is re-opened (which syncs the index with HEAD and the working tree) when older than this. */
 const CONTEXT_TTL_MS = 3000
@@ -45,8 +46,8 @@ export class RepoSession {
 
   static async open(cwd: string, warn: (message: string) => void): Promise<RepoSession> {
     const repo = await openRepo(cwd)
-    workingTree(repo)
-    return new RepoSession(repo, await loadConfig(repo.root!), warn)
+    if (repo.root === null) throw new UsageError('git vlt ui shows a working tree, and a bare repository has none: run it in a clone or worktree')
+    return new RepoSession(repo, await loadConfig(repo.root), warn)
   }
 
   get root(): string {
