@@ -25,6 +25,8 @@ export interface ChatReply {
   cost?: number
   /** How a streamed text is split into deltas; default: word by word (whitespace kept). */
   chunks?: string[]
+  /** Streamed: wait this long before each chunk after the first (a model writing at its own pace); default 0. */
+  chunkDelayMs?: number
 }
 
 export type Fault =
@@ -52,6 +54,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders
   /** The parsed JSON body (raw text under `raw` when it is not JSON). */
   body: RequestBody
+  /** A streamed chat answer: when its first text delta was written (ms since the epoch, sub-millisecond; the ui bench's reference). */
+  firstTextAt?: number
 }
 
 export interface RequestBody {
@@ -83,6 +87,8 @@ export interface FakeOpenAIServer {
   readonly chatRequests: ReceivedRequest[]
   /** The embedding requests among them. */
   readonly embeddingRequests: ReceivedRequest[]
+  /** Streamed answers whose client closed the connection before the answer's end (a cancelled request). */
+  readonly streamsCancelled: number
   /** The chat answer when no reply is queued (default: text 'ok'). */
   defaultReply: ChatReply
   replyNext(...replies: ChatReply[]): void
@@ -94,6 +100,7 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
   const requests: ReceivedRequest[] = []
   const replies: ChatReply[] = []
   const faults: Fault[] = []
+  let streamsCancelled = 0
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req)
@@ -104,7 +111,7 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
       body = { raw }
     }
     const path = req.url ?? ''
-    const received = { method: req.method ?? '', path, headers: req.headers, body }
+    const received: ReceivedRequest = { method: req.method ?? '', path, headers: req.headers, body }
     requests.push(received)
     const route =
       req.method === 'POST' && path.endsWith('/chat/completions') ? 'chat'
@@ -143,7 +150,16 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     const stopAfter = fault?.kind === 'hang' || fault?.kind === 'drop' || fault?.kind === 'stream-error' ? (fault.afterChunks ?? 0) : Infinity
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     res.flushHeaders()
-    for (let i = 0; i < chunks.length && i < stopAfter; i++) res.write(`data: ${JSON.stringify(chunks[i])}\n\n`)
+    res.on('close', () => {
+      if (!res.writableEnded) streamsCancelled++
+    })
+    for (let i = 0; i < chunks.length && i < stopAfter && !res.destroyed; i++) {
+      if (i > 0 && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs))
+      // Chunk 0 opens the message (role, empty content); chunk 1 carries the first text.
+      if (i === 1) received.firstTextAt = performance.timeOrigin + performance.now()
+      res.write(`data: ${JSON.stringify(chunks[i])}\n\n`)
+    }
+    if (res.destroyed) return
     if (fault?.kind === 'hang') return untilClosed(res)
     if (fault?.kind === 'drop') {
       // Let the written chunks reach the client before the connection dies.
@@ -169,6 +185,9 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     },
     get embeddingRequests() {
       return requests.filter((r) => r.path.endsWith('/embeddings'))
+    },
+    get streamsCancelled() {
+      return streamsCancelled
     },
     defaultReply: { text: 'ok' },
     replyNext(...more) {

@@ -5,10 +5,9 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { loadConfig } from '../config/index.js'
+import { contextBudget, contextTtlDays, Conversation, ExtractiveCompressor, LlmCompressor, removeExpiredContexts, type Compressor } from '../conversation/index.js'
 import { VltError } from '../errors.js'
 import { createLlmClient } from '../llm/index.js'
-import { ExtractiveCompressor, LlmCompressor, type Compressor } from './compression.js'
-import { contextBudget, contextTtlDays, Conversation, removeExpiredContexts } from './conversation.js'
 import { registerOracleTool } from './oracle-tool.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 import { maxOutputTokens, vltTools } from '../tools/index.js'

@@ -12,7 +12,7 @@ import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
 import { countTokens } from '../repomap/index.js'
 import type { ToolEnv, ToolSpec } from '../tools/index.js'
-import type { Conversation } from './conversation.js'
+import type { Conversation } from '../conversation/index.js'
 
 export interface McpToolEnv extends ToolEnv {
   conversation(): Promise<Conversation>

@@ -38,6 +38,8 @@ export interface AgentRun {
   onText?: (delta: string) => void
   /** One line per step ("searching code…"), for a terminal. */
   onProgress?: (line: string) => void
+  /** The caller's stop (a browser that went away): the model request in flight is cancelled and runAgent rejects with its reason. */
+  signal?: AbortSignal
   warn: (message: string) => void
 }
 
@@ -93,6 +95,9 @@ export async function runAgent(run: AgentRun): Promise<AgentResult> {
   const sameModel = run.agent.model === run.answer.model
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(new DeadlineReached()), run.bounds.deadlineMs)
+  // Forwarded rather than combined (AbortSignal.any needs Node 20.3): its reason is not a DeadlineReached, so it ends the run.
+  const stop = (): void => deadline.abort(run.signal!.reason)
+  run.signal?.addEventListener('abort', stop, { once: true })
   const spent = { agent: emptySpend(run.agent.model), answer: emptySpend(run.answer.model) }
   let tokens = 0
   let turns = 0
@@ -142,7 +147,9 @@ export async function runAgent(run: AgentRun): Promise<AgentResult> {
     if (stopped === null && looking) stopped = 'max_turns'
   } finally {
     clearTimeout(timer)
+    run.signal?.removeEventListener('abort', stop)
   }
+  run.signal?.throwIfAborted()
   if (stopped) {
     const ms = Math.round(performance.now() - started)
     run.warn(`note: the oracle stopped calling tools at ${STOP_NOTE[stopped]} after ${turns} request(s), ${toolCalls.length} tool call(s), ${tokens} tokens, ${ms} ms; it answers from what it gathered`)
@@ -152,7 +159,7 @@ export async function runAgent(run: AgentRun): Promise<AgentResult> {
     })
   }
   turns++
-  const final = await run.answer.stream({ messages, maxTokens: run.maxAnswerTokens, temperature: 0 }, run.onText ?? (() => {}))
+  const final = await run.answer.stream({ messages, maxTokens: run.maxAnswerTokens, temperature: 0, signal: run.signal }, run.onText ?? (() => {}))
   addSpend(spent.answer, final)
   let text = final.text
   if (stopped) {

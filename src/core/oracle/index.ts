@@ -45,6 +45,7 @@ export {
   type OracleResponse,
   type OracleSource,
   type OracleSourceName,
+  type OracleStage,
   type OracleToolCall,
   type OracleTraces,
   type QueryType,
@@ -152,6 +153,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     return (await Promise.all(paths)).flat()
   }
   const historyQuestion = cls.queryType === 'history'
+  options.stage?.('searching')
   const gathered = await Promise.all([
     index ? codePaths() : [],
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
@@ -166,6 +168,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   // tests exercising the cited code.
   let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
   if (git && historyQuestion) {
+    options.stage?.('history')
     const ranges = topCodeRanges(ranked, LINE_HISTORIES)
     candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms, boundary)))
   }
@@ -174,8 +177,11 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   ranked = dropTestsAlone(ranked, question, traces)
 
   const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
+  if (git) options.stage?.('blame')
   if (git) await addBlame(git, sources, boundary, warn)
+  options.signal?.throwIfAborted()
 
+  options.stage?.('answering')
   const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, missingOpening(missing, claimed))
   const response: OracleResponse = {
     answer: answer.text,
@@ -361,6 +367,7 @@ async function synthesize(
       maxAnswerTokens: ANSWER_TOKENS,
       onText: options.onText,
       onProgress: options.onProgress,
+      signal: options.signal,
       warn,
     })
     const usageByRole: NonNullable<OracleResponse['usageByRole']> = {}

@@ -22,6 +22,8 @@ export interface OracleSource extends Omit<RetrievalResult, 'retrievalMethod'> {
   retrievalMethod: OracleRetrievalMethod
 }
 
+export type OracleStage = 'searching' | 'history' | 'blame' | 'answering'
+
 export interface OracleOptions {
   /** Sources to consult (default: all). */
   sources?: readonly OracleSourceName[]
@@ -46,6 +48,10 @@ export interface OracleOptions {
   env?: NodeJS.ProcessEnv
   /** One line per step of the agent loop ("searching code… (search_code)"), for a terminal. */
   onProgress?: (line: string) => void
+  /** Told as the run moves on (a browser shows it): retrieval, the history of the cited lines, their blame, the answer. */
+  stage?: (stage: OracleStage) => void
+  /** Stops the run (a browser that went away): the LLM request is cancelled and askOracle rejects with the signal's reason. */
+  signal?: AbortSignal
 }
 
 /** The bound that ended the agent's tool calls early. */

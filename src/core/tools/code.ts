@@ -6,12 +6,12 @@
 import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
+import { resolveInRepo } from '../files/index.js'
 import { findDefinitions, type Definition } from '../query/def.js'
 import { findReferences, type Reference } from '../query/refs.js'
 import { parseQuery, searchCode, searchFiles, SEARCH_LANGUAGES, type FileSearchResult, type SearchResult } from '../query/search/index.js'
 import { buildRepoMap, DEFAULT_MAP_TOKENS } from '../repomap/index.js'
 import { cutNote, encodeCursor, fitItems } from './output-budget.js'
-import { resolveInRepo } from './repo-paths.js'
 import { cursorInput, defineTool, footer, freshnessOf, freshnessSchema, pageFields, pageOf, pageOutput, READ_ONLY, topFiles, type AnyToolSpec, type ToolEnv } from './kit.js'
 
 /** Tokens kept for the answer's frame (headers, freshness, note) when fitting items. */

@@ -9,10 +9,9 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
-import { redactSecrets } from '../files/index.js'
+import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { countTokens } from '../repomap/index.js'
 import { defineTool, footer, freshnessOf, freshnessSchema, READ_ONLY, type AnyToolSpec, type ToolEnv } from './kit.js'
-import { resolveInRepo } from './repo-paths.js'
 
 /** Lines one call returns at most (a model asks for a window, not a whole file). */
 export const MAX_RANGE_LINES = 400

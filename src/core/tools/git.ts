@@ -8,13 +8,12 @@
 import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
-import { redactSecrets } from '../files/index.js'
+import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { isSecretFile } from '../files/secret-names.js'
 import { blameRange, BOUNDARY_NOTE, lineHistory, openGit, pathLog, pickaxe, shallowBoundary, showCommit, type Commit } from '../git/index.js'
 import { findDefinitions } from '../query/def.js'
 import { countTokens } from '../repomap/index.js'
 import { currentFreshness, defineTool, freshnessSchema, READ_ONLY, type AnyToolSpec, type ToolEnv } from './kit.js'
-import { resolveInRepo } from './repo-paths.js'
 
 const FRAME_TOKENS = 200
 const DEFAULT_COMMITS = 10

@@ -29,7 +29,7 @@ export {
   type ToolSpec,
 } from './kit.js'
 export { fitItems, maxOutputTokens } from './output-budget.js'
-export { resolveInRepo } from './repo-paths.js'
+export { resolveInRepo } from '../files/index.js'
 
 /** Every vlt tool over the repository (ask_oracle, which calls the oracle, is the MCP server's own). */
 export function vltTools(env: ToolEnv): AnyToolSpec[] {

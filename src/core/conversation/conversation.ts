@@ -1,5 +1,5 @@
 /**
- * The shared conversation context: one per (project, client), persisted in
+ * The shared conversation context: one per (project, client: an MCP client, or the web app), persisted in
  * `.vlt/mcp/contexts/<client>.json`, so that it survives server restarts and model changes. Every
  * tool call appends an exchange; later calls read it back — a pronoun stands for the symbol last
  * talked about, and search leans towards the files already in play.

@@ -1,7 +1,7 @@
 /**
- * Path arguments of MCP tools come from a model, not from the user at a shell: they are resolved
- * inside the repository root and anything that would leave it — `..` above the root, an absolute
- * path elsewhere, a symlink pointing out — is refused rather than silently clamped.
+ * Path arguments from a model (MCP tools) or a browser (git vlt ui), not from the user at a shell,
+ * are resolved inside the repository root and anything that would leave it — `..` above the root,
+ * an absolute path elsewhere, a symlink pointing out — is refused rather than silently clamped.
  */
 import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
