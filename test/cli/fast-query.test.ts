@@ -132,7 +132,10 @@ describe('coderag query fast path (built CLI)', function () {
     assert.match(run(['coderag', 'def', 'nosuchname']).stdout, /^No definition of nosuchname/)
   })
 
-  it("reads map's scope from stdin like oclif", () => {
+  it("reads map's scope from stdin like oclif", function () {
+    // oclif gives stdin 10 ms (and the fast path, to answer alike, too): on a loaded machine either run may
+    // miss text that was there. A real difference between the paths fails every attempt.
+    this.retries(2)
     const fast = run(['coderag', 'map', '--json'], ON, 'app\n')
     const oclif = run(['coderag', 'map', '--json', '--cwd', repo.dir], ON, 'app\n')
     assert.deepEqual([output(fast), fast.oclif], [output(oclif), false])
