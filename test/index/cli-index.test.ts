@@ -49,7 +49,8 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
   it('init --json reports the documented shape and counts each skipped kind', () => {
     repo = mixedRepo()
     const result = vltJson(repo.dir, ['coderag', 'init'])
-    assert.deepEqual(Object.keys(result).sort(), ['chunks', 'commits', 'durationMs', 'edges', 'extracted', 'files', 'skipped', 'symbols', 'treeHash'])
+    assert.deepEqual(Object.keys(result).sort(), ['chunks', 'commits', 'durationMs', 'edges', 'extracted', 'files', 'skipped', 'symbols', 'treeHash', 'warnings'])
+    assert.deepEqual(result.warnings, [])
     assert.equal(result.treeHash, repo.git('rev-parse', 'HEAD^{tree}'))
     assert.deepEqual(Object.keys(result.skipped).sort(), SKIPPED_KEYS)
     assert.deepEqual(result.skipped, { binary: 1, tooLarge: 1, minified: 1, invalidUtf8: 1, parseErrors: 1, secret: 1, parseTimeout: 0, parseMemory: 0, parseCrash: 0, submodule: 0 })
