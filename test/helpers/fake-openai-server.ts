@@ -27,9 +27,12 @@ export interface ChatReply {
   chunks?: string[]
   /** Streamed: wait this long before each chunk after the first (a model writing at its own pace); default 0. */
   chunkDelayMs?: number
+  /** Only for a request to this model (a role's): requests to others pass it by in the queue. */
+  model?: string
 }
 
-export type Fault =
+/** `model`: only for a request to this model (a role's); requests to others pass it by in the queue. */
+export type Fault = { model?: string } & (
   /** Answer with this status (and Retry-After header when given) and an OpenAI-style error body. */
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   /** Answer 200 with a body that is not JSON. */
@@ -46,6 +49,7 @@ export type Fault =
   | { kind: 'drop'; afterChunks?: number }
   /** Streamed chat only: send `afterChunks` SSE chunks of the next reply, then an error event (as OpenRouter does), then [DONE]. */
   | { kind: 'stream-error'; afterChunks: number; message: string }
+)
 
 export interface ReceivedRequest {
   method: string
@@ -121,7 +125,8 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     if (!route) return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}` } })
     if (body.raw !== undefined && route !== 'models') return sendJson(res, 400, { error: { message: 'request body is not JSON' } })
 
-    const fault = faults.shift()
+    const faulted = faults.findIndex((candidate) => candidate.model === undefined || candidate.model === body.model)
+    const fault = faulted >= 0 ? faults.splice(faulted, 1)[0] : undefined
     if (fault?.kind === 'status') {
       const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }
       return sendJson(res, fault.status, { error: { message: fault.message ?? `scripted ${fault.status}`, type: 'fake' } }, headers)
@@ -143,7 +148,8 @@ export async function startFakeOpenAIServer(opts: FakeOpenAIServerOptions = {}):
     if (route === 'embeddings') return sendJson(res, 200, embeddingsResponse(body, opts))
     if (route === 'models') return sendJson(res, 200, { object: 'list', data: [{ id: 'test/chat-small', object: 'model', owned_by: 'fake' }] })
 
-    const reply = replies.shift() ?? server.defaultReply
+    const queued = replies.findIndex((candidate) => candidate.model === undefined || candidate.model === body.model)
+    const reply = queued >= 0 ? replies.splice(queued, 1)[0]! : server.defaultReply
     const answer = chatAnswer(reply, body, opts)
     if (!streamed) return sendJson(res, 200, completion(answer))
     const chunks = streamChunks(answer, reply, body.stream_options?.include_usage === true)

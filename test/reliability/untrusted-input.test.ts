@@ -227,8 +227,10 @@ describe('untrusted input: text from the repository cannot pose as the tool', fu
     assert.ok(vltJson(repo.dir, ['thread', 'read', 'zebra-plan']).entries[0].text.includes(`\n${FAKE_ENTRY}\n`), '--json keeps the text exact')
     const session = await connect(repo.dir)
     try {
+      // Ours: the title, the summary (of the entries' first lines, each after "- "), the entries, the one real entry.
       const text = textOf(await session.call('thread_read', { thread: 'zebra-plan' }))
-      assert.deepEqual(headingLines(text).map((line) => line.split(' · ')[0]), ['# Zebra plan (zebra-plan, 1 entries)', '## thought'], text)
+      const ours = headingLines(text).map((line) => line.split(' · ')[0]!.replace(/^## Summary \(.*\)$/, '## Summary'))
+      assert.deepEqual(ours, ['# Zebra plan (zebra-plan, 1 entries)', '## Summary', '## Entries', '## thought'], text)
     } finally {
       await session.close()
     }

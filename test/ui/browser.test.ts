@@ -38,7 +38,8 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
     }
     fixture = await createUiRepo()
     model = await startFakeOpenAIServer()
-    user = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${model.baseUrl}"\nmodel = "test-model"\n`)
+    // Thread summaries the oracle cites ask their own role's model: the scripted answers are the answer model's.
+    user = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${model.baseUrl}"\nmodel = "test-model"\n[llm.models]\nsummarise = "summary-model"\n`)
     process.env.GIT_VLT_CONFIG = user.path
     server = await startUiServer({ cwd: fixture.repo.dir })
     browser = await launchChromium()
@@ -71,7 +72,9 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
     await open()
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'question', 'the question has the focus')
     const text = `\`acquireLock\` is defined in \`src/lock.ts:2-10\` and called by writeBlobRecord at src/store.ts:4-7. The team decided on the timeout in ${fixture.thread}#${fixture.entryId}.`
-    model.replyNext({ text, chunkDelayMs: 40 })
+    model.replyNext({ text, chunkDelayMs: 40, model: 'test-model' })
+    // The oracle cites the summaries of the threads it finds, made (and cached) by the summarise role's model.
+    model.replyNext({ text: 'Decided: a 30 s lock timeout, for NFS.', model: 'summary-model' })
     await ask('where is acquireLock defined')
     // Part of the answer shows while the answer is still being written.
     await page.waitForFunction(() => {
@@ -115,9 +118,10 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
     await page.click('nav a:has-text("Threads")')
     await page.waitForSelector(`.list li:has-text("${fixture.thread}")`)
     assert.equal(model.chatRequests.length, summaries, 'nothing summarised before it is asked for')
-    model.replyNext({ text: 'Decided: a 30 s lock timeout, for NFS.' })
+    // Opened, it shows the summary the oracle made for its answer above, cached: no new request.
     await page.click(`.list li:has-text("${fixture.thread}") summary`)
     await page.waitForSelector('.list .summary .md:has-text("30 s lock timeout")')
+    assert.equal(model.chatRequests.length, summaries)
   })
 
   it('goes to the definition and the references of an identifier clicked in the code', async () => {
@@ -151,8 +155,8 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
   it('stops a running answer with Esc, which cancels the model request', async () => {
     await open()
     const cancelled = model.streamsCancelled
-    model.replyNext({ text: 'writeBlobRecord takes the lock first, then persists the record.' })
-    model.failNext({ kind: 'hang', afterChunks: 3 })
+    model.replyNext({ text: 'writeBlobRecord takes the lock first, then persists the record.', model: 'test-model' })
+    model.failNext({ kind: 'hang', afterChunks: 3, model: 'test-model' })
     await ask('where is writeBlobRecord defined')
     await page.waitForFunction(() => (document.querySelector('.msg.answer .answer-body')?.textContent ?? '').length > 0)
     await page.keyboard.press('Escape')
@@ -193,7 +197,7 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
 
   it('reads in the dark theme and on a narrow window, every control named', async () => {
     await open()
-    model.replyNext({ text: '`writeBlobRecord` (`src/store.ts:4-7`) takes the lock with `acquireLock` (`src/lock.ts:4-10`) before it persists the record.' })
+    model.replyNext({ text: '`writeBlobRecord` (`src/store.ts:4-7`) takes the lock with `acquireLock` (`src/lock.ts:4-10`) before it persists the record.', model: 'test-model' })
     await ask('how are blob records written')
     await page.waitForSelector(`${lastAnswer}[aria-busy=false]`)
     await page.click(`${lastAnswer} .answer-body a.citation[href*="src%2Fstore.ts"]`)
