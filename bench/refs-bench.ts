@@ -14,6 +14,7 @@ import ts from 'typescript'
 import { findReferences } from '../src/core/query/refs.js'
 import { corpus, git, WORK } from './corpus.js'
 import { coldCli, indexedContext, sampleNames, warmLatency } from './defs-bench.js'
+import { addToTally, emptyTally, globalRefs, tallyFigures } from './ref-tally.js'
 import { runPython } from './refs-python.js'
 
 const SAMPLE = 200
@@ -130,35 +131,6 @@ function onCode(dir: string, answer: Set<string>): Set<string> {
   return out
 }
 
-function globOf(dir: string, name: string): Set<string> {
-  const out = new Set<string>()
-  for (const flag of ['-rx', '-sx']) {
-    const text = execFileSync('global', [flag, name], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 })
-    for (const row of text.split('\n')) {
-      const match = /^\S+\s+(\d+)\s+(\S+)/.exec(row)
-      if (match) out.add(`${match[2]}:${match[1]}`)
-    }
-  }
-  return out
-}
-
-interface Tally {
-  truth: number
-  answered: number
-  correct: number
-}
-
-const add = (tally: Tally, truth: Set<string>, answer: Set<string>): void => {
-  tally.truth += truth.size
-  tally.answered += answer.size
-  for (const key of answer) if (truth.has(key)) tally.correct++
-}
-const figures = (tally: Tally): { recall: number; precision: number } & Tally => ({
-  ...tally,
-  recall: Math.round((tally.correct / Math.max(1, tally.truth)) * 10000) / 100,
-  precision: Math.round((tally.correct / Math.max(1, tally.answered)) * 10000) / 100,
-})
-
 /**
  * Both languages in one run; `--python-only` / `--ts-only`, and while iterating `--packages
  * flask,click` and `--symbols N` (the Python sample per package).
@@ -181,22 +153,22 @@ async function runTypeScript(args: string[]): Promise<Record<string, unknown>> {
   const cases = sampleCases(dir, files)
   execFileSync('gtags', ['--gtagslabel=pygments'], { cwd: dir })
 
-  const vlt: Tally = { truth: 0, answered: 0, correct: 0 }
-  const vltCode: Tally = { truth: 0, answered: 0, correct: 0 }
-  const globalCode: Tally = { truth: 0, answered: 0, correct: 0 }
-  const vltWithAmbiguous: Tally = { truth: 0, answered: 0, correct: 0 }
-  const global: Tally = { truth: 0, answered: 0, correct: 0 }
+  const vlt = emptyTally()
+  const vltCode = emptyTally()
+  const globalCode = emptyTally()
+  const vltWithAmbiguous = emptyTally()
+  const global = emptyTally()
   const worst: Array<{ symbol: string; missed: string[]; extra: string[] }> = []
   for (const c of cases) {
     const { all: truth, code } = truthOf(service, dir, c)
     const result = findReferences(qctx, `${c.path}:${c.name}`, { limit: 1_000_000 })
     const answer = new Set(result.references.map((r) => `${r.path}:${r.line}`))
-    const globalAnswer = globOf(dir, c.name)
-    add(vlt, truth, answer)
-    add(vltCode, code, onCode(dir, answer))
-    add(vltWithAmbiguous, truth, new Set([...answer, ...(result.ambiguous ?? []).map((r) => `${r.path}:${r.line}`)]))
-    add(global, truth, globalAnswer)
-    add(globalCode, code, onCode(dir, globalAnswer))
+    const globalAnswer = globalRefs(dir, c.name, ['-rx', '-sx'])
+    addToTally(vlt, truth, answer)
+    addToTally(vltCode, code, onCode(dir, answer))
+    addToTally(vltWithAmbiguous, truth, new Set([...answer, ...(result.ambiguous ?? []).map((r) => `${r.path}:${r.line}`)]))
+    addToTally(global, truth, globalAnswer)
+    addToTally(globalCode, code, onCode(dir, globalAnswer))
     const missed = [...code].filter((k) => !answer.has(k))
     const extra = [...answer].filter((k) => !truth.has(k))
     if (missed.length + extra.length > 0) worst.push({ symbol: `${c.path}:${c.name}`, missed: missed.slice(0, 5), extra: extra.slice(0, 5) })
@@ -208,10 +180,10 @@ async function runTypeScript(args: string[]): Promise<Record<string, unknown>> {
 
   const out: Record<string, unknown> = {
     corpus: { name: 'rxjs 7.8.2 src/', files: qctx.files.size, symbols: cases.length },
-    vlt: figures(vlt),
-    vltWithAmbiguous: figures(vltWithAmbiguous),
-    global: figures(global),
-    codeOnly: { vlt: figures(vltCode), global: figures(globalCode) },
+    vlt: tallyFigures(vlt, 100),
+    vltWithAmbiguous: tallyFigures(vltWithAmbiguous, 100),
+    global: tallyFigures(global, 100),
+    codeOnly: { vlt: tallyFigures(vltCode, 100), global: tallyFigures(globalCode, 100) },
     worst: worst.slice(0, 12),
   }
   if (!args.includes('--no-latency')) {

@@ -22,6 +22,7 @@ import { findReferences } from '../src/core/query/refs.js'
 import { corpus, git, WORK } from './corpus.js'
 import { indexedContext } from './defs-bench.js'
 import { PyrightClient } from './pyright-client.js'
+import { addToTally, emptyTally, globalRefs, tallyFigures, type Tally } from './ref-tally.js'
 
 const SEED = 19
 const PER_PACKAGE = 60
@@ -210,18 +211,6 @@ function pyrightCopy(dir: string): string {
   return copy
 }
 
-function globalOf(dir: string, name: string): Set<string> {
-  const out = new Set<string>()
-  for (const flag of ['-x', '-rx', '-sx']) {
-    const text = execFileSync('global', [flag, name], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 })
-    for (const row of text.split('\n')) {
-      const match = /^\S+\s+(\d+)\s+(\S+)/.exec(row)
-      if (match) out.add(`${match[2]}:${match[1]}`)
-    }
-  }
-  return out
-}
-
 function ripgrepOf(dir: string, name: string): Set<string> {
   const child = execFileSync('sh', ['-c', 'rg -n -w --no-heading --type py -- "$0" . || true', name], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 })
   const out = new Set<string>()
@@ -231,24 +220,6 @@ function ripgrepOf(dir: string, name: string): Set<string> {
   }
   return out
 }
-
-interface Tally {
-  truth: number
-  answered: number
-  correct: number
-}
-
-const empty = (): Tally => ({ truth: 0, answered: 0, correct: 0 })
-const add = (tally: Tally, truth: Set<string>, answer: Set<string>): void => {
-  tally.truth += truth.size
-  tally.answered += answer.size
-  for (const key of answer) if (truth.has(key)) tally.correct++
-}
-const figures = (tally: Tally): { recall: number; precision: number } & Tally => ({
-  ...tally,
-  recall: Math.round((tally.correct / Math.max(1, tally.truth)) * 10000) / 10000,
-  precision: Math.round((tally.correct / Math.max(1, tally.answered)) * 10000) / 10000,
-})
 
 const TOOLS = ['vlt', 'vltWithAmbiguous', 'global', 'ripgrep'] as const
 type Tool = (typeof TOOLS)[number]
@@ -318,7 +289,7 @@ async function measure(pkg: Package, dir: string, qctx: QueryContext, count: num
   execFileSync('gtags', ['--gtagslabel=pygments', '-f', list], { cwd: dir })
   rmSync(list)
   const tallies = {} as Record<Half, Record<'all' | 'code', Record<Tool, Tally>>>
-  for (const half of ['tuning', 'heldOut'] as Half[]) tallies[half] = { all: Object.fromEntries(TOOLS.map((t) => [t, empty()])) as Record<Tool, Tally>, code: Object.fromEntries(TOOLS.map((t) => [t, empty()])) as Record<Tool, Tally> }
+  for (const half of ['tuning', 'heldOut'] as Half[]) tallies[half] = { all: Object.fromEntries(TOOLS.map((t) => [t, emptyTally()])) as Record<Tool, Tally>, code: Object.fromEntries(TOOLS.map((t) => [t, emptyTally()])) as Record<Tool, Tally> }
   const worst: Miss[] = []
   const halves = { tuning: 0, heldOut: 0 }
   try {
@@ -331,13 +302,13 @@ async function measure(pkg: Package, dir: string, qctx: QueryContext, count: num
       const answers: Record<Tool, Set<string>> = {
         vlt,
         vltWithAmbiguous: new Set([...vlt, ...(result.ambiguous ?? []).map((r) => `${r.path}:${r.line}`)]),
-        global: new Set([...globalOf(dir, c.name)].filter(inSelection)),
+        global: new Set([...globalRefs(dir, c.name, ['-x', '-rx', '-sx'])].filter(inSelection)),
         ripgrep: new Set([...ripgrepOf(dir, c.name)].filter(inSelection)),
       }
       const code = new Set([...truth].filter(isCode))
       for (const tool of TOOLS) {
-        add(tallies[half].all[tool], truth, answers[tool])
-        add(tallies[half].code[tool], code, new Set([...answers[tool]].filter(isCode)))
+        addToTally(tallies[half].all[tool], truth, answers[tool])
+        addToTally(tallies[half].code[tool], code, new Set([...answers[tool]].filter(isCode)))
       }
       // Only the tuning half's misses are shown: the held-out half is measured, never looked into.
       if (half === 'tuning') {
@@ -352,8 +323,8 @@ async function measure(pkg: Package, dir: string, qctx: QueryContext, count: num
   worst.sort((a, b) => b.missed.length + b.extra.length - a.missed.length - a.extra.length)
   const report = (half: Half): Record<string, unknown> => ({
     symbols: halves[half],
-    code: Object.fromEntries(TOOLS.map((t) => [t, figures(tallies[half].code[t])])),
-    all: Object.fromEntries(TOOLS.map((t) => [t, figures(tallies[half].all[t])])),
+    code: Object.fromEntries(TOOLS.map((t) => [t, tallyFigures(tallies[half].code[t], 1)])),
+    all: Object.fromEntries(TOOLS.map((t) => [t, tallyFigures(tallies[half].all[t], 1)])),
   })
   return {
     definitions: multiplyDefined(qctx, facts.defs),
