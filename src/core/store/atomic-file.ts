@@ -16,9 +16,9 @@
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { lstat, open, rename, unlink } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
-import { basename, dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
-import { ensureDirSync, forgetDir, listFilesConfined } from './confine.js'
+import { ensureDirSync, forgetDir, listDirConfined, listFilesConfined } from './confine.js'
 import { faultOr } from './fault.js'
 import { isProcessAlive } from './liveness.js'
 
@@ -146,22 +146,39 @@ export interface SweepOptions {
  * (never into a link), so it belongs to cold paths (init, repair), not to every sync.
  */
 export async function sweepTempFiles(dir: string, opts: SweepOptions = {}): Promise<number> {
-  const maxAgeMs = opts.maxAgeMs ?? 60 * 60 * 1000
   let removed = 0
-  for (const path of await listFilesConfined(dir)) {
-    const match = TEMP_PATTERN.exec(basename(path))
-    if (!match) continue
-    try {
-      const info = await lstat(path)
-      const old = Date.now() - info.mtimeMs > maxAgeMs
-      if (!old && isProcessAlive(Number(match[1]))) continue
-      await unlink(path)
-      removed++
-      opts.removed?.(info.size)
-    } catch (error) {
-      // Its writer finished (renamed it) or another sweeper got there first.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
+  for (const path of await listFilesConfined(dir)) if (await removeIfAbandoned(path, opts)) removed++
+  return removed
+}
+
+/**
+ * Removes the abandoned temp files of one target, `<target>.<pid>-….vlt-tmp` beside it: for a file
+ * written before any lock is held (`.vlt/.gitignore`), whose killed writer no lock recovery would
+ * ever clear. One readdir, so it suits a path that runs every time.
+ */
+export async function sweepTempFilesOf(target: string, opts: SweepOptions = {}): Promise<number> {
+  const prefix = `${basename(target)}.`
+  let removed = 0
+  for (const name of await listDirConfined(dirname(target))) {
+    if (name.startsWith(prefix) && (await removeIfAbandoned(join(dirname(target), name), opts))) removed++
   }
   return removed
+}
+
+async function removeIfAbandoned(path: string, opts: SweepOptions): Promise<boolean> {
+  const match = TEMP_PATTERN.exec(basename(path))
+  if (!match) return false
+  const maxAgeMs = opts.maxAgeMs ?? 60 * 60 * 1000
+  try {
+    const info = await lstat(path)
+    const old = Date.now() - info.mtimeMs > maxAgeMs
+    if (!old && isProcessAlive(Number(match[1]))) return false
+    await unlink(path)
+    opts.removed?.(info.size)
+    return true
+  } catch (error) {
+    // Its writer finished (renamed it) or another sweeper got there first.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw faultOr(error, path)
+    return false
+  }
 }

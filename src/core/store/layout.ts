@@ -21,7 +21,7 @@
  *     threads/                   shared conversation threads, committed with the repository
  */
 import { join } from 'node:path'
-import { writeFileAtomic } from './atomic-file.js'
+import { sweepTempFilesOf, writeFileAtomic } from './atomic-file.js'
 import { confineTo, ensureDirSync, readFileConfined } from './confine.js'
 import { unlessUnwritable } from './fault.js'
 
@@ -130,6 +130,12 @@ export async function ensureVltDir(vltDir: string): Promise<VltPaths> {
   const paths = vltPaths(vltDir)
   ensureDirSync(vltDir)
   const current = (await readFileConfined(paths.gitignore))?.toString('utf8')
-  if (current !== GITIGNORE) await unlessUnwritable(() => writeFileAtomic(paths.gitignore, Buffer.from(GITIGNORE)))
+  if (current !== GITIGNORE) {
+    await unlessUnwritable(async () => {
+      // A run killed while writing it left its temp file; no lock guards this write, so no lock recovery clears it.
+      await sweepTempFilesOf(paths.gitignore)
+      await writeFileAtomic(paths.gitignore, Buffer.from(GITIGNORE))
+    })
+  }
   return paths
 }
