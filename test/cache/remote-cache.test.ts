@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert'
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { decodeRecord, encodeRecord } from '../../src/core/store/index.js'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { NGINX, startNginxCache, type NginxCache } from '../helpers/nginx-cache.js'
@@ -24,6 +26,13 @@ function stored(cache: NginxCache, kind: 'ac' | 'cas'): string[] {
   } catch {
     return []
   }
+}
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
+
+/** The kind a record names in its header (see store/record.ts): what a cached object is. */
+function kindOf(bytes: Buffer): string {
+  return bytes.subarray(5, 5 + bytes[4]!).toString('latin1')
 }
 
 interface InitJson {
@@ -71,16 +80,17 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
   const pushing = () => config(`[cache]\nremote = "${cache.url}"\npush = true\nheader_env = "VLT_CACHE_AUTH"\n`)
   const reading = () => config(`[cache]\nremote = "${cache.url}"\nheader_env = "VLT_CACHE_AUTH"\n`)
 
-  it('a CI run writes its records back; a fresh clone reads them instead of extracting, with the same index', () => {
+  it("a CI run writes its records and the tree's aggregates back; a fresh clone takes them instead of building, with the same index", () => {
     const ci = clone()
     const built = vltJson<InitJson>(ci.dir, ['coderag', 'init'], pushing())
     assert.equal(built.extracted, 6)
-    assert.equal(stored(cache, 'ac').length, 6)
+    // One entry per blob record, one for the tree.
+    assert.equal(stored(cache, 'ac').length, 7)
 
     const fresh = clone()
     const run = vlt(fresh.dir, ['coderag', 'init'], reading())
     assert.equal(run.status, 0, run.stderr)
-    assert.match(run.stderr, /^cache: 6 records from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
+    assert.match(run.stderr, /^cache: 6 records and the tree's aggregates from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
     const status = vltJson(fresh.dir, ['coderag', 'status'])
     assert.equal(status.treeHash, built.treeHash)
     const again = vltJson<InitJson>(fresh.dir, ['coderag', 'init'], reading())
@@ -88,11 +98,57 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     for (const args of [['coderag', 'def', 'buffer_grow'], ['coderag', 'refs', 'parse_config'], ['coderag', 'search', 'retry backoff']]) {
       assert.deepEqual(vltJson(fresh.dir, args), vltJson(ci.dir, args), args.join(' '))
     }
+    assert.match(vlt(fresh.dir, ['coderag', 'verify']).stdout, /whole/)
+  })
+
+  it("a clone selecting other files finds no tree's aggregates for its settings: it reads the records and builds them", () => {
+    const other = clone()
+    const env = config(`[cache]\nremote = "${cache.url}"\nheader_env = "VLT_CACHE_AUTH"\n\n[index]\nexclude = ["README.md"]\n`)
+    const run = vlt(other.dir, ['coderag', 'init', '--json'], env)
+    assert.equal(run.status, 0, run.stderr)
+    const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
+    assert.equal(result.files, 5)
+    assert.equal(result.extracted, 0)
+    assert.match(result.warnings.join('\n'), /^cache: 5 records from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
+    assert.deepEqual(vltJson(other.dir, ['coderag', 'def', 'buffer_grow']), vltJson(clones[0]!.dir, ['coderag', 'def', 'buffer_grow']))
+  })
+
+  it("rejects a tree's aggregates whose manifest does not describe the tree, though every digest and checksum holds, and builds it here", () => {
+    const object = (named: string): string => join(cache.data, 'cache', 'cas', named)
+    const bundleName = stored(cache, 'cas').find((named) => kindOf(readFileSync(object(named))) === 'tree-bundle')!
+    const bundle = decodeRecord<{ treeHash: string; parts: Record<string, string> }>(readFileSync(object(bundleName)), 'tree-bundle', 1, 'bundle')
+    const manifestBytes = readFileSync(object(bundle.parts['manifest.mpk']!))
+    const version = manifestBytes.readUInt32LE(5 + manifestBytes[4]!)
+    const manifest = decodeRecord<{ files: Array<{ path: string; blob: string }> }>(manifestBytes, 'tree-manifest', version, 'manifest')
+    // A well-formed lie: parser.py's entry names another file's content.
+    const parser = manifest.files.find((file) => file.path === 'src/parser.py')!
+    parser.blob = manifest.files.find((file) => file.path === 'src/app.py')!.blob
+    const forged = encodeRecord('tree-manifest', version, manifest)
+    writeFileSync(object(sha256(forged)), forged)
+    const forgedBundle = encodeRecord('tree-bundle', 1, { ...bundle, parts: { ...bundle.parts, 'manifest.mpk': sha256(forged) } })
+    writeFileSync(object(sha256(forgedBundle)), forgedBundle)
+    const entry = stored(cache, 'ac').find((name) => readFileSync(join(cache.data, 'cache', 'ac', name), 'latin1') === bundleName)!
+    writeFileSync(join(cache.data, 'cache', 'ac', entry), sha256(forgedBundle))
+    try {
+      const fresh = clone()
+      const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
+      assert.equal(run.status, 0, run.stderr)
+      const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
+      assert.match(result.warnings.join('\n'), /warning: cache: 1 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
+      assert.match(result.warnings.join('\n'), /^cache: 6 records from /m)
+      for (const args of [['coderag', 'def', 'parse_config'], ['coderag', 'search', 'configuration parser']]) {
+        assert.deepEqual(vltJson(fresh.dir, args), vltJson(clones[0]!.dir, args), args.join(' '))
+      }
+    } finally {
+      // Put back as CI wrote it, for the next cases.
+      writeFileSync(join(cache.data, 'cache', 'ac', entry), bundleName)
+    }
   })
 
   it('rejects content that does not match its digest, and a malformed entry, and builds those records here', () => {
-    const objects = stored(cache, 'cas')
-    const entries = stored(cache, 'ac')
+    const isRecord = (named: string): boolean => kindOf(readFileSync(join(cache.data, 'cache', 'cas', named))) === 'blob-artifact'
+    const objects = stored(cache, 'cas').filter(isRecord)
+    const entries = stored(cache, 'ac').filter((entry) => isRecord(readFileSync(join(cache.data, 'cache', 'ac', entry), 'latin1')))
     // One object altered in place (a poisoned cache), one entry naming no digest at all.
     const poisoned = join(cache.data, 'cache', 'cas', objects[0]!)
     writeFileSync(poisoned, Buffer.concat([readFileSync(poisoned), Buffer.from('tampered')]))

@@ -45,4 +45,18 @@ describe('CI caching of .vlt/', function () {
     assert.match(gitlab, /fallback_keys:/)
     assert.match(gitlab, /git vlt coderag init --ci/)
   })
+
+  it('the matrix templates run one init --shard K/N per job and merge what the jobs kept', () => {
+    const github = readFileSync(join(TEMPLATES, 'github-actions-matrix.yml'), 'utf8')
+    assert.match(github, /shard: \[1, 2, 3, 4\]/)
+    assert.match(github, /git vlt coderag init --ci --shard \$\{\{ matrix\.shard \}\}\/4/)
+    assert.match(github, /path: \|\n\s+\.vlt\/objects\n\s+\.vlt\/\.gitignore/)
+    assert.match(github, /path: \$\{\{ runner\.temp \}\}\/shards/)
+    assert.match(github, /git vlt coderag merge --ci \$\{\{ runner\.temp \}\}\/shards\/\*/)
+    const gitlab = readFileSync(join(TEMPLATES, 'gitlab-ci-matrix.yml'), 'utf8')
+    assert.match(gitlab, /parallel: 4/)
+    assert.match(gitlab, /git vlt coderag init --ci --shard "\$CI_NODE_INDEX\/\$CI_NODE_TOTAL"/)
+    assert.match(gitlab, /mv \.vlt\/objects "\.vlt\/shards\/\$CI_NODE_INDEX\/"/)
+    assert.match(gitlab, /git vlt coderag merge --ci \.vlt\/shards\/\*/)
+  })
 })

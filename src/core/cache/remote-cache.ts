@@ -22,16 +22,27 @@ export interface RemoteCacheSettings {
 
 /** What a run did with the cache, for its report. */
 export interface RemoteCacheStats {
+  /** Blob records taken, asked for and not there, written back. */
   hits: number
   misses: number
-  rejected: number
   pushed: number
+  /** Trees' aggregates taken and written back (see index/remote-tree.ts). */
+  treeHits: number
+  treesPushed: number
+  /** Entries or content refused by their checks, of either kind. */
+  rejected: number
 }
 
+/** What an entry names: a blob's record, or a tree's aggregates (counted apart in the run's report). */
+export type EntryKind = 'record' | 'tree'
+
+const NO_STATS: RemoteCacheStats = { hits: 0, misses: 0, pushed: 0, treeHits: 0, treesPushed: 0, rejected: 0 }
+
 const DIGEST = /^[0-9a-f]{64}$/
+const REJECTED = Symbol('rejected')
 
 export class RemoteCache {
-  readonly stats: RemoteCacheStats = { hits: 0, misses: 0, rejected: 0, pushed: 0 }
+  readonly stats: RemoteCacheStats = { ...NO_STATS }
   private readonly store: HttpStore
   private failure: string | undefined
 
@@ -60,17 +71,22 @@ export class RemoteCache {
    * The bytes stored under `key` that `accept` takes (it returns false for a record that fails its
    * own check); undefined when the cache lacks them, refuses them, or is not usable.
    */
-  async get(key: string, accept: (bytes: Buffer) => boolean): Promise<Buffer | undefined> {
+  async get(key: string, accept: (bytes: Buffer) => boolean, kind: EntryKind = 'record'): Promise<Buffer | undefined> {
     if (!this.usable) return undefined
+    const miss = (): undefined => {
+      if (kind === 'record') this.stats.misses++
+      return undefined
+    }
     try {
       const entry = await this.store.get(`ac/${digest(key)}`)
-      if (entry === undefined) return this.miss()
+      if (entry === undefined) return miss()
       const named = entry.toString('latin1').trim()
       if (!DIGEST.test(named)) return this.reject()
-      const bytes = await this.store.get(`cas/${named}`)
-      if (bytes === undefined) return this.miss()
-      if (digest(bytes) !== named || !accept(bytes)) return this.reject()
-      this.stats.hits++
+      const bytes = await this.fetchContent(named, accept)
+      if (bytes === undefined) return miss()
+      if (bytes === REJECTED) return this.reject()
+      // A tree is counted once all its parts passed (tookTree).
+      if (kind === 'record') this.stats.hits++
       return bytes
     } catch (error) {
       this.fail(error)
@@ -78,16 +94,45 @@ export class RemoteCache {
     }
   }
 
-  /** Stores `bytes` under `key` when write-back is on; content the cache already has is not sent again. */
-  async put(key: string, bytes: Uint8Array): Promise<void> {
-    if (!this.pushing) return
+  /** Notes a tree's aggregates taken whole, for the run's report. */
+  tookTree(): void {
+    this.stats.treeHits++
+  }
+
+  /** Content by its digest (as a stored entry named it), checked like `get`'s; counted apart from records (not in hits or misses). */
+  async getContent(named: string, accept: (bytes: Buffer) => boolean): Promise<Buffer | undefined> {
+    if (!this.usable) return undefined
+    if (!DIGEST.test(named)) return this.reject()
     try {
-      const named = digest(bytes)
-      if (!(await this.store.has(`cas/${named}`))) await this.store.put(`cas/${named}`, bytes)
-      await this.store.put(`ac/${digest(key)}`, Buffer.from(named, 'latin1'))
-      this.stats.pushed++
+      const bytes = await this.fetchContent(named, accept)
+      return bytes === REJECTED ? this.reject() : bytes
     } catch (error) {
       this.fail(error)
+      return undefined
+    }
+  }
+
+  /** Stores `bytes` under `key` when write-back is on; content the cache already has is not sent again. */
+  async put(key: string, bytes: Uint8Array, kind: EntryKind = 'record'): Promise<void> {
+    if (!this.pushing) return
+    try {
+      const named = await this.storeContent(bytes)
+      await this.store.put(`ac/${digest(key)}`, Buffer.from(named, 'latin1'))
+      if (kind === 'record') this.stats.pushed++
+      else this.stats.treesPushed++
+    } catch (error) {
+      this.fail(error)
+    }
+  }
+
+  /** Stores content alone (one an entry will name), when write-back is on; returns its digest, undefined when not stored. */
+  async putContent(bytes: Uint8Array): Promise<string | undefined> {
+    if (!this.pushing) return undefined
+    try {
+      return await this.storeContent(bytes)
+    } catch (error) {
+      this.fail(error)
+      return undefined
     }
   }
 
@@ -97,18 +142,27 @@ export class RemoteCache {
    */
   flush(warn: (message: string) => void, { summary = false } = {}): void {
     for (const notice of this.notices.splice(0)) warn(notice)
-    const { hits, misses, rejected, pushed } = this.stats
+    const { hits, misses, rejected, pushed, treeHits, treesPushed } = this.stats
     if (rejected > 0) warn(`warning: cache: ${rejected} records from ${this.store.where} rejected (content not matching its digest, or not a valid record) and built here`)
-    if (summary && hits + misses + pushed > 0) {
-      warn(`cache: ${hits} records from ${this.store.where}, ${misses} not there${this.settings.push ? `, ${pushed} written back` : ''}`)
+    if (summary && hits + misses + pushed + treeHits + treesPushed > 0) {
+      const aggregates = (n: number): string => (n > 0 ? " and the tree's aggregates" : '')
+      const back = this.settings.push ? `, ${pushed} written back${aggregates(treesPushed)}` : ''
+      warn(`cache: ${hits} records${aggregates(treeHits)} from ${this.store.where}, ${misses} not there${back}`)
     }
-    this.stats.hits = this.stats.misses = this.stats.rejected = this.stats.pushed = 0
+    Object.assign(this.stats, NO_STATS)
     this.store.close()
   }
 
-  private miss(): undefined {
-    this.stats.misses++
-    return undefined
+  private async fetchContent(named: string, accept: (bytes: Buffer) => boolean): Promise<Buffer | typeof REJECTED | undefined> {
+    const bytes = await this.store.get(`cas/${named}`)
+    if (bytes === undefined) return undefined
+    return digest(bytes) === named && accept(bytes) ? bytes : REJECTED
+  }
+
+  private async storeContent(bytes: Uint8Array): Promise<string> {
+    const named = digest(bytes)
+    if (!(await this.store.has(`cas/${named}`))) await this.store.put(`cas/${named}`, bytes)
+    return named
   }
 
   private reject(): undefined {

@@ -43,9 +43,14 @@ import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from './blob-t
 import type { HealItem, RecordHealer } from './heal.js'
 import { plural, Repairs } from './repairs.js'
 
+/** From this many records on, a build packs them; fewer are written loose. */
+export const PACK_MIN_RECORDS = 256
+
 export const PACK_INDEX_KIND = 'blob-pack-index'
 export const PACK_INDEX_VERSION = 1
 const PACK_SUFFIX = '.pack'
+/** A loose record's file name under its fan-out folder: the rest of the blob hash, the language. */
+const LOOSE_NAME = /^([0-9a-f]{38}|[0-9a-f]{62})\.([A-Za-z0-9_-]+)\.mpk$/
 const INDEX_SUFFIX = '.idx'
 
 export interface BlobKey {
@@ -233,6 +238,31 @@ export class BlobStore {
   }
 
   /** Whether records extracted again are stored (see stopStoring). */
+  /**
+   * Every record this store holds, as stored: the packed ones (each pack read once), then the loose
+   * ones. For another store to import (coderag merge), which checks each record before taking it.
+   */
+  *storedRecords(): Generator<{ key: string; encoded: Buffer; path: string }> {
+    for (const index of this.packIndexes()) {
+      const path = join(this.packsDir, index.pack)
+      const bytes = readFileConfinedSync(path)
+      if (!bytes) continue
+      for (const [i, key] of index.keys.entries()) {
+        const end = index.offsets[i]! + index.lengths[i]!
+        if (end <= bytes.length) yield { key, encoded: bytes.subarray(index.offsets[i]!, end), path }
+      }
+    }
+    for (const fan of listDirConfinedSync(this.recordsDir)) {
+      if (!/^[0-9a-f]{2}$/.test(fan)) continue
+      for (const name of listDirConfinedSync(join(this.recordsDir, fan))) {
+        const match = LOOSE_NAME.exec(name)
+        const path = join(this.recordsDir, fan, name)
+        const encoded = match ? readFileConfinedSync(path) : undefined
+        if (encoded) yield { key: `${fan}${match![1]}.${match![2]}`, encoded, path }
+      }
+    }
+  }
+
   get storing(): boolean {
     return this.storingRecords
   }

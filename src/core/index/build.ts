@@ -7,9 +7,9 @@ import { readRecord, refuseShippedRecords, writeRecord } from '../store/index.js
 import type { TreeAggregates } from './aggregates.js'
 import { blobRunner, IN_THREAD_LIMIT, type BlobRunner } from './blob-runner.js'
 import { summarize, type BlobSummary, type BlobTask } from './blob-task.js'
-import { keyOf } from './blob-store.js'
+import { keyOf, PACK_MIN_RECORDS } from './blob-store.js'
 import { readItemBytes } from './heal.js'
-import { fetchRemoteRecords, RemoteWriteBack } from './remote-records.js'
+import { RemoteWriteBack, takeRemoteRecords } from './remote-records.js'
 import type { IndexContext } from './context.js'
 import { countIndexed, countSkipped, DEGRADED_REASONS, MANIFEST_KIND, MANIFEST_VERSION, type ManifestFile, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { TASKS_PER_WORKER } from './pool.js'
@@ -19,9 +19,6 @@ import { TASKS_PER_WORKER } from './pool.js'
  * nothing to rebuild, which runs after every commit, does not pay for loading them.
  */
 const aggregatesModule = () => import('./aggregates.js')
-
-/** From this many records on, a build packs them (see blob-store.ts); fewer are written loose. */
-export const PACK_MIN_RECORDS = 256
 
 export interface BuildOptions {
   /** Re-extract every blob even when its artifact is cached. */
@@ -78,11 +75,7 @@ export function deltaLimit(files: number): number {
  */
 export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeManifest | null, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now()
-  const { files: entries, submodules } = await listTreeAndSubmodules(ctx.repo, treeHash)
-  // Records committed where ours live would be read as ours (store/shipped.ts). A bare
-  // repository keeps `.vlt` in its git dir, where no tree reaches.
-  if (ctx.repo.root !== null) refuseShippedRecords(entries.map((entry) => entry.path))
-  const wanted = selectEntries(ctx, entries)
+  const { wanted, submodules } = await selectTree(ctx, treeHash)
 
   const reusable = base && isCurrent(ctx, base) ? base : null
   const anchor = reusable ? await anchorOf(ctx, reusable) : null
@@ -152,7 +145,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     createdAt: new Date().toISOString(),
     edges,
     files,
-    submodules: submodules.filter((path) => !excluded(ctx, path)),
+    submodules,
   }
   // The manifest goes last: a tree directory without one is an unfinished build and is ignored.
   await writeRecord(ctx.paths.treeManifest(treeHash), MANIFEST_KIND, MANIFEST_VERSION, manifest)
@@ -180,10 +173,19 @@ export interface BlobItem {
   language: LanguageId
 }
 
-interface Wanted {
+export interface Wanted {
   entry: TreeEntry
   language: LanguageId
   secret: boolean
+}
+
+/** What of a tree vlt.toml selects: the files (in tree order) and the submodules a manifest lists. */
+export async function selectTree(ctx: IndexContext, treeHash: string): Promise<{ wanted: Wanted[]; submodules: string[] }> {
+  const { files: entries, submodules } = await listTreeAndSubmodules(ctx.repo, treeHash)
+  // Records committed where ours live would be read as ours (store/shipped.ts). A bare
+  // repository keeps `.vlt` in its git dir, where no tree reaches.
+  if (ctx.repo.root !== null) refuseShippedRecords(entries.map((entry) => entry.path))
+  return { wanted: selectEntries(ctx, entries), submodules: submodules.filter((path) => !excluded(ctx, path)) }
 }
 
 /** Applies vlt.toml's selection; secrets stay in the manifest (counted) but are never read. */
@@ -217,6 +219,8 @@ export interface SummarizeOptions<T> {
    * failing the caller, which answers from the rest.
    */
   expected?: boolean
+  /** The remote cache was asked for these records already (and lacked them): they are extracted without asking again. */
+  remoteAsked?: boolean
 }
 
 export async function summarizeBlobs<T extends BlobItem>(
@@ -244,8 +248,11 @@ export async function summarizeBlobs<T extends BlobItem>(
   const progress = opts.progress ?? silentProgress
   // Committed blobs only: a working-tree file's content is never sent to, nor taken from, the cache.
   const shared = how.readBytes === undefined && ctx.remote !== undefined
-  if (shared) {
-    const fetched = await takeRemote(ctx, sameContent, accept, progress)
+  if (shared && !how.remoteAsked) {
+    const fetched = await takeRemoteRecords(ctx, sameContent, progress, (group, record) => {
+      const summary = summarize(record)
+      for (const same of group) accept(same, summary)
+    })
     if (fetched.size > 0) misses = misses.filter((item) => !fetched.has(keyOf(item)))
     if (sameContent.size === 0) {
       await early?.then((runner) => runner.close())
@@ -313,43 +320,6 @@ export async function summarizeBlobs<T extends BlobItem>(
     await runner.close()
   }
   return misses.filter((item) => !lost.has(keyOf(item))).map((item) => item.path)
-}
-
-/** Records asked of the remote cache at a time: the decoded ones wait here until stored and accepted. */
-const REMOTE_BATCH = 512
-
-/**
- * Takes from the remote cache the records of `sameContent` it has: stored here as if extracted
- * (packed when many), accepted in the order of `sameContent` (the tree's, as local hits are), and
- * removed from `sameContent`. Asked in batches, so memory holds one batch of records, not the tree's.
- * Returns their content keys.
- */
-async function takeRemote<T extends BlobItem>(ctx: IndexContext, sameContent: Map<string, T[]>, accept: (item: T, summary: BlobSummary) => void, progress: Progress): Promise<Set<string>> {
-  const taken = new Set<string>()
-  const wanted = [...sameContent]
-  const pack = ctx.blobs.storing && wanted.length >= PACK_MIN_RECORDS ? ctx.blobs.packWriter() : undefined
-  progress.start(wanted.length, 'reading the remote cache')
-  try {
-    for (let start = 0; start < wanted.length && ctx.remote!.usable; start += REMOTE_BATCH) {
-      const batch = wanted.slice(start, start + REMOTE_BATCH)
-      const fetched = await fetchRemoteRecords(ctx, new Map(batch.map(([key, group]) => [key, group[0]!])), progress)
-      for (const [key, group] of batch) {
-        const found = fetched.get(key)
-        if (!found) continue
-        sameContent.delete(key)
-        taken.add(key)
-        if (pack) pack.add(key, found.encoded)
-        else ctx.blobs.writeLoose(group[0]!, found.encoded)
-        const summary = summarize(found.record)
-        for (const same of group) accept(same, summary)
-      }
-    }
-    pack?.finish()
-  } finally {
-    pack?.abort()
-    progress.stop()
-  }
-  return taken
 }
 
 interface Uncached<T> {

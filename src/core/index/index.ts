@@ -10,6 +10,7 @@ import { inspectIndex, type IndexIntegrity } from './integrity.js'
 import { countIndexed, countSkipped, emptySkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
 import { loadWholeTreeLocked, nearestTree, recordItems, repairTree } from './repair.js'
+import { pushRemoteTree, takeRemoteTree } from './remote-tree.js'
 import { readState, readStateRecord, writeState, type IndexState } from './state.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import { commitIndexBytes, readCommitIndex, syncCommits, type CommitsContext, type CommitSyncResult } from '../commits/index.js'
@@ -84,8 +85,11 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
       built = describeTree(existing.manifest, existing.aggregates.stats().edges)
     } else {
       const base = opts.force ? null : await nearestTree(ctx, state, head.tree)
-      built = await buildTree(ctx, head.tree, base, { ...opts, full: true })
+      // A clone with nothing to build from asks the remote cache for the whole tree first.
+      const shared = base === null && !opts.force ? await takeRemoteTree(ctx, head.tree, opts) : null
+      built = shared ?? (await buildTree(ctx, head.tree, base, { ...opts, full: true }))
     }
+    await pushRemoteTree(ctx, head.tree)
     await syncOverlay(ctx, opts, workingTreeChanges(ctx.repo))
     await recordIndexed(ctx, state, built.builtFrom === null ? 'full' : 'incremental', built.aggregatesTree)
     if (damaged) ctx.repairs.rebuilt('rebuilt the index state')
