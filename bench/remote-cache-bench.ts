@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startNginxCache } from '../test/helpers/nginx-cache.js'
@@ -66,6 +66,9 @@ export async function run(args: string[]): Promise<unknown> {
       coldWritingBack: pushed,
       freshCloneWarmCache: warm,
       warmShareOfCold: Number((warm.wallS / cold.wallS).toFixed(3)),
+      // Wall time moves with the machine's load between runs; CPU seconds much less.
+      warmCpuShareOfCold: Number((warm.cpuS / cold.cpuS).toFixed(3)),
+      loadAverage: loadavg()[0],
     }
   } finally {
     await cache.stop()
