@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CLI, cliEnv, vlt, vltJson, vltSpawn } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
@@ -56,6 +56,20 @@ describe('git vlt thread (CLI, real repositories)', function () {
 
     // The summary cache stays private; the thread and its merge attribute are what git sees.
     assert.equal(repo.git('status', '--porcelain', '--untracked-files=all'), '?? .vlt/threads/.gitattributes\n?? .vlt/threads/auth.md')
+  })
+
+  it('summarises an oracle session thread on every read (cached), other threads only when asked; --no-summary leaves it out', () => {
+    for (const name of ['oracle-session-2026-11-20', 'auth']) {
+      vlt(repo.dir, ['thread', 'new', name])
+      vlt(repo.dir, ['thread', 'push', name, 'Chose the WAL over the journal.', '--type', 'decision'])
+    }
+    const session = vltJson(repo.dir, ['thread', 'read', 'oracle-session-2026-11-20'])
+    assert.equal(session.summary.generatedBy, 'extractive')
+    assert.match(session.summary.text, /^Decisions:\n- \S+ Alice Smith: Chose the WAL over the journal\.$/)
+    assert.ok(existsSync(join(repo.dir, '.vlt', 'cache', 'threads', 'oracle-session-2026-11-20.summary.json')))
+    assert.match(vlt(repo.dir, ['thread', 'read', 'oracle-session-2026-11-20']).stdout, /## Summary \(extractive\)\n\nDecisions:/)
+    assert.ok(!('summary' in vltJson(repo.dir, ['thread', 'read', 'oracle-session-2026-11-20', '--no-summary'])))
+    assert.ok(!('summary' in vltJson(repo.dir, ['thread', 'read', 'auth'])))
   })
 
   it('advises committing a new thread only where there is a working tree to commit it from', () => {

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { openRepo } from '../../core/git/index.js'
-import { displayEntry, readThread, readerSummary, type Entry, type ThreadSummary } from '../../core/threads/index.js'
+import { displayEntry, isOracleSessionThread, readThread, readerSummary, type Entry, type ThreadSummary } from '../../core/threads/index.js'
 
 export interface ThreadReadResult {
   name: string
@@ -15,10 +15,11 @@ export interface ThreadReadResult {
 }
 
 export default class ThreadRead extends VltCommand {
-  static override summary = 'Print a thread, oldest entry first; --summary adds a summary generated on demand and cached.'
+  static override summary = 'Print a thread, oldest entry first; --summary adds a summary generated on demand and cached (always, for oracle-session threads).'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> auth-redesign', description: 'The whole thread.' },
     { command: '<%= config.bin %> <%= command.id %> auth-redesign --summary', description: 'Summary first (the [llm] of your own config when there is one, else extractive: decisions first), then the entries.' },
+    { command: '<%= config.bin %> <%= command.id %> oracle-session-2026-11-20', description: "An oracle session thread: its summary comes first without asking (--no-summary leaves it out)." },
     {
       command: '<%= config.bin %> <%= command.id %> auth-redesign --summary --json',
       description: 'Print {name, title, created, description, entries: [{id, timestamp, author, type, text}], summary?: {text, upToEntry, stale, generatedBy}}.',
@@ -30,7 +31,11 @@ export default class ThreadRead extends VltCommand {
   }
 
   static override flags = {
-    summary: Flags.boolean({ char: 's', description: 'Include a summary (only entries added since the cached one are summarised).' }),
+    summary: Flags.boolean({
+      char: 's',
+      allowNo: true,
+      description: 'Include a summary (only entries added since the cached one are summarised). Default: on for oracle-session threads, off for the others.',
+    }),
   }
 
   async run(): Promise<ThreadReadResult> {
@@ -39,7 +44,8 @@ export default class ThreadRead extends VltCommand {
     const thread = await readThread(repo.vltDir, args.name)
     for (const problem of thread.problems) this.note(`warning: ${problem}`)
     const warnings = [...thread.problems]
-    const summary = flags.summary
+    // An oracle session thread is a day of questions and answers: its summary is what a reader wants first.
+    const summary = (flags.summary ?? isOracleSessionThread(thread.name))
       ? await readerSummary(repo.root ?? repo.gitDir, repo.vltDir, thread, (warning) => {
           warnings.push(warning)
           this.note(`warning: ${warning}`)

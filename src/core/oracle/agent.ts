@@ -41,6 +41,8 @@ export interface AgentRun {
   /** The caller's stop (a browser that went away): the model request in flight is cancelled and runAgent rejects with its reason. */
   signal?: AbortSignal
   warn: (message: string) => void
+  /** Who is told to have stopped calling tools in the warning (default "the oracle"). */
+  agentName?: string
 }
 
 /** What the requests of one role took, as the server reported it. */
@@ -84,6 +86,16 @@ const PROGRESS: Record<string, string> = {
   search_notes: 'searching notes',
   search_history: 'searching agent conversations',
   thread_read: 'reading a thread',
+  // The Librarian's own tools (src/core/librarian).
+  list_notes: 'listing notes',
+  read_note: 'reading a note',
+  list_threads: 'listing threads',
+  read_thread: 'reading a thread',
+  search_threads: 'searching threads',
+  write_note: 'writing a note',
+  move_note: 'moving a note',
+  write_index_note: 'writing an index note',
+  append_thread: 'appending to a thread',
 }
 
 export async function runAgent(run: AgentRun): Promise<AgentResult> {
@@ -152,7 +164,7 @@ export async function runAgent(run: AgentRun): Promise<AgentResult> {
   run.signal?.throwIfAborted()
   if (stopped) {
     const ms = Math.round(performance.now() - started)
-    run.warn(`note: the oracle stopped calling tools at ${STOP_NOTE[stopped]} after ${turns} request(s), ${toolCalls.length} tool call(s), ${tokens} tokens, ${ms} ms; it answers from what it gathered`)
+    run.warn(`note: ${run.agentName ?? 'the oracle'} stopped calling tools at ${STOP_NOTE[stopped]} after ${turns} request(s), ${toolCalls.length} tool call(s), ${tokens} tokens, ${ms} ms; it answers from what it gathered`)
     messages.push({
       role: 'user',
       content: `You have reached ${STOP_NOTE[stopped]}: no more tools. Answer now from the evidence and tool results above, and say what you could not check.`,

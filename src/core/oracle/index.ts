@@ -37,6 +37,8 @@ import { ORACLE_SOURCES, type OracleAgentTrace, type OracleOptions, type OracleR
 
 export { classifyQuestion, type Classification } from './classify.js'
 export { sessionThreadName } from './session-log.js'
+/** The agent loop, for the Librarian's own run over its own tools. */
+export { runAgent, type AgentSpend } from './agent.js'
 export {
   ORACLE_SOURCES,
   type AgentStop,
@@ -415,7 +417,7 @@ function oracleToolEnv(repo: Repo, qctx: QueryContext, warn: (message: string) =
 }
 
 /** What a role spent: the cost the server reported, else the configured price, else unknown. */
-function roleUsage(spent: AgentSpend, prices: VltConfig['llm']['prices']): RoleUsage {
+export function roleUsage(spent: AgentSpend, prices: VltConfig['llm']['prices']): RoleUsage {
   const { model, requests, inputTokens, outputTokens, costCents } = spent
   const price = prices[model]
   const priced = price ? ((inputTokens * price.input + outputTokens * price.output) / 1e6) * 100 : null

@@ -7,12 +7,12 @@
  */
 import { codeSpan } from '../display/index.js'
 import { UsageError } from '../errors.js'
-import { appendEntry, createThread, threadNames } from '../threads/index.js'
+import { appendEntry, createThread, ORACLE_SESSION_PREFIX, threadNames } from '../threads/index.js'
 import { citation, extractiveAnswer } from './extractive.js'
 import type { OracleResponse } from './types.js'
 
 export function sessionThreadName(now: Date): string {
-  return `oracle-session-${now.toISOString().slice(0, 10)}`
+  return `${ORACLE_SESSION_PREFIX}${now.toISOString().slice(0, 10)}`
 }
 
 export interface SessionLogOptions {
@@ -29,7 +29,7 @@ export async function logSession(vltDir: string, question: string, response: Ora
   const name = sessionThreadName(now)
   if (!(await threadNames(vltDir)).includes(name)) {
     try {
-      await createThread(vltDir, { name, title: `Oracle session ${name.slice('oracle-session-'.length)}`, description: 'Questions asked with `git vlt oracle` and their answers.', now })
+      await createThread(vltDir, { name, title: `Oracle session ${name.slice(ORACLE_SESSION_PREFIX.length)}`, description: 'Questions asked with `git vlt oracle` and their answers.', now })
     } catch (error) {
       // Another oracle run created it first.
       if (!(error instanceof UsageError)) throw error

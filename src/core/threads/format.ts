@@ -66,6 +66,14 @@ export function isThreadName(name: string): boolean {
   return NAME.test(name)
 }
 
+/** The oracle's daily threads are `oracle-session-YYYY-MM-DD` (src/core/oracle/session-log.ts). */
+export const ORACLE_SESSION_PREFIX = 'oracle-session-'
+
+/** One of the oracle's session threads: long logs of questions and answers, read through their summary first. */
+export function isOracleSessionThread(name: string): boolean {
+  return /^oracle-session-\d{4}-\d{2}-\d{2}$/.test(name)
+}
+
 /** A thread name is a lowercase slug: it becomes a file name and must never leave the folder. */
 export function validateThreadName(name: string): string {
   if (!isThreadName(name)) {

@@ -1,7 +1,7 @@
 /** Development threads: markdown files under `.vlt/threads/`, committed, merged by union, summarised lazily. */
 export { defaultAuthor } from './author.js'
 export { displayEntry } from './display.js'
-export { ENTRY_TYPES, KNOWN_AUTHORS, validateEntryType, validateThreadName, type Entry, type EntryType } from './format.js'
+export { ENTRY_TYPES, isOracleSessionThread, KNOWN_AUTHORS, ORACLE_SESSION_PREFIX, validateEntryType, validateThreadName, type Entry, type EntryType } from './format.js'
 export { searchThreads, type ThreadHit, type ThreadSearchOptions } from './search.js'
 export { listThreads, type ThreadListing } from './listing.js'
 export { searchThreadsForOracle, type ThreadMetadata, type ThreadRetrievalOptions } from './retrieval.js'

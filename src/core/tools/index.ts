@@ -17,6 +17,7 @@ import { threadTools } from './threads.js'
 export {
   APPENDS,
   currentFreshness,
+  defineTool,
   freshnessSchema,
   NO_MEMORY,
   READ_ONLY,
