@@ -94,4 +94,12 @@ export interface VltConfig {
   }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig
+  scip: {
+    /**
+     * The SCIP index queries import on their own when it changes (src/core/scip), relative to the
+     * repository's root. A committed vlt.toml's must stay inside the repository (trust.ts), and
+     * whatever it names is read only if it resolves inside it.
+     */
+    path: string
+  }
 }

@@ -103,6 +103,7 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
       if (headerEnv !== undefined) cache.headerEnv = headerEnv
       return cache
     }),
+    scip: root.table('scip', (t) => ({ path: t.value('path', nonEmptyString, d.scip.path) })),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) }, file)),
   }
   root.rejectUnknownKeys()
