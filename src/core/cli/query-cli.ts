@@ -40,13 +40,13 @@ export const searchCli: QueryCli<'search', { query: string }, { limit: number; l
   render: (_params, response) => ({ stdout: ['files' in response ? formatFileResults(response) : formatSearchResults(response)] }),
 }
 
-export const defCli: QueryCli<'def', { symbol: string }, { limit: number }> = {
-  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit }),
+export const defCli: QueryCli<'def', { symbol: string }, { limit: number; lsp?: boolean }> = {
+  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, lsp: flags.lsp }),
   render: renderDefinitions,
 }
 
-export const refsCli: QueryCli<'refs', { symbol: string }, { limit: number; cursor?: string }> = {
-  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, cursor: flags.cursor }),
+export const refsCli: QueryCli<'refs', { symbol: string }, { limit: number; cursor?: string; lsp?: boolean }> = {
+  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, cursor: flags.cursor, lsp: flags.lsp }),
   render: renderReferences,
 }
 

@@ -12,7 +12,8 @@
  *   which environment variable's secret goes with them.
  * - `[notes] folders` outside the repository: absolute, `~` or climbing out with `..`. Folders
  *   inside it stay (symbolic links leading out are refused when the notes are listed).
- * - `[scip] path` outside the repository, by the same rule.
+ * - `[lsp]`, every key: it starts language servers, programs of this machine, over the repository.
+ * - `[scip] path` outside the repository, by the same rule as notes folders.
  *
  * A repository that sets them is not refused — many were written before this rule — the settings
  * are dropped with one warning each that says where they belong.
@@ -49,6 +50,10 @@ export function confineRepositoryConfig(raw: Record<string, unknown>, userFile: 
       kept.notes = { ...notes, folders: folders.filter((folder) => !outside.includes(folder)) }
       warnings.push(`vlt.toml: notes.folders ${outside.map((folder) => JSON.stringify(folder)).join(', ')} ignored: folders outside the repository are read only from your own config (${userFile})`)
     }
+  }
+  if (Object.hasOwn(kept, 'lsp')) {
+    delete kept.lsp
+    warnings.push(`vlt.toml: [lsp] ignored: a repository's file cannot start language servers on your machine; set it in your own config (${userFile})`)
   }
   const scip = kept.scip
   if (isTable(scip) && typeof scip.path === 'string' && !staysInRepository(scip.path.trim())) {

@@ -1,18 +1,16 @@
 /**
  * `coderag scip build`: runs the SCIP indexer of each of the repository's languages that the user
  * has installed, then imports what they wrote. Never installs one. Where an indexer is looked for:
- * the path the user passed (`--indexer`), else the user's PATH — leaving out every PATH entry
- * inside the repository (`.`, `node_modules/.bin`: a cloned repository can commit an executable
- * named `scip-typescript` there, and running it would run the repository's code) — else git-vlt's
- * own installation (its dev dependency on @sourcegraph/scip-typescript).
+ * the path the user passed (`--indexer`), else as src/core/executables finds the user's programs
+ * (never in the repository: a cloned one can commit an executable named `scip-typescript`).
  */
 import { spawn } from 'node:child_process'
-import { constants, promises as fs } from 'node:fs'
+import { promises as fs } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, delimiter, isAbsolute, join, resolve, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { basename, join, resolve } from 'node:path'
 import type { Progress } from '../cli/progress.js'
 import { UsageError, VltError } from '../errors.js'
+import { findInstalled } from '../executables/index.js'
 import { listTree } from '../git/index.js'
 import type { IndexContext } from '../index/context.js'
 import { languageForPath } from '../parse/languages.js'
@@ -41,9 +39,6 @@ const INDEXERS: readonly Indexer[] = [
 ]
 
 export const INDEXER_NAMES = INDEXERS.map((i) => i.name)
-
-/** git-vlt's own installed binaries (its dependencies'), outside any repository it indexes. */
-const OWN_BIN = fileURLToPath(new URL('../../../node_modules/.bin/', import.meta.url))
 
 export interface ScipBuildOptions {
   /** Indexers the user named by path; each is used for its name's languages. */
@@ -117,27 +112,6 @@ function explicitIndexers(paths: string[]): Map<string, string> {
     byName.set(name, resolve(path))
   }
   return byName
-}
-
-/** The indexer on the user's PATH (entries inside the repository left out), else in git-vlt's own installation. */
-export async function findInstalled(name: string, root: string): Promise<string | null> {
-  const realRoot = await fs.realpath(root)
-  for (const entry of (process.env.PATH ?? '').split(delimiter)) {
-    if (entry === '' || !isAbsolute(entry)) continue
-    const dir = await fs.realpath(entry).catch(() => null)
-    if (dir === null || dir === realRoot || dir.startsWith(realRoot + sep)) continue
-    if (await isExecutable(join(dir, name))) return join(dir, name)
-  }
-  return (await isExecutable(join(OWN_BIN, name))) ? join(OWN_BIN, name) : null
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await fs.access(path, constants.X_OK)
-    return (await fs.stat(path)).isFile()
-  } catch {
-    return false
-  }
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -3,5 +3,5 @@ export { importScip, confinedPath, ScipImportError, type ScipImportResult, type 
 export { refreshOfferedScip, offeredScipFile } from './auto.js'
 export { scipViewLoader } from './load.js'
 export { ScipView, type ScipOccurrence } from './view.js'
-export { buildScip, findInstalled, INDEXER_NAMES, type ScipBuildOptions, type ScipBuildResult } from './build.js'
+export { buildScip, INDEXER_NAMES, type ScipBuildOptions, type ScipBuildResult } from './build.js'
 export { describeImport } from './describe.js'
