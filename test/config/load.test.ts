@@ -186,9 +186,9 @@ describe('config: the user config, and what vlt.toml may decide', () => {
 describe('config: validation messages', () => {
   it('names an unknown key and the keys it could have been', () => {
     refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files, parse_timeout_ms, parse_memory_mb)')
-    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, commits, cache, notes)')
+    refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, commits, cache, lsp, scip, notes)')
     refuses('[coderag.delta]\nfiles = 3', 'vlt.toml: unknown key coderag.delta.files (expected one of: file_threshold, line_threshold, timeout_seconds)')
-    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, commits, cache, notes)')
+    refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, commits, cache, lsp, scip, notes)')
   })
 
   it('refuses values of the wrong type', () => {
@@ -270,6 +270,8 @@ describe('config: template', () => {
       'daemon', 'lock_wait_ms',
       'max_commits',
       'push', 'header', 'timeout_ms',
+      'enabled', 'timeout_ms',
+      'path',
       'folders', 'include',
     ])
   })

@@ -34,7 +34,7 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     const result = await mcp.call('find_definition', { symbol: 'UserService' })
     assert.equal(result.isError, undefined)
     assert.deepEqual(result.structuredContent.definitions, [
-      { name: 'UserService', qualifiedName: 'UserService', kind: 'class', path: 'src/user_service.py', line: 4, endLine: 12, signature: 'class UserService' },
+      { name: 'UserService', qualifiedName: 'UserService', kind: 'class', path: 'src/user_service.py', line: 4, endLine: 12, signature: 'class UserService', precision: 'syntactic' },
     ])
     assert.deepEqual(result.structuredContent.freshness, { treeHash: repo.git('rev-parse', 'HEAD^{tree}'), stale: false })
     assert.match(textOf(result), /src\/user_service\.py:4-12 {2}class UserService/)
@@ -50,7 +50,7 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
   it('find_references lists the call sites, and "it" works there too', async () => {
     const result = await mcp.call('find_references', { symbol: 'authenticate_user' })
     assert.deepEqual(result.structuredContent.references, [
-      { path: 'src/user_service.py', line: 12, column: 15, context: 'return authenticate_user(user, password)', enclosing: 'UserService.login' },
+      { path: 'src/user_service.py', line: 12, column: 15, context: 'return authenticate_user(user, password)', enclosing: 'UserService.login', precision: 'syntactic' },
     ])
     const again = await mcp.call('find_references', { symbol: 'it' })
     assert.equal(again.structuredContent.symbol, 'authenticate_user')

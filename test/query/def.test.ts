@@ -62,7 +62,7 @@ describe('def', function () {
 
   it('returns the full contract shape', () => {
     const result = findDefinitions(fx.qctx, 'Order.save')
-    assert.deepEqual(result.definitions, [{ name: 'save', qualifiedName: 'Order.save', kind: 'method', path: 'app/models.py', line: 6, endLine: 7, signature: 'def save(self)' }])
+    assert.deepEqual(result.definitions, [{ name: 'save', qualifiedName: 'Order.save', kind: 'method', path: 'app/models.py', line: 6, endLine: 7, signature: 'def save(self)', precision: 'syntactic' }])
     assert.equal(result.total, 1)
     assert.equal(result.suggestions, undefined)
     assert.equal(result.freshness.treeHash, fx.repo.git('rev-parse', 'HEAD^{tree}'))

@@ -43,7 +43,7 @@ describe('refs', function () {
   it('resolves a method through its receiver', () => {
     const result = findReferences(fx.qctx, 'Cache.get')
     assert.deepEqual(result.references.map((r) => ({ ...r })), [
-      { path: 'app/service.py', line: 8, column: 19, context: 'return Cache().get(data)', enclosing: 'run' },
+      { path: 'app/service.py', line: 8, column: 19, context: 'return Cache().get(data)', enclosing: 'run', precision: 'syntactic' },
     ])
   })
 

@@ -4,7 +4,8 @@
  * give the same result. Rendering stays with the command; results are plain JSON-able objects.
  */
 import type { QueryContext } from '../query/context.js'
-import { findDefinitions, type DefResult } from '../query/def.js'
+import { findDefinitions, type DefResult, type Definition } from '../query/def.js'
+import { addHoverTypes } from '../lsp/index.js'
 import { findReferences, type RefsResult } from '../query/refs.js'
 import { UsageError } from '../errors.js'
 import { LOCALIZATION_PATHS, searchCode, searchFiles, type FileSearchResponse, type LocalizationPath, type SearchOptions, type SearchResponse } from '../query/search/index.js'
@@ -20,11 +21,14 @@ export type SearchParams = { query: string } & Pick<SearchOptions, 'limit' | 'la
 export interface DefParams {
   symbol: string
   limit: number
+  /** Add language servers' hover types (`--lsp`); else as `[lsp] enabled` says. */
+  lsp?: boolean
 }
 export interface RefsParams {
   symbol: string
   limit: number
   cursor?: string
+  lsp?: boolean
 }
 export interface MapParams {
   scope?: string
@@ -71,15 +75,26 @@ export const QUERIES: { [N in QueryName]: QueryFunction<N> } = {
     response.warnings.unshift(...io.indexWarnings)
     return response
   },
-  async def(qctx, { symbol, limit }) {
-    return findDefinitions(qctx, symbol, { limit })
+  async def(qctx, { symbol, limit, lsp }, io) {
+    const result = findDefinitions(qctx, symbol, { limit })
+    await withHoverTypes(qctx, result.definitions, lsp, io)
+    return result
   },
-  async refs(qctx, { symbol, limit, cursor }) {
-    return findReferences(qctx, symbol, { limit, cursor })
+  async refs(qctx, { symbol, limit, cursor, lsp }, io) {
+    const result = findReferences(qctx, symbol, { limit, cursor })
+    await withHoverTypes(qctx, result.definitions, lsp, io)
+    return result
   },
   async map(qctx, { scope, tokens, focus }, io) {
     return buildRepoMap(qctx, { scope, tokens, focus, warn: (message) => io.note(message) })
   },
+}
+
+/** The language servers' hover types on the definitions, when asked (`--lsp`) or configured (`[lsp] enabled`). */
+async function withHoverTypes(qctx: QueryContext, definitions: Definition[], lsp: boolean | undefined, io: QueryIo): Promise<void> {
+  const { config, repo } = qctx.index
+  if (!(lsp || config.lsp.enabled) || repo.root === null) return
+  await addHoverTypes(definitions, (path) => qctx.files.get(path)?.language, { root: repo.root, timeoutMs: config.lsp.timeoutMs, warn: (message) => io.note(message) })
 }
 
 /** `code,history` → the paths; a UsageError names an unknown one. */

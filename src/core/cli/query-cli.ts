@@ -40,13 +40,13 @@ export const searchCli: QueryCli<'search', { query: string }, { limit: number; l
   render: (_params, response) => ({ stdout: ['files' in response ? formatFileResults(response) : formatSearchResults(response)] }),
 }
 
-export const defCli: QueryCli<'def', { symbol: string }, { limit: number }> = {
-  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit }),
+export const defCli: QueryCli<'def', { symbol: string }, { limit: number; lsp?: boolean }> = {
+  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, lsp: flags.lsp }),
   render: renderDefinitions,
 }
 
-export const refsCli: QueryCli<'refs', { symbol: string }, { limit: number; cursor?: string }> = {
-  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, cursor: flags.cursor }),
+export const refsCli: QueryCli<'refs', { symbol: string }, { limit: number; cursor?: string; lsp?: boolean }> = {
+  params: (args, flags) => ({ symbol: args.symbol, limit: flags.limit, cursor: flags.cursor, lsp: flags.lsp }),
   render: renderReferences,
 }
 
@@ -96,9 +96,14 @@ function renderDefinitions({ symbol }: DefParams, result: DefResult): Rendering 
     const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
     return { stdout: [`No definition of ${symbol}${hint}`] }
   }
-  const lines = result.definitions.map((def) => `${quotedName(def.path)}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}`)
+  const lines = result.definitions.map((def) => `${quotedName(def.path)}:${def.line}  ${def.kind} ${def.qualifiedName}  ${def.signature}${def.type && def.type !== def.signature ? `  : ${oneLine(def.type)}` : ''}${def.precision === 'scip' ? '  [scip]' : ''}`)
   if (result.total > result.definitions.length) lines.push(`… ${result.total - result.definitions.length} more (--limit)`)
   return { stdout: lines }
+}
+
+/** A multi-line hover (a long signature) on the definition's one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ')
 }
 
 function renderReferences({ symbol }: RefsParams, result: RefsResult): Rendering {
@@ -106,7 +111,7 @@ function renderReferences({ symbol }: RefsParams, result: RefsResult): Rendering
     const hint = result.suggestions?.length ? ` — did you mean ${result.suggestions.join(', ')}?` : ''
     return { stdout: [`No references to ${symbol}${hint}`] }
   }
-  const line = (ref: Reference): string => `${quotedName(ref.path)}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}`
+  const line = (ref: Reference): string => `${quotedName(ref.path)}:${ref.line}:${ref.column + 1}  ${ref.context}${ref.enclosing ? `  (in ${ref.enclosing})` : ''}${ref.precision === 'scip' ? '  [scip]' : ''}`
   const lines = result.references.map(line)
   if (result.ambiguous) lines.push(`\nAmbiguous (may be another ${symbol}):`, ...result.ambiguous.map(line))
   if (result.cursor) lines.push(`\nMore: --cursor ${result.cursor}`)

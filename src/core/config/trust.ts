@@ -12,6 +12,8 @@
  *   which environment variable's secret goes with them.
  * - `[notes] folders` outside the repository: absolute, `~` or climbing out with `..`. Folders
  *   inside it stay (symbolic links leading out are refused when the notes are listed).
+ * - `[lsp]`, every key: it starts language servers, programs of this machine, over the repository.
+ * - `[scip] path` outside the repository, by the same rule as notes folders.
  *
  * A repository that sets them is not refused — many were written before this rule — the settings
  * are dropped with one warning each that says where they belong.
@@ -48,6 +50,16 @@ export function confineRepositoryConfig(raw: Record<string, unknown>, userFile: 
       kept.notes = { ...notes, folders: folders.filter((folder) => !outside.includes(folder)) }
       warnings.push(`vlt.toml: notes.folders ${outside.map((folder) => JSON.stringify(folder)).join(', ')} ignored: folders outside the repository are read only from your own config (${userFile})`)
     }
+  }
+  if (Object.hasOwn(kept, 'lsp')) {
+    delete kept.lsp
+    warnings.push(`vlt.toml: [lsp] ignored: a repository's file cannot start language servers on your machine; set it in your own config (${userFile})`)
+  }
+  const scip = kept.scip
+  if (isTable(scip) && typeof scip.path === 'string' && !staysInRepository(scip.path.trim())) {
+    const { path, ...rest } = scip
+    kept.scip = rest
+    warnings.push(`vlt.toml: scip.path ${JSON.stringify(path)} ignored: a repository's file cannot name a SCIP index outside the repository; set it in your own config (${userFile})`)
   }
   return { raw: kept, warnings }
 }

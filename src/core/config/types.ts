@@ -94,4 +94,19 @@ export interface VltConfig {
   }
   /** Markdown notes beyond the repository's own (see src/core/notes/config.ts). */
   notes: NotesConfig
+  /** Only from the user's config (trust.ts): language servers run on this machine over the repository's code. */
+  lsp: {
+    /** def/refs add hover types, the oracle diagnostics of cited files (`--lsp` asks for it in one command). */
+    enabled: boolean
+    /** How long the language servers of one query get, start-up included; past it, one warning and the answer without them. */
+    timeoutMs: number
+  }
+  scip: {
+    /**
+     * The SCIP index queries import on their own when it changes (src/core/scip), relative to the
+     * repository's root. A committed vlt.toml's must stay inside the repository (trust.ts), and
+     * whatever it names is read only if it resolves inside it.
+     */
+    path: string
+  }
 }

@@ -12,6 +12,7 @@ import { UsageError, VltError } from '../errors.js'
 import { blameRange, lineHistory, messageSearch, openGit, openRepo, pickaxe, shallowBoundary, type Repo } from '../git/index.js'
 import { openIndexContext } from '../index/index.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
+import { citedCodeFiles, diagnosticsOf } from '../lsp/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
@@ -182,6 +183,9 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   if (git) options.stage?.('blame')
   if (git) await addBlame(git, sources, boundary, warn)
   options.signal?.throwIfAborted()
+  // With [lsp] enabled, the language servers' diagnostics of the cited code files (src/core/lsp).
+  const lsp = index?.config.lsp
+  const diagnostics = lsp?.enabled && qctx && repo.root ? await diagnosticsOf(citedCodeFiles(sources, (path) => qctx!.files.get(path)?.language), { root: repo.root, timeoutMs: lsp.timeoutMs, warn }) : []
 
   options.stage?.('answering')
   const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, missingOpening(missing, claimed))
@@ -197,6 +201,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     warnings,
     shallow: boundary.size > 0,
     ...(missing.length > 0 ? { missingSymbols: missing } : {}),
+    ...(diagnostics.length > 0 ? { diagnostics } : {}),
     ...(answer.agent ? { agent: answer.agent } : {}),
     ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
   }

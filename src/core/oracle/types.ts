@@ -3,6 +3,7 @@
  * (OracleSource, the shared RetrievalResult with the exact-index and git methods added) and the
  * answer (OracleResponse, the `--json` shape).
  */
+import type { Diagnostic } from '../lsp/index.js'
 import type { Progress } from '../cli/progress.js'
 import type { SearchExplain } from '../query/search/index.js'
 import type { RetrievalMethod, RetrievalResult, SourceType } from '../sources/retrieval.js'
@@ -131,6 +132,8 @@ export interface OracleResponse {
    * nearest defined names. The answer says so first; any evidence after it is only loosely related.
    */
   missingSymbols?: Array<{ name: string; nearest: string[] }>
+  /** Only with `[lsp] enabled` and when the language servers reported some: the diagnostics of the cited code files. */
+  diagnostics?: Diagnostic[]
   /** Only when a language model answered: the agent loop's requests and tool calls. */
   agent?: OracleAgentTrace
   /** Only when a language model answered: tokens and cost by role (agent, answer). */

@@ -8,6 +8,7 @@ import { EnvironmentFault, LockBusyError, takeFaultNotice } from '../store/index
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
 import type { FileArtifact, LanguageId } from '../parse/types.js'
+import { refreshOfferedScip, scipViewLoader, type ScipView } from '../scip/index.js'
 
 /**
  * Why an answer may be stale (`Freshness.staleReason`, a JSON and MCP contract: values are only added):
@@ -53,6 +54,8 @@ export interface QueryContext {
   artifact(path: string): FileArtifact | null
   /** HEAD's commit history (src/core/commits), loaded on first use and kept with the context. */
   commits(): Promise<CommitHistory>
+  /** The imported SCIP index (src/core/scip), read on first use; null when there is none. */
+  scip(): ScipView | null
 }
 
 export interface OpenQueryOptions extends BuildOptions {
@@ -97,6 +100,8 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
   const overlaid = overlay.headTree === tree.manifest.treeHash
   const applied = overlaid ? await applyOverlay(index, tree.aggregates, overlay, files, opts) : 0
   index.repairs.flush(opts.warn)
+  // A SCIP index the repository offers is imported when it is new: only a query that could update the index does it.
+  if (!skipped && !opts.noSync) await refreshOfferedScip(index, opts.warn)
   const staleReason: StaleReason | undefined = skipped?.reason ?? (overlaid ? undefined : 'no-overlay')
   return {
     index,
@@ -106,6 +111,7 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
     files,
     artifact: artifactCache((source) => readArtifact(index, source, opts.warn), files),
     commits: once(() => loadCommitHistory({ repo: index.repo, paths: index.paths, maxCommits: index.config.commits.maxCommits }, opts.warn)),
+    scip: scipViewLoader(index, opts.warn),
   }
 }
 

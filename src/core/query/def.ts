@@ -13,6 +13,12 @@ import { isTestPath } from './search/filters.js'
 import { findCandidates, nameOf, type Candidate } from './symbols/candidates.js'
 import { suggestNames } from './symbols/suggest.js'
 
+/**
+ * Where an answer about a file comes from: `scip` when an imported SCIP index is fresh for the file
+ * and confirms it (a compiler's resolution), else `syntactic` (our tree-sitter indexes).
+ */
+export type Precision = 'scip' | 'syntactic'
+
 export interface Definition {
   name: string
   qualifiedName: string
@@ -21,6 +27,9 @@ export interface Definition {
   line: number
   endLine: number
   signature: string
+  precision: Precision
+  /** The symbol's type or signature as the SCIP indexer describes it (its hover), when it does. */
+  type?: string
 }
 
 export interface DefResult {
@@ -44,7 +53,7 @@ export function findDefinitions(qctx: QueryContext, symbol: string, options: Def
   const ranked = rankedDefinitions(qctx, symbol, true)
   const result: DefResult = {
     symbol,
-    definitions: ranked.slice(0, options.limit ?? DEFAULT_DEF_LIMIT).map(toDefinition),
+    definitions: ranked.slice(0, options.limit ?? DEFAULT_DEF_LIMIT).map((c) => toDefinition(c, scipSymbolOf(qctx, c), qctx)),
     total: ranked.length,
     freshness: qctx.freshness,
   }
@@ -97,6 +106,18 @@ export function isDeclaration(def: SymbolInfo): boolean {
   return (def.kind === 'function' || def.kind === 'method') && DECLARATION_FILE.test(def.path) && def.endLine === def.line
 }
 
-export function toDefinition(c: SymbolInfo): Definition {
-  return { name: c.name, qualifiedName: c.qualifiedName, kind: c.kind, path: c.path, line: c.line, endLine: c.endLine, signature: c.signature }
+/** `c` as a definition; `scipSymbol`: the SCIP symbol a fresh SCIP document defines there, if any. */
+export function toDefinition(c: SymbolInfo, scipSymbol: number | undefined, qctx: QueryContext): Definition {
+  const definition: Definition = { name: c.name, qualifiedName: c.qualifiedName, kind: c.kind, path: c.path, line: c.line, endLine: c.endLine, signature: c.signature, precision: 'syntactic' }
+  if (scipSymbol === undefined) return definition
+  definition.precision = 'scip'
+  const type = qctx.scip()?.hover(scipSymbol)
+  if (type !== undefined) definition.type = type
+  return definition
+}
+
+/** The SCIP symbol defined where `c` is, when the SCIP index is fresh for its file and agrees that a definition starts there. */
+export function scipSymbolOf(qctx: QueryContext, c: SymbolInfo): number | undefined {
+  const source = qctx.files.get(c.path)
+  return source ? qctx.scip()?.definitionAt(c.path, source.blob, c.line, c.column) : undefined
 }

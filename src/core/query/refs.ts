@@ -11,7 +11,9 @@
 import { UsageError } from '../errors.js'
 import type { FileImport, SymbolInfo } from '../graph/symbol-table.js'
 import type { Freshness, QueryContext } from './context.js'
-import { isDeclaration, rankedDefinitions, requireSymbol, toDefinition, type Definition } from './def.js'
+import { isDeclaration, rankedDefinitions, requireSymbol, scipSymbolOf, toDefinition, type Definition, type Precision } from './def.js'
+import type { FileArtifact } from '../parse/types.js'
+import type { ScipOccurrence } from '../scip/index.js'
 import { findCandidates, nameOf } from './symbols/candidates.js'
 import { aliasesOf, bindsName, importBindings, NAMED_IMPORTS } from './symbols/bindings.js'
 import { exposureOf, type Exposure } from './symbols/exposure.js'
@@ -31,6 +33,8 @@ export interface Reference {
   context: string
   /** Qualified name of the innermost enclosing definition ('' at top level). */
   enclosing: string
+  /** `scip`: the imported SCIP index is fresh for the file and resolved the use; else `syntactic`. */
+  precision: Precision
 }
 
 export interface RefsResult {
@@ -64,14 +68,17 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
   const targets = targetsOf(rankedDefinitions(qctx, symbol))
   const others = targets.length === 0 ? [] : findCandidates(table, name).filter((c) => c.name === name && !targets.some((t) => same(t, c)))
   const postings = table.referencesTo(name)
-  const result: RefsResult = { symbol, definitions: targets.map(toDefinition), references: [], mentions: 0, freshness: qctx.freshness }
+  const scipSymbols = targets.map((t) => scipSymbolOf(qctx, t))
+  const result: RefsResult = { symbol, definitions: targets.map((t, i) => toDefinition(t, scipSymbols[i], qctx)), references: [], mentions: 0, freshness: qctx.freshness }
+  // Files the SCIP index is fresh for answer from it: the compiler's uses of the target's SCIP symbol(s).
+  const scip = new ScipUses(qctx, new Set(scipSymbols.filter((s) => s !== undefined)))
   for (const posting of postings) result.mentions += posting.count
   if (targets.length === 0 && postings.length === 0) {
     result.suggestions = suggestNames(table, name)
     return result
   }
 
-  const mentioning = postings.map((p) => p.path)
+  const mentioning = [...new Set([...postings.map((p) => p.path), ...scip.files()])]
   const views = new FileViews(qctx, name)
   // A class member named like the target does not hide the file's imports of it (click's core.py
   // has Option.prompt and imports termui's prompt): only top-level definitions label a file.
@@ -85,6 +92,22 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
 
   for (let f = start.file; f < files.length; f++) {
     const path = files[f]!
+    const uses = scip.usesIn(path)
+    if (uses) {
+      const artifact = qctx.artifact(path)
+      if (!artifact) continue
+      const line = lineReader(artifact)
+      for (let r = f === start.file ? start.ref : 0; r < uses.length; r++) {
+        if (result.references.length === limit) {
+          result.cursor = `${f}.${r}`
+          break
+        }
+        const use = uses[r]!
+        result.references.push({ path, line: use.line, column: use.column, context: line(use.line), enclosing: enclosingAt(artifact, use.line), precision: 'scip' })
+      }
+      if (result.cursor) break
+      continue
+    }
     const view = views.view(path, exposure)
     if (!view) continue
     const line = lineReader(view.artifact)
@@ -101,7 +124,7 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
         result.cursor = `${f}.${r}`
         break
       }
-      const entry: Reference = { path, line: ref.line, column: ref.column, context: line(ref.line), enclosing: ref.enclosing }
+      const entry: Reference = { path, line: ref.line, column: ref.column, context: line(ref.line), enclosing: ref.enclosing, precision: 'syntactic' }
       ;(verdict === 'keep' ? result.references : ambiguous).push(entry)
     }
     if (result.cursor) break
@@ -118,6 +141,43 @@ function targetsOf(ranked: SymbolInfo[]): SymbolInfo[] {
   const best = ranked[0]
   if (!best) return []
   return ranked.filter((c) => c === best || (c.qualifiedName === best.qualifiedName && (isDeclaration(c) || isDeclaration(best))))
+}
+
+/** The uses of the target's SCIP symbols in the files the imported SCIP index is fresh for. */
+class ScipUses {
+  private readonly byPath: Map<string, ScipOccurrence[]>
+  /** Whether the SCIP index speaks for the file as it is now. */
+  private readonly fresh: (path: string) => boolean
+
+  constructor(private readonly qctx: QueryContext, symbols: ReadonlySet<number>) {
+    const view = symbols.size > 0 ? qctx.scip() : null
+    this.byPath = view ? view.occurrencesOf(new Set([...symbols].flatMap((s) => view.usedAs(s)))) : new Map()
+    this.fresh = (path) => {
+      const source = qctx.files.get(path)
+      return view !== null && source !== undefined && view.fresh(path, source.blob) !== undefined
+    }
+  }
+
+  /** Fresh files holding a use (beside those the postings name). */
+  files(): string[] {
+    return [...this.byPath.keys()].filter((path) => this.fresh(path) && this.qctx.files.has(path))
+  }
+
+  /** The uses in `path` (definitions left out) when SCIP answers for it; undefined when it does not. */
+  usesIn(path: string): ScipOccurrence[] | undefined {
+    if (this.byPath.size === 0 || !this.fresh(path)) return undefined
+    return (this.byPath.get(path) ?? []).filter((use) => !use.definition)
+  }
+}
+
+/** The qualified name of the innermost definition around `line` ('' at top level), as extraction names a reference's. */
+function enclosingAt(artifact: FileArtifact, line: number): string {
+  let best: { qualifiedName: string; line: number; endLine: number } | undefined
+  for (const def of artifact.symbols) {
+    if (def.line > line || def.endLine < line) continue
+    if (!best || def.line > best.line || (def.line === best.line && def.endLine < best.endLine)) best = def
+  }
+  return best?.qualifiedName ?? ''
 }
 
 /** Views of the files of one query; exposure asks each file, hop after hop, which imports bind the name. */

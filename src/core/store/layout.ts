@@ -16,6 +16,7 @@
  *     overlay/overlay.mpk        the working-tree overlay on HEAD (its blobs live in objects/)
  *     commits/index.mpk          the commit index of HEAD's history: which packs hold it (see core/commits)
  *     commits/packs/<id>.mpk     commit records, many per file
+ *     scip/index.mpk             the imported SCIP index, with the commit it was built for (see core/scip)
  *     locks/<name>.lock          see lock.ts
  *     logs/
  *     threads/                   shared conversation threads, committed with the repository
@@ -41,6 +42,8 @@ export interface VltPaths {
   commits: string
   /** Which commit packs make up HEAD's history. */
   commitIndex: string
+  /** The imported SCIP index (src/core/scip). */
+  scipIndex: string
   /** A pack of commit records; `id` is a hash of the commits it holds. */
   commitPack(id: string): string
   /** Artifact record of one blob as extracted for `language` by extractor `extractorVersion`. */
@@ -84,6 +87,7 @@ export function vltPaths(vltDir: string): VltPaths {
     threads: join(vltDir, 'threads'),
     commits,
     commitIndex: join(commits, 'index.mpk'),
+    scipIndex: join(vltDir, 'scip', 'index.mpk'),
     commitPack: (id) => join(commits, 'packs', `${safeName(id, 'commit pack id')}.mpk`),
     blobRecord(blob, extractorVersion, language) {
       const id = objectId(blob, 'blob')

@@ -42,8 +42,19 @@ const fileResultSchema = z.object({
   commits: z.array(z.object({ hash: z.string(), subject: z.string(), date: z.string(), author: z.string() })).describe('Past commits similar to the query that changed this file.'),
 })
 
-const definitionSchema = z.object({ name: z.string(), qualifiedName: z.string(), kind: z.string(), path: z.string(), line: z.number(), endLine: z.number(), signature: z.string() })
-const referenceSchema = z.object({ path: z.string(), line: z.number(), column: z.number(), context: z.string(), enclosing: z.string() })
+const precisionSchema = z.enum(['scip', 'syntactic']).describe('"scip": from an imported SCIP index fresh for the file (compiler-resolved); "syntactic": from our own indexes.')
+const definitionSchema = z.object({
+  name: z.string(),
+  qualifiedName: z.string(),
+  kind: z.string(),
+  path: z.string(),
+  line: z.number(),
+  endLine: z.number(),
+  signature: z.string(),
+  precision: precisionSchema,
+  type: z.string().optional().describe("The symbol's type or signature from the SCIP index (its hover), when known."),
+})
+const referenceSchema = z.object({ path: z.string(), line: z.number(), column: z.number(), context: z.string(), enclosing: z.string(), precision: precisionSchema })
 const symbolInput = z.string().min(1).max(500).describe('name, Class.method, module.name or path:name; "it" = the last symbol discussed.')
 
 export function codeTools(env: ToolEnv): AnyToolSpec[] {
@@ -308,11 +319,11 @@ function renderFile(f: FileSearchResult): string {
 }
 
 function renderDefinition(d: Definition): string {
-  return `${quotedName(d.path)}:${d.line}-${d.endLine}  ${d.kind} ${d.qualifiedName}  ${d.signature}`
+  return `${quotedName(d.path)}:${d.line}-${d.endLine}  ${d.kind} ${d.qualifiedName}  ${d.signature}${d.type && d.type !== d.signature ? `  : ${d.type.replace(/\s*\n\s*/g, ' ')}` : ''}${d.precision === 'scip' ? '  [scip]' : ''}`
 }
 
 function renderReference(r: Reference): string {
-  return `${quotedName(r.path)}:${r.line}:${r.column + 1}  ${r.context}${r.enclosing ? `  (in ${r.enclosing})` : ''}`
+  return `${quotedName(r.path)}:${r.line}:${r.column + 1}  ${r.context}${r.enclosing ? `  (in ${r.enclosing})` : ''}${r.precision === 'scip' ? '  [scip]' : ''}`
 }
 
 function suggest(suggestions: string[] | undefined): string {

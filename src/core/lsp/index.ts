@@ -1,0 +1,72 @@
+/**
+ * LSP enrichment (US4 AS3): the hover type of a definition and the diagnostics of cited files,
+ * from the language servers the user has installed, started lazily and time-boxed (session.ts).
+ */
+import { promises as fs } from 'node:fs'
+import { join } from 'node:path'
+import type { LanguageId } from '../parse/types.js'
+import { LspSession, type Diagnostic, type LspOptions } from './session.js'
+
+export { LspSession, type Diagnostic, type LspOptions } from './session.js'
+export { LspConnection, LspError } from './connection.js'
+
+/** What enrichment needs of a definition (src/core/query's Definition is one). */
+export interface TypedDefinition {
+  name: string
+  path: string
+  /** 1-based. */
+  line: number
+  type?: string
+}
+
+/**
+ * Adds the language server's hover at each definition's name as its `type`, where none is known
+ * yet (an imported SCIP index gives it first). Definitions a server cannot speak for keep none.
+ */
+export async function addHoverTypes(definitions: TypedDefinition[], languageOf: (path: string) => LanguageId | undefined, options: LspOptions): Promise<void> {
+  const wanted = definitions.filter((d) => d.type === undefined && languageOf(d.path) !== undefined)
+  if (wanted.length === 0) return
+  const session = new LspSession(options)
+  try {
+    for (const definition of wanted) {
+      const column = await nameColumn(options.root, definition)
+      if (column === undefined) continue
+      const type = await session.hover(definition.path, languageOf(definition.path)!, definition.line, column)
+      if (type !== undefined) definition.type = type
+    }
+  } finally {
+    await session.close()
+  }
+}
+
+/** Where the name starts on its definition's line (a definition records its line, not its column). */
+async function nameColumn(root: string, definition: TypedDefinition): Promise<number | undefined> {
+  const text = await fs.readFile(join(root, definition.path), 'utf8').catch(() => null)
+  const line = text?.split('\n')[definition.line - 1]
+  if (line === undefined) return undefined
+  const match = new RegExp(`(?<![\\w$])${definition.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`).exec(line)
+  return match?.index
+}
+
+/** The diagnostics language servers publish for these files of the working tree (the oracle's cited files). */
+export async function diagnosticsOf(files: Array<{ path: string; language: LanguageId }>, options: LspOptions): Promise<Diagnostic[]> {
+  if (files.length === 0) return []
+  const session = new LspSession(options)
+  try {
+    return await session.diagnostics(files)
+  } finally {
+    await session.close()
+  }
+}
+
+/** The code files cited by evidence located as `path:line` or `path:start-end`, with their languages; each once. */
+export function citedCodeFiles(sources: Array<{ sourceType: string; sourcePath: string }>, languageOf: (path: string) => LanguageId | undefined): Array<{ path: string; language: LanguageId }> {
+  const files = new Map<string, LanguageId>()
+  for (const source of sources) {
+    if (source.sourceType !== 'code') continue
+    const path = source.sourcePath.replace(/:\d+(?:-\d+)?$/, '')
+    const language = languageOf(path)
+    if (language !== undefined) files.set(path, language)
+  }
+  return [...files].map(([path, language]) => ({ path, language }))
+}

@@ -1,0 +1,212 @@
+import { strict as assert } from 'node:assert'
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { vlt, vltJson } from '../helpers/cli.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { scipDocument, scipIndex } from './scip-encode.js'
+
+const FILES = {
+  'tsconfig.json': '{"compilerOptions":{"strict":true,"target":"es2020","module":"commonjs"},"include":["src"]}\n',
+  'src/shapes.ts': [
+    'export class Circle {',
+    '  constructor(public radius: number) {}',
+    '  area(): number {',
+    '    return Math.PI * this.radius * this.radius',
+    '  }',
+    '}',
+    '',
+    'export class Square {',
+    '  constructor(public side: number) {}',
+    '  area(): number {',
+    '    return this.side * this.side',
+    '  }',
+    '}',
+    '',
+    'export function total(shapes: Circle[]): number {',
+    '  return shapes.reduce((sum, s) => sum + s.area(), 0)',
+    '}',
+    '',
+  ].join('\n'),
+  'src/main.ts': [
+    "import { Circle, Square, total } from './shapes'",
+    '',
+    'const shapes = [new Circle(1), new Circle(2)]',
+    'console.log(total(shapes))',
+    'const first = shapes[0]!.area()',
+    'const square = new Square(3).area()',
+    '',
+  ].join('\n'),
+}
+
+/** The compiler's truth about the fixture: the uses of Circle.area (Square.area's are not). */
+const CIRCLE_AREA_USES = ['src/main.ts:5:25', 'src/shapes.ts:16:43']
+
+interface Ref {
+  path: string
+  line: number
+  column: number
+  precision: string
+}
+const where = (refs: Ref[]): string[] => refs.map((r) => `${r.path}:${r.line}:${r.column}`).sort()
+
+describe('coderag scip (SCIP import and build)', function () {
+  this.timeout(180_000)
+  let repo: GitFixture
+  let built: string
+
+  before(() => {
+    repo = createGitRepo({ files: FILES })
+    repo.commit('shapes')
+    built = join(repo.dir, '..', `${repo.dir.split('/').pop()}-index.scip`)
+  })
+  after(() => repo.cleanup())
+
+  it('builds an index with scip-typescript, never running an indexer the repository ships, and imports it', () => {
+    // A cloned repository's node_modules/.bin on PATH: its "indexer" would leave a canary.
+    const canary = join(repo.dir, '..', `${repo.dir.split('/').pop()}-canary`)
+    mkdirSync(join(repo.dir, 'node_modules', '.bin'), { recursive: true })
+    writeFileSync(join(repo.dir, 'node_modules', '.bin', 'scip-typescript'), `#!/bin/sh\ntouch ${canary}\nexit 1\n`)
+    chmodSync(join(repo.dir, 'node_modules', '.bin', 'scip-typescript'), 0o755)
+    const path = `${join(repo.dir, 'node_modules', '.bin')}:node_modules/.bin:${process.env.PATH}`
+    const result = vltJson(repo.dir, ['coderag', 'scip', 'build', '--output', built], { PATH: path })
+    assert.equal(existsSync(canary), false, 'the repository\'s scip-typescript was run')
+    assert.deepEqual(result.indexers.map((i: { name: string }) => i.name), ['scip-typescript'])
+    assert.equal(result.commit, repo.git('rev-parse', 'HEAD'))
+    assert.equal(result.documents, 2)
+    assert.equal(result.skippedDocuments, 0)
+    assert.match(result.tool, /^scip-typescript /)
+    assert.ok(readFileSync(built).length > 0)
+  })
+
+  it('answers def and refs from SCIP for fresh files, with the indexer\'s types', () => {
+    const def = vltJson(repo.dir, ['coderag', 'def', 'total'])
+    assert.deepEqual(def.definitions.map((d: { path: string; line: number; precision: string; type?: string }) => [d.path, d.line, d.precision, d.type]), [
+      ['src/shapes.ts', 15, 'scip', 'function total(shapes: Circle[]): number'],
+    ])
+    const refs = vltJson(repo.dir, ['coderag', 'refs', 'Circle.area'])
+    assert.deepEqual(where(refs.references), CIRCLE_AREA_USES)
+    assert.ok(refs.references.every((r: Ref) => r.precision === 'scip'))
+    assert.equal(refs.ambiguous, undefined)
+    // `new Circle(…)` is a use of the class, though scip-typescript names the constructor there.
+    const circle = vltJson(repo.dir, ['coderag', 'refs', 'Circle'])
+    assert.deepEqual(where(circle.references), ['src/main.ts:1:9', 'src/main.ts:3:20', 'src/main.ts:3:35', 'src/shapes.ts:15:30'])
+    const text = vlt(repo.dir, ['coderag', 'refs', 'Circle.area'])
+    assert.equal(text.status, 0)
+    assert.match(text.stdout, /src\/main\.ts:5:26 {2}const first = shapes\[0\]!\.area\(\) {2}\(in first\) {2}\[scip\]/)
+  })
+
+  it('answers syntactically for a file edited since the index was built', () => {
+    writeFileSync(join(repo.dir, 'src/main.ts'), `${FILES['src/main.ts']}// edited\n`)
+    try {
+      const refs = vltJson(repo.dir, ['coderag', 'refs', 'Circle.area'])
+      // Our own resolution cannot type `shapes[0]!` and calls the use ambiguous; SCIP no longer speaks for the file.
+      const uses = [...refs.references, ...(refs.ambiguous ?? [])].map((r: Ref) => `${r.path}:${r.line}:${r.precision}`).sort()
+      assert.deepEqual(uses, ['src/main.ts:5:syntactic', 'src/main.ts:6:syntactic', 'src/shapes.ts:16:scip'])
+    } finally {
+      writeFileSync(join(repo.dir, 'src/main.ts'), FILES['src/main.ts'])
+    }
+  })
+
+  it('imports an index.scip the repository commits on its own, for the commit that last changed it', () => {
+    const other = createGitRepo({ files: FILES })
+    try {
+      other.commit('shapes')
+      other.write({ 'index.scip': readFileSync(built) })
+      const indexed = other.commit('index')
+      other.write({ 'README.md': 'later\n' })
+      other.commit('later')
+      const def = vltJson(other.dir, ['coderag', 'def', 'Circle'])
+      assert.equal(def.definitions[0].precision, 'scip')
+      const refs = vltJson(other.dir, ['coderag', 'refs', 'Circle.area'])
+      assert.deepEqual(where(refs.references), CIRCLE_AREA_USES)
+      assert.ok(refs.references.every((r: Ref) => r.precision === 'scip'))
+      assert.equal(vltJson(other.dir, ['coderag', 'scip', 'import', 'index.scip']).commit, other.git('rev-parse', 'HEAD'))
+      assert.notEqual(indexed, other.git('rev-parse', 'HEAD'))
+    } finally {
+      other.cleanup()
+    }
+  })
+
+  it('answers syntactically, with one warning and exit 0, from a corrupt or truncated index.scip', () => {
+    for (const bytes of [Buffer.from('not a scip index\n'), readFileSync(built).subarray(0, 200)]) {
+      const other = createGitRepo({ files: FILES })
+      try {
+        other.commit('shapes')
+        other.write({ 'index.scip': bytes })
+        const run = vlt(other.dir, ['coderag', 'refs', 'Circle.area'])
+        assert.equal(run.status, 0, run.stderr)
+        const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning:'))
+        assert.equal(warnings.length, 1, run.stderr)
+        assert.match(warnings[0]!, /index\.scip is not a readable SCIP index .*answering from the syntactic index/)
+        assert.match(run.stdout, /src\/shapes\.ts:16:44/)
+        assert.doesNotMatch(run.stdout, /\[scip\]/)
+        const def = vltJson(other.dir, ['coderag', 'def', 'Circle'])
+        assert.equal(def.definitions[0].precision, 'syntactic')
+      } finally {
+        other.cleanup()
+      }
+    }
+  })
+
+  it('answers syntactically, with one warning, when the imported record is damaged', () => {
+    const record = join(repo.dir, '.vlt', 'scip', 'index.mpk')
+    const bytes = readFileSync(record)
+    bytes[bytes.length >> 1] ^= 0xff
+    writeFileSync(record, bytes)
+    const run = vlt(repo.dir, ['coderag', 'def', 'total'])
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(run.stderr.split('\n').filter((line) => line.startsWith('warning:')).length, 1, run.stderr)
+    assert.match(run.stderr, /SCIP index .* was damaged/)
+    assert.doesNotMatch(run.stdout, /\[scip\]/)
+    vltJson(repo.dir, ['coderag', 'scip', 'import', built])
+    assert.equal(vltJson(repo.dir, ['coderag', 'def', 'total']).definitions[0].precision, 'scip')
+  })
+
+  it('leaves out documents whose paths lead outside the repository', () => {
+    const hostile = join(repo.dir, '..', `${repo.dir.split('/').pop()}-hostile.scip`)
+    const symbol = 'scip-typescript npm . . src/`shapes.ts`/total().'
+    writeFileSync(
+      hostile,
+      scipIndex('hostile', [
+        scipDocument('../outside.ts', [{ range: [0, 0, 1], symbol, definition: true }]),
+        scipDocument('/etc/passwd', [{ range: [0, 0, 1], symbol }]),
+        scipDocument('src/missing.ts', [{ range: [0, 0, 1], symbol }]),
+        scipDocument('src/shapes.ts', [{ range: [14, 16, 21], symbol, definition: true }]),
+      ]),
+    )
+    const result = vltJson(repo.dir, ['coderag', 'scip', 'import', hostile])
+    assert.deepEqual([result.documents, result.skippedDocuments], [1, 3])
+    const refs = vltJson(repo.dir, ['coderag', 'refs', 'total'])
+    assert.deepEqual(refs.references.map((r: Ref) => `${r.path}:${r.precision}`).sort(), ['src/main.ts:syntactic', 'src/main.ts:syntactic'])
+    assert.equal(refs.definitions[0].precision, 'scip')
+  })
+
+  it('does not follow an index.scip link out of the repository, nor a committed scip.path outside it', () => {
+    const other = createGitRepo({ files: FILES })
+    try {
+      other.commit('shapes')
+      symlinkSync(built, join(other.dir, 'index.scip'))
+      assert.equal(vltJson(other.dir, ['coderag', 'def', 'Circle']).definitions[0].precision, 'syntactic')
+      other.write({ 'vlt.toml': `[scip]\npath = "../${built.split('/').pop()}"\n` })
+      const run = vlt(other.dir, ['coderag', 'def', 'Circle'])
+      assert.equal(run.status, 0, run.stderr)
+      assert.match(run.stderr, /scip\.path .* ignored: a repository's file cannot name a SCIP index outside the repository/)
+      assert.doesNotMatch(run.stdout, /\[scip\]/)
+    } finally {
+      other.cleanup()
+    }
+  })
+
+  it('refuses what is not a SCIP file to import, in one line, exit 1 (2 for a usage mistake)', () => {
+    const garbage = join(repo.dir, '..', `${repo.dir.split('/').pop()}-garbage.scip`)
+    writeFileSync(garbage, 'garbage')
+    const bad = vlt(repo.dir, ['coderag', 'scip', 'import', garbage])
+    assert.equal(bad.status, 1)
+    assert.match(bad.stderr, /is not a readable SCIP index/)
+    assert.doesNotMatch(bad.stderr, /\n\s+at /)
+    const missing = vlt(repo.dir, ['coderag', 'scip', 'import', 'nope.scip'])
+    assert.equal(missing.status, 2)
+    assert.match(missing.stderr, /cannot read .*nope\.scip: ENOENT/)
+    assert.equal(vlt(repo.dir, ['coderag', 'scip', 'import', built, '--commit', 'no-such-rev']).status, 2)
+  })
+})
