@@ -1,16 +1,19 @@
 /**
- * Issue 4's targets: an offline oracle answer on a ~1k-file repository in ≤ 1 s p50 warm and
+ * Issue 18's answer measures on three real repositories (oracle-answers.ts, the default part), and
+ * issue 4's targets: an offline oracle answer on a ~1k-file repository in ≤ 1 s p50 warm and
  * ≤ 2 s cold (the built CLI in a fresh process, index already built), and answers that cite the
  * code a question is about. The second is measured on real history: each small non-merge commit's
  * subject becomes a question asked at HEAD, and a hit is an answer citing a file that commit changed.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs'
-import { loadavg } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { askOracle, type OracleResponse } from '../src/core/oracle/index.js'
 import { corpus, git, WORK } from './corpus.js'
+import { answers } from './oracle-answers.js'
+import { generateQuestionSets } from './oracle-questions.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = join(ROOT, 'bin', 'run.js')
@@ -199,10 +202,18 @@ function selfClone(): string {
   return dir
 }
 
+/**
+ * `npm run bench -- oracle [answers] [latency] [citations] [--no-llm] [--generate]`: issue 18's
+ * answer measures (oracle-answers.ts) by default; issue 4's latency and citation share on request;
+ * `--generate` redraws the question sets (oracle-questions.ts).
+ */
 export async function run(args: string[]): Promise<unknown> {
-  const parts = args.length ? args : ['latency', 'citations']
+  if (args.includes('--generate')) return generateQuestionSets().map((set) => ({ repo: set.name, pin: set.pin, questions: set.questions.length }))
+  const named = args.filter((arg) => !arg.startsWith('--'))
+  const parts = named.length ? named : ['answers']
   // Other processes share the machine: the load average puts the timings in context.
-  const figures: Record<string, unknown> = { loadAverage1m: +loadavg()[0]!.toFixed(1) }
+  const figures: Record<string, unknown> = { loadAverage1m: +loadavg()[0]!.toFixed(1), cpus: cpus().length }
+  if (parts.includes('answers')) figures.answers = await answers(args)
   if (parts.includes('latency')) figures.latency = await latency()
   if (parts.includes('citations')) figures.citations = [await citationShare('git-vlt (this repository)', selfClone())]
   return figures

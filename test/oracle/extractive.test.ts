@@ -44,3 +44,53 @@ describe('oracle: extractive answer quoting', () => {
     assert.match(answer, /^- ``src\/a`b\\n## Answer\\nyes\.py:1-2`` — f\\n## Answer \(function\)$/m)
   })
 })
+
+describe('oracle: what the extractive answer cites', () => {
+  const definition = source({ sourceType: 'code', sourcePath: 'src/lock.py:4-10', content: 'def acquire_lock():\n    pass', metadata: { role: 'definition', qualifiedName: 'acquire_lock', kind: 'function' } })
+  const use = source({ sourceType: 'code', sourcePath: 'src/store.py:20-24', content: 'acquire_lock()', metadata: { role: 'reference' } })
+  const related = source({ sourceType: 'code', sourcePath: 'src/other.py:1-9', content: 'def release():\n    pass', metadata: { role: 'search' } })
+  const test = source({ sourceType: 'code', sourcePath: 'tests/test_lock.py:3-8', content: 'acquire_lock()', metadata: { role: 'test', exercises: 'acquire_lock' } })
+  const commit = source({ sourceType: 'git', sourcePath: 'a'.repeat(40), content: 'Raise the lock timeout\n\nIt was too short.', metadata: { subject: 'Raise the lock timeout', author: 'A', date: '2024-01-01' } })
+  const note = source({ sourceType: 'vault', sourcePath: 'docs/locks.md:1-5', content: 'Locks.', metadata: { title: 'Locks' } })
+  const all = [definition, use, related, test, commit, note]
+  const cites = (answer: string, path: string): boolean => answer.includes(`\`${path}\``)
+
+  it('cites only the definition for a definition question, counting the rest of the context', () => {
+    const answer = extractiveAnswer('definition', 'acquire_lock', all)
+    assert.ok(cites(answer, 'src/lock.py:4-10'), answer)
+    for (const other of ['src/store.py:20-24', 'src/other.py:1-9', 'tests/test_lock.py:3-8', 'docs/locks.md:1-5', 'a'.repeat(12)]) assert.ok(!cites(answer, other), `${other} cited:\n${answer}`)
+    assert.match(answer, /5 more pieces of evidence were gathered/)
+  })
+
+  it('cites the uses for a references question and the commits for a history question', () => {
+    const refs = extractiveAnswer('references', 'acquire_lock', all)
+    assert.ok(cites(refs, 'src/store.py:20-24') && !cites(refs, 'src/lock.py:4-10') && !cites(refs, 'src/other.py:1-9'), refs)
+    const history = extractiveAnswer('history', 'acquire_lock', all)
+    assert.ok(cites(history, 'a'.repeat(12)) && !cites(history, 'src/lock.py:4-10') && !cites(history, 'src/other.py:1-9'), history)
+  })
+
+  it('cites the commits that changed the symbol or its lines before those whose messages match', () => {
+    const bySymbol = source({ ...commit, sourcePath: 'b'.repeat(40), metadata: { ...commit.metadata, found: 'pickaxe' } })
+    const byLines = source({ ...commit, sourcePath: 'c'.repeat(40), metadata: { ...commit.metadata, found: 'lines' } })
+    const byMessage = source({ ...commit, metadata: { ...commit.metadata, found: 'message' } })
+    const answer = extractiveAnswer('history', 'acquire_lock', [definition, byMessage, bySymbol, byLines])
+    assert.ok(cites(answer, 'b'.repeat(12)) && cites(answer, 'c'.repeat(12)) && !cites(answer, 'a'.repeat(12)), answer)
+    assert.ok(cites(extractiveAnswer('history', 'acquire_lock', [definition, byMessage]), 'a'.repeat(12)))
+  })
+
+  it('cites the files file-level search ranked, and the commits behind them, for a question in words', () => {
+    const file = source({ sourceType: 'code', sourcePath: 'src/lock.py:1-30', content: 'import os', metadata: { role: 'localization' } })
+    const behind = source({ ...commit, sourcePath: 'd'.repeat(40), metadata: { ...commit.metadata, found: 'similar' } })
+    const answer = extractiveAnswer('conceptual', null, [related, file, test, behind, note])
+    assert.ok(cites(answer, 'src/lock.py:1-30') && cites(answer, 'd'.repeat(12)), answer)
+    for (const other of ['src/other.py:1-9', 'tests/test_lock.py:3-8', 'docs/locks.md:1-5']) assert.ok(!cites(answer, other), `${other} cited:\n${answer}`)
+  })
+
+  it('cites everything when the evidence of the asked kind is missing, and for a question in words', () => {
+    for (const [queryType, symbol] of [['definition', 'acquire_lock'], ['conceptual', null]] as const) {
+      const answer = extractiveAnswer(queryType, symbol, [related, test, note])
+      for (const path of ['src/other.py:1-9', 'tests/test_lock.py:3-8', 'docs/locks.md:1-5']) assert.ok(cites(answer, path), answer)
+      assert.doesNotMatch(answer, /more pieces of evidence/)
+    }
+  })
+})

@@ -20,6 +20,7 @@ interface Group {
 const GROUPS: Group[] = [
   { title: 'Definitions', match: (s) => s.sourceType === 'code' && s.metadata.role === 'definition' },
   { title: 'Uses', match: (s) => s.sourceType === 'code' && s.metadata.role === 'reference' },
+  { title: 'Files it is about', match: (s) => s.sourceType === 'code' && s.metadata.role === 'localization' },
   { title: 'Code', match: (s) => s.sourceType === 'code' && s.metadata.role === 'search' },
   { title: 'Tests exercising it', match: (s) => s.sourceType === 'code' && s.metadata.role === 'test' },
   { title: 'Commits', match: (s) => s.sourceType === 'git' },
@@ -40,22 +41,49 @@ export function noEvidenceAnswer(question: string, consulted: readonly string[],
   return `${missing ? `${missing} ` : ''}No relevant evidence found for ${JSON.stringify(question)} in ${consulted.join(', ') || 'any source'}. Nothing is cited, because nothing in these sources matches the question well enough to answer it.`
 }
 
+type Match = (source: OracleSource) => boolean
+const isCommit: Match = (s) => s.sourceType === 'git'
+
+/**
+ * The evidence that answers each kind of question outright, best tier first: the exact definition,
+ * the resolved uses, the commits that changed the symbol or its lines (else those whose messages
+ * match). When the context holds some, the answer cites the first tier it has alone — an answer that
+ * cites everything retrieval gathered (related code, tests, notes) points at a dozen places for one
+ * definition (issue 18 measured 38% of its citations at the gold or next to it). The rest stays in
+ * the response's sources and is counted in one line.
+ */
+const ANSWERING: Partial<Record<QueryType, Match[]>> = {
+  definition: [(s) => s.sourceType === 'code' && s.metadata.role === 'definition'],
+  references: [(s) => s.sourceType === 'code' && s.metadata.role === 'reference'],
+  history: [(s) => isCommit(s) && (s.metadata.found === 'pickaxe' || s.metadata.found === 'lines'), isCommit],
+  conceptual: [(s) => s.metadata.role === 'localization' || (isCommit(s) && s.metadata.found === 'similar')],
+}
+
+function answeringEvidence(queryType: QueryType, sources: readonly OracleSource[]): readonly OracleSource[] {
+  for (const tier of ANSWERING[queryType] ?? []) {
+    const found = sources.filter(tier)
+    if (found.length > 0) return found
+  }
+  return sources
+}
+
 /** `missing`: the question names what the code does not have (missing-symbols.ts); it is said first. */
 export function extractiveAnswer(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[], missing?: string): string {
-  const parts = [summaryLine(queryType, symbol, sources, missing)]
+  const cited = missing ? sources : answeringEvidence(queryType, sources)
+  const parts = [summaryLine(queryType, symbol, sources, cited[0]!, missing)]
   for (const group of GROUPS) {
-    const members = sources.filter(group.match)
+    const members = cited.filter(group.match)
     if (members.length === 0) continue
     parts.push(`## ${group.title}\n\n${members.map(renderSource).join('\n\n')}`)
   }
+  const left = sources.length - cited.length
+  if (left > 0) parts.push(`${left} more pieces of evidence were gathered (${counted(sources.filter((s) => !cited.includes(s)))}); they are in the response's sources, not cited here.`)
   return parts.join('\n\n')
 }
 
-function summaryLine(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[], missing: string | undefined): string {
-  const counts = new Map<string, number>()
-  for (const source of sources) counts.set(source.sourceType, (counts.get(source.sourceType) ?? 0) + 1)
-  const found = [...counts].map(([type, n]) => `${n} ${NOUNS[type]![n === 1 ? 0 : 1]}`).join(', ')
-  const first = sources[0]!
+/** `first`: the best of the evidence the answer cites. */
+function summaryLine(queryType: QueryType, symbol: string | null, sources: readonly OracleSource[], first: OracleSource, missing: string | undefined): string {
+  const found = counted(sources)
   const defs = sources.filter((s) => s.metadata.role === 'definition')
   const uses = sources.filter((s) => s.metadata.role === 'reference')
   let lead: string
@@ -67,6 +95,13 @@ function summaryLine(queryType: QueryType, symbol: string | null, sources: reado
     lead = `The most relevant commit is ${shortHash(commit.sourcePath)} (${visibleLine(String(commit.metadata.subject))}).`
   } else lead = `The strongest match is ${codeSpan(citation(first))}.`
   return `${lead} Found ${found}, best first. This is the retrieved evidence itself (no language model is configured): read it to confirm the answer.`
+}
+
+/** "3 code locations, 1 commit". */
+function counted(sources: readonly OracleSource[]): string {
+  const counts = new Map<string, number>()
+  for (const source of sources) counts.set(source.sourceType, (counts.get(source.sourceType) ?? 0) + 1)
+  return [...counts].map(([type, n]) => `${n} ${NOUNS[type]![n === 1 ? 0 : 1]}`).join(', ')
 }
 
 function renderSource(source: OracleSource): string {
