@@ -83,6 +83,20 @@ describe('askOracle (extractive, no LLM configured)', function () {
     }
   })
 
+  it('claims nothing missing for a name the code writes in a way the symbol index does not record', async () => {
+    // A named function expression passed as an argument: no definition the tags queries recognise, yet in the code.
+    const app = createGitRepo({ files: { 'lib/app.js': "exports.mount = function (router, path) {\n  router.use(path, function mounted_app(req, res, next) {\n    next()\n  })\n}\n" } })
+    try {
+      const response = await askOracle(app.dir, 'Where is mounted_app used?', { noLog: true, sources: ['code'] })
+      assert.equal(response.missingSymbols, undefined)
+      assert.doesNotMatch(response.answer, /There is no `mounted_app`/)
+      const absent = await askOracle(app.dir, 'Where is mounted_router used?', { noLog: true, sources: ['code'] })
+      assert.deepEqual(absent.missingSymbols?.map((m) => m.name), ['mounted_router'])
+    } finally {
+      app.cleanup()
+    }
+  })
+
   it('answers a history question with the commit that changed the symbol and its message', async () => {
     const response = await askOracle(repo.dir, 'why was LOCK_TIMEOUT_MS changed', { noLog: true, sources: ['code', 'git'] })
     assert.equal(response.queryType, 'history')

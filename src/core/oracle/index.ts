@@ -31,7 +31,7 @@ import { runAgent, type AgentSpend } from './agent.js'
 import { ANSWER_TOKENS, buildMessages } from './llm-answer.js'
 import { isBehaviourQuestion, rankCandidates, type Ranked } from './rank.js'
 import { questionTerms } from './relevance.js'
-import { missingNote, missingSymbols, type MissingSymbol } from './missing-symbols.js'
+import { absentFromText, missingNote, missingSymbols, type MissingSymbol } from './missing-symbols.js'
 import { logSession } from './session-log.js'
 import { testCandidates } from './test-files.js'
 import { ORACLE_SOURCES, type OracleAgentTrace, type OracleOptions, type OracleResponse, type OracleSource, type OracleSourceName, type OracleTraces, type RoleUsage } from './types.js'
@@ -133,7 +133,7 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     if (!opened) return []
     const named = withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0)
     claimed = claimedNames(cls)
-    missing = missingSymbols(opened, claimed)
+    missing = await absentFromText(opened.index.repo, missingSymbols(opened, claimed))
     const symbol = named.symbol
     traces.classification.symbol = symbol
     const paths: Array<Promise<Candidate[]>> = []

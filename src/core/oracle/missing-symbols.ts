@@ -5,6 +5,7 @@
  * code presented as the match. Only identifiers that can only be code (camelCase, snake_case,
  * backticked, dotted) are checked: a prose word in the question is no claim about the code.
  */
+import { runInRepo, type Repo } from '../git/index.js'
 import type { SymbolTable } from '../graph/symbol-table.js'
 import type { QueryContext } from '../query/context.js'
 import { suggestNames } from '../query/symbols/suggest.js'
@@ -33,6 +34,30 @@ export function missingSymbols(qctx: QueryContext, identifiers: readonly string[
     missing.push({ name: identifier, nearest: nearestNames(table, name) })
   }
   return missing
+}
+
+/**
+ * Of `missing`, the names the code's text lacks too. The symbol index records definitions and
+ * references its queries recognise; a name written some other way (a named function expression
+ * passed as an argument, a name a macro builds) is in the code all the same, and saying it is not
+ * would be false. One `git grep` per name (whole word, fixed string, tracked files as checked
+ * out); a grep that fails leaves the index's word standing.
+ */
+export async function absentFromText(repo: Repo, missing: readonly MissingSymbol[]): Promise<MissingSymbol[]> {
+  const absent = await Promise.all(missing.map((symbol) => textLacks(repo, lastSegment(symbol.name))))
+  return missing.filter((_, index) => absent[index])
+}
+
+async function textLacks(repo: Repo, name: string): Promise<boolean> {
+  // A bare repository has no checkout: its HEAD's files are what was indexed.
+  const where = repo.root === null ? ['HEAD'] : []
+  try {
+    await runInRepo(repo, ['grep', '-q', '-w', '-F', '-I', '-e', name, ...where])
+    return false
+  } catch {
+    // Exit status 1: no match. Any other failure leaves the index's word standing.
+    return true
+  }
 }
 
 /** The sentence that opens an answer when the question names what is not there. */
