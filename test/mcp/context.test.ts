@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert'
 import { contextNames, readContext } from '../helpers/context.js'
 import { vltJson } from '../helpers/cli.js'
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
+import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { connect, shopRepo, textOf } from './mcp-helpers.js'
 
 describe('git vlt mcp conversation context', function () {
@@ -63,6 +65,7 @@ describe('git vlt mcp conversation context', function () {
       const refs = await agent.call('find_references', { symbol: 'it' })
       assert.equal(refs.isError, undefined, textOf(refs))
       assert.equal(refs.structuredContent.resolved, 'it → Database')
+      assert.match(textOf(refs), /\n\nEstablished earlier in context default:\n- where is Database defined → src\/db\.py:1-/)
       const oracle = await agent.call('ask_oracle', { question: 'where is authenticate_user defined', sources: ['code'] })
       assert.equal(oracle.isError, undefined, textOf(oracle))
       assert.equal(oracle.structuredContent.context.name, 'default')
@@ -79,5 +82,46 @@ describe('git vlt mcp conversation context', function () {
     assert.equal(state.exchanges[2].question, 'where is authenticate_user defined')
     assert.match(state.exchanges[2].answer, /src\/user_service\.py:15/)
     assert.deepEqual(contextNames(repo.dir), ['compressor', 'default'])
+  })
+})
+
+describe('git vlt mcp ask_oracle with a model', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  let server: FakeOpenAIServer
+  let user: UserConfigFile
+  before(async () => {
+    repo = shopRepo()
+    server = await startFakeOpenAIServer()
+    user = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test-model"\n`)
+  })
+  after(async () => {
+    user?.cleanup()
+    await server?.close()
+    repo?.cleanup()
+  })
+
+  it('runs the agent loop as the CLI does and reports usageByRole and toolCalls', async () => {
+    server.replyNext(
+      { toolCalls: [{ id: 'call_1', name: 'find_references', arguments: { symbol: 'authenticate_user' } }] },
+      { text: '`UserService.login` calls `authenticate_user` (`src/user_service.py:12`).' },
+    )
+    const mcp = await connect(repo.dir, user.env)
+    try {
+      const result = await mcp.call('ask_oracle', { question: 'who calls authenticate_user', sources: ['code'], context: 'agentic' })
+      assert.equal(result.isError, undefined, textOf(result))
+      const answer = result.structuredContent
+      assert.equal(answer.model, 'test-model')
+      assert.match(answer.answer, /`UserService\.login` calls `authenticate_user`/)
+      assert.deepEqual(answer.toolCalls.map((c: any) => [c.id, c.name, c.arguments, c.status]), [['call_1', 'find_references', { symbol: 'authenticate_user' }, 'ok']])
+      assert.equal(answer.usageByRole.agent.requests + (answer.usageByRole.answer?.requests ?? 0), 2)
+      assert.equal(answer.usageByRole.agent.model, 'test-model')
+      assert.deepEqual(answer.context, { name: 'agentic', exchanges: 1 })
+    } finally {
+      await mcp.close()
+    }
+    const state = readContext(repo.dir, 'agentic')
+    assert.equal(state.lastModel, 'test-model')
+    assert.equal(state.exchanges[0].via, 'mcp:mcp-test')
   })
 })

@@ -172,8 +172,11 @@ export class Conversation {
   ) {}
 
   /** The context `name`; `fresh` starts it anew (the old one is replaced at the first save). */
-  static async open(vltDir: string, name: string, options: ConversationOptions & { fresh?: boolean }): Promise<Conversation> {
+  static async open(vltDir: string, name: string, given: ConversationOptions & { fresh?: boolean }): Promise<Conversation> {
     const path = contextFile(vltDir, name)
+    // Opening, re-reading and saving each read the file: a damaged one is said once, not three times.
+    const said = new Set<string>()
+    const options = { ...given, warn: (message: string) => void (said.has(message) || (said.add(message), given.warn(message))) }
     let refused: ConfinementError | undefined
     const stored = options.fresh
       ? undefined
@@ -339,7 +342,8 @@ async function readState(path: string, options: Pick<ConversationOptions, 'ttlDa
     return state
   } catch (error) {
     if (error instanceof ConfinementError) throw error
-    options.warn(`warning: the oracle context ${path} is damaged (${(error as Error).message.split('\n')[0]}); starting it afresh`)
+    const reason = (error as Error).message.split('\n')[0]!.replace(`${path}: `, '')
+    options.warn(`warning: the oracle context ${path} is damaged (${reason}); starting it afresh`)
     return undefined
   }
 }

@@ -36,8 +36,10 @@ export function isRecallQuestion(question: string): boolean {
 
 const STOP = new Set(['what', 'did', 'have', 'had', 'we', 'i', 'decide', 'decided', 'agree', 'agreed', 'conclude', 'concluded', 'settle', 'choose', 'chosen', 'say', 'find', 'learn', 'about', 'on', 'for', 'regarding', 'the', 'a', 'an', 'our', 'decision', 'decisions', 'was', 'were', 'has', 'been', 'do', 'to', 'of', 'in', 'is', 'it', 'and', 'or', 'with'])
 
-function topicTerms(question: string): string[] {
-  return [...new Set((question.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem))]
+/** The words the question is about (as asked, for saying so), and their stems (for matching). */
+function topic(question: string): { words: string[]; terms: string[] } {
+  const words = [...new Set((question.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((w) => w.length > 1 && !STOP.has(w)))]
+  return { words, terms: [...new Set(words.map(stem))] }
 }
 
 function stem(word: string): string {
@@ -55,8 +57,8 @@ function mentions(text: string, terms: readonly string[]): boolean {
  */
 export function recallAnswer(state: ConversationState, question: string): string | undefined {
   if (!isRecallQuestion(question)) return undefined
-  const terms = topicTerms(question)
-  const about = terms.length > 0 ? ` about ${terms.join(', ')}` : ''
+  const { words, terms } = topic(question)
+  const about = words.length > 0 ? ` about ${words.join(', ')}` : ''
   const decisions = state.decisions.filter((d) => mentions(d.text, terms))
   if (decisions.length > 0) {
     return [`From this conversation (context ${state.client}), the decisions${about}:`, ...decisions.map((d) => `- ${d.text} [context ${state.client}#${d.exchange}, ${d.at.slice(0, 10)}]`)].join('\n')
