@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { writeFileSync } from 'node:fs'
-import { contextFileOf, contextNames, readContext } from '../helpers/context.js'
+import { contextFileOf, readContext } from '../helpers/context.js'
 import { vltAsync, vltJsonAsync } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
