@@ -18,7 +18,7 @@ import { UsageError } from '../errors.js'
 import { parseQuery } from '../query/search/index.js'
 import { countTokens } from '../repomap/index.js'
 import { redactSecrets } from '../files/index.js'
-import { ConfinementError, listDirConfined, readRecord, removeConfined, withLock, writeRecord } from '../store/index.js'
+import { ConfinementError, listDirConfined, readRecord, removeConfined, unlessUnwritable, withLock, writeRecord } from '../store/index.js'
 import type { Compressor } from './compression.js'
 
 export const DEFAULT_CONTEXT_BUDGET = 16_000
@@ -247,7 +247,8 @@ export class Conversation {
     applyExchange(this.state, exchange)
     this.state.used = usedTokens(this.state)
     if (this.refused) return exchange
-    this.saving = this.saving.then(() => this.save()).catch((error: unknown) => {
+    // A `.vlt/` that cannot be written is told once by the command (store/fault.ts), not per exchange.
+    this.saving = this.saving.then(() => unlessUnwritable(() => this.save())).catch((error: unknown) => {
       if (error instanceof ConfinementError) this.refuse(error)
       else this.options.warn(`warning: could not save the oracle context ${this.path}: ${(error as Error).message}`)
     })

@@ -6,6 +6,7 @@
 import { loadConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
 import { createLlmClient } from '../llm/index.js'
+import { unlessUnwritable } from '../store/index.js'
 import { ExtractiveCompressor, LlmCompressor, type Compressor } from './compression.js'
 import { contextBudget, contextTtlDays, Conversation, currentContextName, setCurrentContext } from './conversation.js'
 
@@ -37,7 +38,10 @@ export async function openContext(vltDir: string, root: string, choice: ContextC
     warn: choice.warn,
     fresh: choice.fresh,
   })
-  if (choice.makeCurrent) await setCurrentContext(vltDir, name).catch((error: unknown) => choice.warn(`warning: could not make ${name} the current oracle context: ${(error as Error).message}`))
+  // A `.vlt/` that cannot be written is told once by the command (store/fault.ts): the context then lives for this run only.
+  if (choice.makeCurrent && name !== (await currentContextName(vltDir))) {
+    await unlessUnwritable(() => setCurrentContext(vltDir, name)).catch((error: unknown) => choice.warn(`warning: could not make ${name} the current oracle context: ${(error as Error).message}`))
+  }
   return conversation
 }
 
