@@ -26,7 +26,7 @@ const CALLS: Array<[string, Record<string, unknown>]> = [
 ]
 
 async function startClient(dir: string, name: string): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, env: { ...process.env, VLT_MCP_CLIENT_ID: name } as Record<string, string>, stderr: 'ignore' })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, env: { ...process.env, VLT_MCP_CLIENT_ID: name, VLT_MCP_CONTEXT: name } as Record<string, string>, stderr: 'ignore' })
   const client = new Client({ name, version: '1' })
   await client.connect(transport)
   return client

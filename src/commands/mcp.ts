@@ -9,10 +9,12 @@ export default class Mcp extends VltCommand {
 Tools: search_code, find_definition, find_references, get_repo_map, search_notes, search_history, thread_push, thread_read. \
 The index stays warm in memory and follows new commits and uncommitted edits.
 
-Each client keeps a conversation context in .vlt/mcp/contexts/ (client id from the MCP client name, or VLT_MCP_CLIENT_ID): \
-later calls resolve "it" to the symbol last discussed and lean search towards the files in play.
+The server continues the oracle context git vlt oracle continues (.vlt/contexts/; VLT_MCP_CONTEXT names another, \
+ask_oracle takes a context argument): later calls resolve "it" to the symbol last discussed, lean search towards the files \
+in play, and say what earlier exchanges established about a symbol. VLT_MCP_CLIENT_ID replaces the MCP client name \
+as the author of thread entries and in the context.
 
-Environment: VLT_MCP_MAX_TOKENS (answer cap, default 20000), VLT_MCP_CONTEXT_BUDGET (default 16000), \
+Environment: VLT_MCP_MAX_TOKENS (answer cap, default 20000), VLT_MCP_CONTEXT (context name), VLT_MCP_CONTEXT_BUDGET (default 16000), \
 VLT_MCP_CONTEXT_TTL_DAYS (default 7), VLT_MCP_CHECK_MS (change check interval when the working tree cannot be watched).`
 
   static override enableJsonFlag = false

@@ -2,7 +2,9 @@ import { Args, Flags } from '@oclif/core'
 import { terminalProgress } from '../core/cli/progress.js'
 import { VltCommand } from '../core/cli/vlt-command.js'
 import { quotedName, visibleText } from '../core/display/index.js'
+import { contextTtlDays, listContexts, validateContextName, type ContextListing } from '../core/conversation/index.js'
 import { UsageError } from '../core/errors.js'
+import { openRepo } from '../core/git/index.js'
 import { askOracle, DEFAULT_MAX_TOKENS, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../core/oracle/index.js'
 
 export default class Oracle extends VltCommand {
@@ -34,6 +36,15 @@ status (ok, error, timeout), durationMs}], stopped (null, max_turns, token_budge
 usageByRole: {agent, answer: {model, requests, inputTokens, outputTokens, costCents (a number, or
 "unknown" when neither the server nor [llm.prices] gives one)}}. Any failure of the model falls
 back to the offline answer with a warning.
+The oracle keeps a conversation context per name in .vlt/contexts/ (this clone's, never committed),
+shared with \`git vlt mcp\` and \`git vlt ui\`: each question continues the current one (\`default\`
+at first) unless --new starts a fresh one or --context NAME picks (or creates) one, which then
+becomes current. It keeps the recent questions and answers verbatim (secrets redacted), a summary
+of older ones, the decisions stated ("we decided to …") and the symbols and files talked about. A
+follow-up's "it" or "that function" means the symbol talked about last; the model reads the
+summary and decisions; "what did we decide about X" is answered from them first, each line cited
+as [context NAME#EXCHANGE]. --list shows the contexts. --json adds context: {name, exchanges,
+resolved?}.
 Each question and answer is appended to the thread oracle-session-YYYY-MM-DD unless --no-log.
 That thread is committed: secrets are redacted from it, and excerpts of agent conversations
 (private transcripts) are left out of it unless --log-history.`
@@ -42,6 +53,10 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
     { command: '<%= config.bin %> <%= command.id %> "where is openQueryContext defined"', description: 'A definition question: the exact file:line first.' },
     { command: '<%= config.bin %> <%= command.id %> "why was the lock timeout changed" --source code,git', description: 'A history question over code and commits only.' },
     { command: '<%= config.bin %> <%= command.id %> "what did we decide about retries" --log-history', description: 'Also log the agent-conversation excerpts the answer quotes in the session thread.' },
+    { command: '<%= config.bin %> <%= command.id %> "who calls it"', description: 'A follow-up: "it" is the symbol the last answer of the current context was about.' },
+    { command: '<%= config.bin %> <%= command.id %> "what did we decide about the cache" --context perf', description: 'Continue (or start) the context named perf and ask what it decided.' },
+    { command: '<%= config.bin %> <%= command.id %> "where are locks taken" --new', description: 'Start a fresh context (named after the time) and make it current.' },
+    { command: '<%= config.bin %> <%= command.id %> --list --json', description: 'The contexts: [{name, current, exchanges, compressedExchanges, decisions, status, lastModel, updated}].' },
     {
       command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
       description:
@@ -50,7 +65,7 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
   ]
 
   static override args = {
-    question: Args.string({ description: 'The question, in plain words.', required: true }),
+    question: Args.string({ description: 'The question, in plain words (required unless --list).' }),
   }
 
   static override flags = {
@@ -64,13 +79,23 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
       exclusive: ['no-log'],
     }),
     author: Flags.string({ char: 'a', description: 'Author of the session entry (default: git config user.name).' }),
+    context: Flags.string({ description: 'Continue the conversation context NAME (created when new) and make it current.' }),
+    new: Flags.boolean({ description: 'Start a fresh conversation context (with --context: start that one afresh) and make it current.' }),
+    list: Flags.boolean({ description: 'List the conversation contexts instead of asking.', exclusive: ['context', 'new'] }),
   }
 
-  async run(): Promise<OracleResponse> {
+  async run(): Promise<OracleResponse | ContextListing[]> {
     const { args, flags } = await this.parse(Oracle)
     const json = this.jsonEnabled()
+    if (flags.list) {
+      if (args.question !== undefined) throw new UsageError('--list takes no question')
+      return this.list(this.workDir(flags), json)
+    }
+    if (args.question === undefined) throw new UsageError('missing the question (or --list)')
+    if (flags.context !== undefined) validateContextName(flags.context)
     let streamed = false
     const response = await askOracle(this.workDir(flags), args.question, {
+      context: { name: flags.context, fresh: flags.new },
       sources: parseSources(flags.source),
       explain: flags.explain,
       maxTokens: flags['max-tokens'],
@@ -94,6 +119,16 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
       if (flags.explain) this.log(`\n${formatExplain(response)}`)
     }
     return response
+  }
+
+  private async list(cwd: string, json: boolean): Promise<ContextListing[]> {
+    const repo = await openRepo(cwd)
+    const listed = await listContexts(repo.vltDir, { ttlDays: contextTtlDays(), warn: (message) => this.note(message) })
+    if (!json) {
+      if (listed.length === 0) this.log('No conversation context yet: the first question starts `default`.')
+      for (const c of listed) this.log(`${c.current ? '*' : ' '} ${quotedName(c.name)}  ${c.exchanges + c.compressedExchanges} exchange(s), ${c.decisions} decision(s), ${c.status}, updated ${c.updated}${c.lastModel ? `, last model ${c.lastModel}` : ''}`)
+    }
+    return listed
   }
 }
 

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert'
-import { readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { readdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { contextNames, readContext } from '../helpers/context.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
 import { connect, DB, shopRepo, textOf, USER_SERVICE, type McpSession } from './mcp-helpers.js'
 
@@ -207,14 +208,12 @@ describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
     assert.equal(draft.structuredContent.definitions[0].path, 'src/draft.py')
   })
 
-  it('keeps the conversation context on disk, per client', () => {
-    const dir = join(repo.dir, '.vlt', 'mcp', 'contexts')
-    const [file] = readdirSync(dir)
-    assert.match(file!, /^e2e-[0-9a-f]{8}\.json$/)
-    const state = JSON.parse(readFileSync(join(dir, file!), 'utf8'))
-    assert.equal(state.client, 'e2e')
+  it('keeps the conversation context on disk, as a checksummed record the CLI continues', () => {
+    assert.deepEqual(contextNames(repo.dir), ['default'])
+    const state = readContext(repo.dir, 'default')
+    assert.equal(state.client, 'default')
     assert.equal(state.budget, 16000)
-    assert.ok(state.exchanges.some((e: any) => e.tool === 'find_definition' && e.input.symbol === 'UserService'))
+    assert.ok(state.exchanges.some((e: any) => e.tool === 'find_definition' && e.input.symbol === 'UserService' && e.via === 'mcp:e2e'))
     assert.ok(state.insights.includes('UserService is a class at src/user_service.py:4'))
   })
 })

@@ -29,7 +29,8 @@ describe('git vlt oracle (CLI)', function () {
 
   it('prints --json in the OracleResponse shape', async () => {
     const response = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
-    assert.deepEqual(Object.keys(response).sort(), ['answer', 'costCents', 'durationMs', 'model', 'queryType', 'repoMapSlice', 'shallow', 'sources', 'tokensUsed', 'warnings'])
+    assert.deepEqual(Object.keys(response).sort(), ['answer', 'context', 'costCents', 'durationMs', 'model', 'queryType', 'repoMapSlice', 'shallow', 'sources', 'tokensUsed', 'warnings'])
+    assert.deepEqual(response.context, { name: 'default', exchanges: 1 })
     assert.deepEqual(Object.keys(response.sources[0]).sort(), ['content', 'metadata', 'retrievalMethod', 'score', 'sourcePath', 'sourceType', 'tokenCount'])
     assert.equal(response.sources[0].sourcePath, 'src/lock.ts:4-10')
     const explained = await vltJsonAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log', '--explain'])

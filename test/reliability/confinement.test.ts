@@ -247,7 +247,7 @@ describe('confinement: nothing under .vlt/ leads outside the repository', functi
   }
 
   it('MCP contexts linked out: the server answers, and writes no context there', async () => {
-    commitLink(repo, '.vlt/mcp', canary)
+    commitLink(repo, '.vlt/contexts', canary)
     const mcp = await connect(repo.dir)
     try {
       const found = await mcp.call('search_code', { query: 'real_function' })
@@ -255,7 +255,7 @@ describe('confinement: nothing under .vlt/ leads outside the repository', functi
       const pushed = await mcp.call('thread_push', { thread: 'fine', text: 'threads are real here' })
       assert.notEqual(pushed.isError, true, textOf(pushed))
       await sleep(300)
-      assert.match(mcp.stderr(), /\.vlt\/mcp is a symbolic link/)
+      assert.match(mcp.stderr(), /\.vlt\/contexts is a symbolic link/)
     } finally {
       await mcp.close()
     }

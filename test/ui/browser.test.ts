@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { startUiServer, type UiServer } from '../../src/core/ui/index.js'
+import { vlt, vltJson } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { chromiumMissing, launchChromium } from './browser.js'
@@ -140,6 +141,66 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
     await page.waitForSelector('#L4.hl')
   })
 
+  it('opens the definition and the references of an identifier from the keyboard (n/p select, F12, Shift+F12)', async () => {
+    await open('#/code?path=src/store.ts&start=5&end=5')
+    // The hash changed on a loaded page: wait for this file's view, not the one before it.
+    await page.waitForSelector('.code[aria-label^="src/store.ts "] #L5.hl')
+    await page.focus('.code-view .code')
+    await page.keyboard.press('n')
+    assert.equal(await page.textContent('.symbol-bar code'), 'acquireLock', 'the first identifier of the cited line')
+    await page.keyboard.press('n')
+    assert.equal(await page.textContent('.symbol-bar code'), 'path')
+    await page.keyboard.press('p')
+    assert.equal(await page.evaluate(() => window.getSelection().toString()), 'acquireLock')
+    await page.keyboard.press('F12')
+    await page.waitForSelector('h2:has-text("Definitions of acquireLock")')
+    assert.ok(await page.locator('a:has-text("src/lock.ts:4")').count())
+    await page.goBack()
+    await page.waitForSelector('#L5.hl')
+    await page.focus('.code-view .code')
+    await page.keyboard.press('n')
+    await page.keyboard.press('Shift+F12')
+    await page.waitForSelector('h2:has-text("References to acquireLock")')
+    await open()
+    assert.match(await page.textContent('.home') ?? '', /F12 \(or d\) opens its definition/)
+  })
+
+  it('shows the agent loop\'s tool calls while the answer is running', async () => {
+    await open()
+    model.replyNext(
+      { toolCalls: [{ id: 'call_ui', name: 'find_references', arguments: { symbol: 'persistRecord' } }], model: 'test-model' },
+      { text: '`persistRecord` is called by `writeBlobRecord` (`src/store.ts:4-7`) once the lock is held.', chunkDelayMs: 60, model: 'test-model' },
+    )
+    await ask('what happens after the lock is taken in writeBlobRecord')
+    // The tool call is on screen while the answer is still being written.
+    await page.waitForFunction(() => {
+      const running = document.querySelector('.msg.answer[aria-busy=true]')
+      return (running?.querySelector('.tool-calls')?.textContent ?? '').includes('(find_references)')
+    })
+    await page.waitForSelector(`${lastAnswer}[aria-busy=false]`)
+    assert.match(await page.textContent(`${lastAnswer} .tool-calls`) ?? '', /\(find_references\)/)
+    assert.match(await page.textContent(`${lastAnswer} .answer-body`) ?? '', /persistRecord/)
+  })
+
+  it('shows the conversation again after a reload, the same context the CLI continues', async () => {
+    // Asked in the browser (the tests above), then on the command line.
+    const cli = vlt(fixture.repo.dir, ['oracle', 'where is persistRecord defined', '--source', 'code', '--no-log'])
+    assert.equal(cli.status, 0, cli.stderr)
+    await open()
+    await page.reload()
+    await page.waitForSelector('body[data-ready=true] .context-name[data-context=default]')
+    const questions = await page.$$eval('.msg.user', (items) => items.map((item) => item.textContent))
+    assert.ok(questions.some((q) => /^what happens after the lock is taken in writeBlobRecord.*asked here/.test(q ?? '')), questions.join(' | '))
+    assert.match(questions.at(-1) ?? '', /^where is persistRecord defined.*asked on the command line/)
+    assert.match(await page.textContent('.msg.answer.restored:last-of-type .answer-body') ?? '', /persistRecord is defined at src\/store\.ts:9-11/)
+    // …and the CLI continues what the browser asked: "it" is the symbol the browser's last answer defined.
+    model.replyNext({ text: '`endpointClient` builds the client (`src/client.ts:4-6`).', model: 'test-model' })
+    await ask('where is endpointClient defined')
+    await page.waitForSelector(`${lastAnswer}:not(.restored)[aria-busy=false]`)
+    const followUp = vltJson(fixture.repo.dir, ['oracle', 'who calls it', '--source', 'code', '--no-log'])
+    assert.match(followUp.context.resolved, /^it → endpointClient\b/)
+  })
+
   it('never runs markup from the repository: a note or entry with <script> shows it as text', async () => {
     await open('#/note?path=docs/hostile.md')
     await page.waitForSelector('.note-body h1')
@@ -158,7 +219,8 @@ describe('git vlt ui in a browser (chromium, headless)', function () {
     model.replyNext({ text: 'writeBlobRecord takes the lock first, then persists the record.', model: 'test-model' })
     model.failNext({ kind: 'hang', afterChunks: 3, model: 'test-model' })
     await ask('where is writeBlobRecord defined')
-    await page.waitForFunction(() => (document.querySelector('.msg.answer .answer-body')?.textContent ?? '').length > 0)
+    // The conversation's earlier answers are shown again on load: the running one is the last.
+    await page.waitForFunction(() => (document.querySelector('.msg.answer[aria-busy=true] .answer-body')?.textContent ?? '').length > 0)
     await page.keyboard.press('Escape')
     await page.waitForSelector(`${lastAnswer} .progress.ended:has-text("Stopped.")`)
     for (let i = 0; i < 100 && model.streamsCancelled === cancelled; i++) await page.waitForTimeout(50)

@@ -8,6 +8,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-op
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { createOracleRepo, FAKE_KEY } from '../oracle/fixture.js'
+import { readContext } from '../helpers/context.js'
 import { askEvents, httpRequest, type SseEvent } from './http.js'
 
 /** A private key's armour, split so that this file is not itself a credentials file to scanners. */
@@ -196,8 +197,9 @@ describe('git vlt ui: the server', function () {
       // The last symbols talked about, newest first (the earlier tests asked about acquireLock).
       assert.match(start.data.question, /^who calls it writeBlobRecord\b/)
       assert.match(start.data.resolved, /^it → writeBlobRecord\b/)
-      const contexts = readdirSync(join(repo.dir, '.vlt', 'mcp', 'contexts'))
-      assert.ok(contexts.some((name) => name.startsWith('git-vlt-ui')), contexts.join(', '))
+      const state = readContext(repo.dir, 'default')
+      assert.equal(state.exchanges.at(-1).via, 'ui')
+      assert.match(state.exchanges.at(-1).question, /^who calls it writeBlobRecord\b/)
     })
 
     it('answers extractively without a model, saying so, and refuses a bad question', async () => {

@@ -2,9 +2,10 @@
  * The chat panel: a question goes to /api/ask and its answer streams in as server-sent events —
  * the oracle's progress and warnings, the model's tokens (rendered as they arrive), then the whole
  * response with its sources and, when asked, the explain trace. Stop (or Esc) aborts the request,
- * which stops the run on the server.
+ * which stops the run on the server. The conversation is the oracle context the CLI continues: on
+ * load, its earlier questions and answers (asked here, on the CLI or over MCP) are shown again.
  */
-import { askStream } from './api.js'
+import { api, askStream } from './api.js'
 import { h, route, shortHash } from './dom.js'
 import { linkCitations, renderMarkdown, type KnownSources } from './markdown.js'
 
@@ -25,6 +26,15 @@ interface Source {
   retrievalMethod: string
   score: number
   metadata: Record<string, any>
+}
+
+/** Where an exchange of the context was asked. */
+const VIA: Record<string, string> = { cli: 'asked on the command line', mcp: 'asked by an agent (MCP)', ui: 'asked here' }
+
+interface ContextView {
+  name: string
+  compressedExchanges: number
+  exchanges: Array<{ id: string; at: string; via: string | null; question: string; answer: string; model: string | null }>
 }
 
 interface Response {
@@ -66,6 +76,18 @@ export class Chat {
 
   focus(): void {
     this.question.focus()
+  }
+
+  /** The context's earlier questions and answers, oldest first, each marked with where it was asked. */
+  async restore(): Promise<void> {
+    const context = await api<ContextView>('context')
+    const shown = context.exchanges.map((exchange) => {
+      const view = new AnswerView()
+      view.restored(exchange)
+      return [h('article', { class: 'msg user', 'aria-label': 'Question' }, h('p', {}, exchange.question), h('p', { class: 'dim via' }, `${VIA[exchange.via?.split(':')[0] ?? ''] ?? 'asked'} · ${exchange.at.slice(0, 16).replace('T', ' ')}`)), view.element]
+    })
+    const header = h('p', { class: 'dim context-name', 'data-context': context.name }, `Conversation ${context.name}${context.compressedExchanges > 0 ? ` (${context.compressedExchanges} earlier exchange(s) summarised)` : ''}`)
+    this.messages.prepend(header, ...shown.flat())
   }
 
   stop(): boolean {
@@ -121,6 +143,8 @@ class AnswerView {
   private readonly progress = h('div', { class: 'progress', role: 'status' }, 'Starting…')
   private readonly body = h('div', { class: 'answer-body md' })
   private readonly warnings = h('ul', { class: 'warnings' })
+  /** The agent loop's tool calls so far, as they started. */
+  private readonly tools = h('ul', { class: 'tool-calls', 'aria-label': 'Tool calls' })
   private text = ''
   private progressDone = 0
   private progressTotal = 0
@@ -129,7 +153,18 @@ class AnswerView {
   private pendingRender: number | undefined
 
   constructor() {
-    this.element.append(this.progress, this.body, this.warnings)
+    this.element.append(this.progress, this.tools, this.body, this.warnings)
+  }
+
+  /** An answer from the stored context: its text as it was given, rendered; no sources kept. */
+  restored(exchange: ContextView['exchanges'][number]): void {
+    this.text = exchange.answer
+    this.render()
+    this.progress.remove()
+    this.tools.remove()
+    this.element.classList.add('restored')
+    this.element.setAttribute('aria-busy', 'false')
+    this.element.insertBefore(h('p', { class: 'model' }, exchange.model === 'extractive' || exchange.model === null ? 'Extractive answer (from the conversation so far).' : `Written by ${exchange.model} (from the conversation so far).`), this.body)
   }
 
   on(event: string, data: any): void {
@@ -148,7 +183,11 @@ class AnswerView {
       this.showProgress('')
     } else if (event === 'progress-end') this.progress.textContent = 'Searching…'
     else if (event === 'stage' && STAGES[data.stage]) this.progress.textContent = STAGES[data.stage]!
-    else if (event === 'warning') this.warnings.append(h('li', {}, data.message))
+    else if (event === 'tool') {
+      // "searching code… (search_code)": the line is the progress, the name joins the list.
+      this.progress.textContent = data.line
+      this.tools.append(h('li', {}, data.line))
+    } else if (event === 'warning') this.warnings.append(h('li', {}, data.message))
     else if (event === 'token') this.token(data.text)
     else if (event === 'answer') this.answer(data as Response)
     else if (event === 'error') this.failed(data.message)

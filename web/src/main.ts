@@ -57,6 +57,8 @@ async function main(): Promise<void> {
     }
   })
   await show()
+  // A context that cannot be read leaves the chat empty, not the app broken.
+  await chat.restore().catch((error: unknown) => console.warn(`the conversation could not be restored: ${(error as Error).message}`))
   chat.focus()
   document.body.dataset.ready = 'true'
 }

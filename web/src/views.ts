@@ -40,8 +40,8 @@ async function home(_params: URLSearchParams, info: Info): Promise<HTMLElement> 
   return h('div', { class: 'home' },
     h('h2', {}, 'Ask about this repository'),
     h('p', {}, `Answers cite code, notes, threads, agent history and git; click a citation to open it here. ${info.model ? `Model: ${info.model}.` : 'No model is configured: answers are extractive (the evidence itself).'}`),
-    h('p', {}, 'The conversation carries over, as an MCP client\'s does: “it” in a question stands for the symbol last talked about. Each answer is logged in the thread ', h('a', { href: route('thread', { name: info.sessionThread }) }, info.sessionThread), '.'),
-    h('p', {}, 'Keyboard: / focuses the question, Enter sends, Shift+Enter adds a line, Esc stops an answer.'))
+    h('p', {}, 'The conversation is the one `git vlt oracle` and MCP agents continue (shown again after a reload): “it” in a question stands for the symbol last talked about. Each answer is logged in the thread ', h('a', { href: route('thread', { name: info.sessionThread }) }, info.sessionThread), '.'),
+    h('p', {}, 'Keyboard: / focuses the question, Enter sends, Shift+Enter adds a line, Esc stops an answer. In a code view (Tab to it): n and p select the next and previous identifier, F12 (or d) opens its definition, Shift+F12 (or r) its references.'))
 }
 
 function toolbar(path: string, line: number, root: string, editor: string, ...extra: HTMLElement[]): HTMLElement {
@@ -58,16 +58,29 @@ async function codeView(params: URLSearchParams, info: Info): Promise<HTMLElemen
   const lines = highlightLines(file.text, languageOf(file.path, file.language))
   const start = Number(params.get('start') ?? 0)
   const end = Math.max(start, Number(params.get('end') ?? start))
-  const code = h('div', { class: 'code hljs', role: 'region', 'aria-label': `${file.path} source` })
+  const code = h('div', { class: 'code hljs', role: 'region', tabindex: '0', 'aria-label': `${file.path} source; n and p select identifiers, F12 opens the definition, Shift+F12 the references`, 'aria-keyshortcuts': 'n p F12 Shift+F12 d r' })
   // The lines are highlight.js's escaped output (highlight.ts), split line by line.
   code.innerHTML = lines
     .map((html, i) => `<div class="line${i + 1 >= start && i + 1 <= end ? ' hl' : ''}" id="L${i + 1}"><span class="ln" aria-hidden="true">${i + 1}</span><span class="src">${html || ' '}</span></div>`)
     .join('')
   const symbolBar = h('div', { class: 'symbol-bar', 'aria-live': 'polite' }, h('span', { class: 'dim' }, 'Click an identifier for its definition and references.'))
+  const offer = (word: string): void =>
+    symbolBar.replaceChildren(h('code', {}, word), ' ', h('a', { href: route('def', { symbol: word }), class: 'button' }, 'Go to definition'), ' ', h('a', { href: route('refs', { symbol: word }), class: 'button' }, 'Find references'))
   code.addEventListener('click', (event) => {
     const word = wordAt(event)
-    if (!word) return
-    symbolBar.replaceChildren(h('code', {}, word), ' ', h('a', { href: route('def', { symbol: word }), class: 'button' }, 'Go to definition'), ' ', h('a', { href: route('refs', { symbol: word }), class: 'button' }, 'Find references'))
+    if (word) offer(word)
+  })
+  code.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return
+    if (event.key === 'n' || event.key === 'p') {
+      const word = selectIdentifier(code, event.key === 'n' ? 1 : -1, start)
+      if (word) offer(word)
+    } else if (event.key === 'F12' || event.key === 'd' || event.key === 'r') {
+      const word = selectedIdentifier(code)
+      if (!word) return
+      location.hash = route(event.shiftKey || event.key === 'r' ? 'refs' : 'def', { symbol: word })
+    } else return
+    event.preventDefault()
   })
   const blame = h('div', { class: 'blame' })
   const sessions = h('button', { type: 'button' }, 'Agent sessions on this file')
@@ -104,6 +117,51 @@ function wordAt(event: MouseEvent): string | null {
   while (to < text.length && /[\w$]/.test(text[to]!)) to++
   const word = text.slice(from, to)
   return /^[A-Za-z_$][\w$]*$/.test(word) ? word : null
+}
+
+/** The identifier the selection (keyboard or double-click) holds inside the code, if it is one. */
+function selectedIdentifier(code: HTMLElement): string | null {
+  const selection = getSelection()
+  if (!selection || selection.rangeCount === 0 || !code.contains(selection.anchorNode)) return null
+  const word = selection.toString().trim()
+  return /^[A-Za-z_$][\w$]*$/.test(word) ? word : null
+}
+
+/**
+ * Selects the next (or previous) identifier of the source text after (before) the selection, or
+ * from the first highlighted line when nothing is selected yet; returns it.
+ */
+function selectIdentifier(code: HTMLElement, direction: 1 | -1, startLine: number): string | null {
+  const words: Array<{ node: Text; from: number; to: number }> = []
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT, { acceptNode: (node) => (node.parentElement?.closest('.ln') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) })
+  for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+    for (const match of (node.textContent ?? '').matchAll(/[A-Za-z_$][\w$]*/g)) words.push({ node, from: match.index, to: match.index + match[0].length })
+  }
+  if (words.length === 0) return null
+  const selection = getSelection()!
+  const current = selection.rangeCount > 0 && code.contains(selection.anchorNode) ? selection.getRangeAt(0) : null
+  const position = (w: { node: Text; from: number }): number => {
+    if (!current) return 0
+    const here = document.createRange()
+    here.setStart(w.node, w.from)
+    return here.compareBoundaryPoints(Range.START_TO_START, current)
+  }
+  let index: number
+  if (current) {
+    index = direction === 1 ? words.findIndex((w) => position(w) > 0) : words.findLastIndex((w) => position(w) < 0)
+    if (index < 0) index = direction === 1 ? 0 : words.length - 1
+  } else {
+    const first = code.querySelector(`#L${Math.max(1, startLine)}`)
+    index = Math.max(0, words.findIndex((w) => !first || first.contains(w.node) || (first.compareDocumentPosition(w.node) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0))
+  }
+  const word = words[index]!
+  const range = document.createRange()
+  range.setStart(word.node, word.from)
+  range.setEnd(word.node, word.to)
+  selection.removeAllRanges()
+  selection.addRange(range)
+  word.node.parentElement?.scrollIntoView({ block: 'nearest' })
+  return word.node.textContent!.slice(word.from, word.to)
 }
 
 async function agentSessions(path: string, into: HTMLElement): Promise<void> {

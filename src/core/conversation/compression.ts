@@ -27,9 +27,15 @@ export class ExtractiveCompressor implements Compressor {
 }
 
 export function exchangeLine(exchange: Exchange): string {
+  if (exchange.question !== undefined) return `- [${exchange.id}] Q: ${exchange.question} → ${firstLine(exchange.answer ?? exchange.summary)}`
   const input = Object.entries(exchange.input).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')
   const learnt = exchange.insights.length > 0 ? exchange.insights.join('; ') : exchange.summary
   return `- ${exchange.tool}(${input}) → ${learnt}`
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? ''
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
 }
 
 const SYSTEM = `You compress the log of an AI coding agent's tool calls on one repository into a short running summary it will read later.
@@ -52,10 +58,10 @@ export class LlmCompressor implements Compressor {
       const result = await this.client.complete({ messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: request }], maxTokens, temperature: 0.2 })
       const text = result.text.trim()
       if (text !== '' && countTokens(text) <= maxTokens) return text
-      this.warn('warning: the LLM summary of the MCP conversation was empty or over budget; using the extractive one')
+      this.warn('warning: the LLM summary of the oracle context was empty or over budget; using the extractive one')
     } catch (error) {
       if (!(error instanceof LlmUnavailableError)) throw error
-      this.warn(`warning: ${error.message}; compressing the MCP conversation extractively`)
+      this.warn(`warning: ${error.message}; compressing the oracle context extractively`)
     }
     return this.fallback.compress(previous, older, maxTokens)
   }

@@ -1,13 +1,19 @@
 /**
  * ask_oracle: a question answered from every source (code, notes, threads, history, git) with
- * citations — the oracle's answer, never more than the evidence. Pronouns resolve from the
- * conversation ("how does it reach the database?" after find_definition("UserService")).
+ * citations — the oracle's answer, never more than the evidence, by the same agent loop as
+ * `git vlt oracle` when a model is configured. It continues the same oracle context as the CLI:
+ * pronouns resolve from it ("how does it reach the database?" after find_definition("UserService")),
+ * and the question and answer join it.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
 import { APPENDS, currentFreshness, fitItems, freshnessSchema } from '../tools/index.js'
+import type { Conversation } from '../conversation/index.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
+
+const roleUsageSchema = z.object({ model: z.string(), requests: z.number(), inputTokens: z.number(), outputTokens: z.number(), costCents: z.union([z.number(), z.literal('unknown')]) })
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown(), status: z.enum(['ok', 'error', 'timeout']), durationMs: z.number() })
 
 const sourceSchema = z.object({ sourceType: z.string(), sourcePath: z.string(), retrievalMethod: z.string(), score: z.number(), content: z.string(), tokenCount: z.number() })
 
@@ -22,6 +28,7 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
     input: {
       question: z.string().min(1).max(4000),
       sources: z.array(z.enum(ORACLE_SOURCES as unknown as [OracleSourceName, ...OracleSourceName[]])).optional().describe('Default: all.'),
+      context: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/).optional().describe("The conversation context to continue (default: the one `git vlt oracle` continues)."),
     },
     output: {
       question: z.string().describe('As asked (pronouns resolved from the conversation).'),
@@ -31,18 +38,33 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
       model: z.string(),
       warnings: z.array(z.string()),
       freshness: freshnessSchema,
+      context: z.object({ name: z.string(), exchanges: z.number(), resolved: z.string().optional() }).optional().describe('The conversation context the question continued.'),
+      usageByRole: z.record(z.string(), roleUsageSchema).optional().describe('When a model answered: tokens and cost by role (agent, answer).'),
+      toolCalls: z.array(toolCallSchema).optional().describe("When a model answered: the agent loop's tool calls (results left out)."),
     },
     // The oracle writes the day's session thread: not read-only, but asking again does no harm.
     annotations: APPENDS,
     run: async (args, conversation) => {
+      // As the oracle will expand it (the wrapper has just re-read the context).
       const question = conversation.expandQuery(args.question).query
-      const response = await askOracle(env.index.root, question, { sources: args.sources, warn: env.warn, author: env.clientId() })
+      const response = await askOracle(env.index.root, args.question, { sources: args.sources, warn: env.warn, author: env.clientId(), context: conversation as Conversation, via: `mcp:${env.clientId()}` })
       const sources = response.sources.map(({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }) => ({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }))
       const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4), env.maxTokens)
       const freshness = await currentFreshness(env)
       const cut = kept < sources.length ? [`(${sources.length - kept} more source(s) cut to fit the output cap; their citations are in the answer)`] : []
       return {
-        structured: { question, answer: response.answer, queryType: response.queryType, sources: sources.slice(0, kept), model: response.model, warnings: [...response.warnings, ...cut], freshness },
+        structured: {
+          question,
+          answer: response.answer,
+          queryType: response.queryType,
+          sources: sources.slice(0, kept),
+          model: response.model,
+          warnings: [...response.warnings, ...cut],
+          freshness,
+          ...(response.context ? { context: response.context } : {}),
+          ...(response.usageByRole ? { usageByRole: response.usageByRole } : {}),
+          ...(response.agent ? { toolCalls: response.agent.toolCalls.map(({ id, name, arguments: input, status, durationMs }) => ({ id, name, arguments: input, status, durationMs })) } : {}),
+        },
         text: [response.answer, ...response.warnings.map((w) => `warning: ${w}`), ...cut].join('\n'),
         remember: {
           summary: `answered (${response.queryType}) from ${response.sources.length} source(s)`,
@@ -52,5 +74,5 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
         },
       }
     },
-  })
+  }, { recordsItself: true })
 }

@@ -1,19 +1,19 @@
 /**
  * `git vlt mcp`: the repository's index served to AI agents over MCP. One warm query context per
- * server, refreshed just in time; one conversation context per client, persisted under `.vlt/`.
- * Logs go to `log` (stderr): stdout carries JSON-RPC only.
+ * server, refreshed just in time; the oracle context the CLI continues (`.vlt/contexts/`), unless
+ * VLT_MCP_CONTEXT names another (ask_oracle may name one per call). Logs go to `log` (stderr):
+ * stdout carries JSON-RPC only.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { loadConfig } from '../config/index.js'
-import { contextBudget, contextTtlDays, Conversation, ExtractiveCompressor, LlmCompressor, removeExpiredContexts, type Compressor } from '../conversation/index.js'
-import { VltError } from '../errors.js'
-import { createLlmClient } from '../llm/index.js'
+import { contextTtlDays, currentContextName, openContext, removeExpiredContexts, validateContextName, type Conversation } from '../conversation/index.js'
 import { registerOracleTool } from './oracle-tool.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 import { maxOutputTokens, vltTools } from '../tools/index.js'
 import { WarmIndex } from './warm-index.js'
 
 export const CLIENT_ID_ENV = 'VLT_MCP_CLIENT_ID'
+/** Names the oracle context this server continues (default: the CLI's current one). */
+export const CONTEXT_ENV = 'VLT_MCP_CONTEXT'
 
 export interface VltMcpOptions {
   cwd: string
@@ -35,31 +35,38 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
   const env = options.env ?? process.env
   const log = options.log
   const maxTokens = maxOutputTokens(options.maxTokens, env)
-  const budget = contextBudget(env)
   const ttlDays = contextTtlDays(env)
+  const named = env[CONTEXT_ENV] ? validateContextName(env[CONTEXT_ENV]) : undefined
   const index = await WarmIndex.open(options.cwd, { warn: log, env })
-  const expired = await removeExpiredContexts(index.repo.vltDir, ttlDays)
+  const vltDir = index.repo.vltDir
+  const expired = await removeExpiredContexts(vltDir, ttlDays, Date.now(), named ?? (await currentContextName(vltDir)))
   if (expired > 0) log(`removed ${expired} conversation context(s) idle for more than ${ttlDays} day(s)`)
-  const compressor = await chooseCompressor(index.root, log)
 
   const server = new McpServer(
     { name: 'git-vlt', version: options.version },
     { instructions: 'Code index of this git repository (HEAD plus uncommitted edits). Every result carries freshness; a cursor pages on.' },
   )
-  let conversation: Promise<Conversation> | undefined
+  /** Open contexts by name: the server's own, and any an ask_oracle call named. */
+  const conversations = new Map<string, Promise<Conversation>>()
   const clientId = (): string => env[CLIENT_ID_ENV] || server.server.getClientVersion()?.name || 'default'
+  const open = (name: string | undefined): Promise<Conversation> => {
+    const key = name ?? ''
+    let opened = conversations.get(key)
+    if (!opened) {
+      opened = openContext(vltDir, index.root, { name, warn: log, env }).catch((error: unknown) => {
+        conversations.delete(key)
+        throw error
+      })
+      conversations.set(key, opened)
+    }
+    return opened
+  }
   const toolEnv: McpToolEnv = {
     index,
     maxTokens,
     clientId,
     warn: log,
-    conversation: () => {
-      conversation ??= Conversation.open(index.repo.vltDir, clientId(), { budget, ttlDays, compressor, warn: log }).catch((error: unknown) => {
-        conversation = undefined
-        throw error
-      })
-      return conversation
-    },
+    conversation: (name) => open(name ?? named),
   }
   for (const spec of vltTools(toolEnv)) registerVltTool(server, toolEnv, spec)
   registerOracleTool(server, toolEnv)
@@ -73,19 +80,7 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
     index,
     async close() {
       index.close()
-      const open = await conversation?.catch(() => undefined)
-      await open?.flush()
+      for (const opened of conversations.values()) await (await opened.catch(() => undefined))?.flush()
     },
-  }
-}
-
-async function chooseCompressor(root: string, log: (line: string) => void): Promise<Compressor> {
-  try {
-    const client = createLlmClient((await loadConfig(root)).llm, { role: 'summarise' })
-    return client ? new LlmCompressor(client, log) : new ExtractiveCompressor()
-  } catch (error) {
-    if (!(error instanceof VltError)) throw error
-    log(`warning: ${error.message}; the conversation context is compressed extractively`)
-    return new ExtractiveCompressor()
   }
 }

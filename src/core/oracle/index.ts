@@ -15,7 +15,8 @@ import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/ind
 import { citedCodeFiles, diagnosticsOf } from '../lsp/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
-import { buildRepoMap } from '../repomap/index.js'
+import { buildRepoMap, countTokens } from '../repomap/index.js'
+import { contextBlock, Conversation, openContext, recallAnswer } from '../conversation/index.js'
 import { unlessUnwritable } from '../store/index.js'
 import { NO_MEMORY, readOnlyTools, type ToolEnv } from '../tools/index.js'
 import { defaultAuthor } from '../threads/index.js'
@@ -65,9 +66,9 @@ const SOURCE_SHARE = 0.25
 const BLAMED = 6
 const LINE_HISTORIES = 2
 
-export async function askOracle(cwd: string, question: string, options: OracleOptions = {}): Promise<OracleResponse> {
+export async function askOracle(cwd: string, asked: string, options: OracleOptions = {}): Promise<OracleResponse> {
   const started = performance.now()
-  if (question.trim() === '') throw new UsageError('the question is empty')
+  if (asked.trim() === '') throw new UsageError('the question is empty')
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
   if (!Number.isInteger(maxTokens) || maxTokens < 256) throw new UsageError(`--max-tokens must be an integer ≥ 256, not ${maxTokens}`)
   const wanted = new Set<OracleSourceName>(options.sources ?? ORACLE_SOURCES)
@@ -79,6 +80,11 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   // The code source's index context reads the repository; the other sources share that reading.
   const index = wanted.has('code') ? await openIndexContext(cwd) : null
   const repo = index?.repo ?? (await openRepo(cwd))
+  // The conversation this question continues: "it" means what it talked about last, and the answer joins it.
+  const context = await continuedContext(repo, options, warn)
+  const expanded = context?.expandQuery(asked) ?? { query: asked }
+  const question = expanded.query
+  const recall = context ? recallAnswer(context.state, question) : undefined
   const cls = classifyQuestion(question)
   const terms = questionTerms(cls.searchText)
   const behaviour = isBehaviourQuestion(question)
@@ -188,7 +194,8 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
   const diagnostics = lsp?.enabled && qctx && repo.root ? await diagnosticsOf(citedCodeFiles(sources, (path) => qctx!.files.get(path)?.language), { root: repo.root, timeoutMs: lsp.timeoutMs, warn }) : []
 
   options.stage?.('answering')
-  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, missingOpening(missing, claimed))
+  const said = { absent: missingOpening(missing, claimed), recall, conversation: context ? contextBlock(context.state) : '' }
+  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, said)
   const response: OracleResponse = {
     answer: answer.text,
     queryType: cls.queryType,
@@ -206,6 +213,12 @@ export async function askOracle(cwd: string, question: string, options: OracleOp
     ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
   }
   if (options.explain) response.traces = traces
+  if (context) {
+    context.record({ tool: 'ask_oracle', via: options.via ?? 'cli', input: { question }, tokens: countTokens(response.answer), question, answer: response.answer, model: response.model, ...remembered(question, response) })
+    await context.flush()
+    const { state } = context
+    response.context = { name: context.name, exchanges: state.exchanges.length + state.compressedExchanges, ...(expanded.resolved ? { resolved: expanded.resolved } : {}) }
+  }
   if (!options.noLog) {
     try {
       const author = options.author ?? (await defaultAuthor(repo))
@@ -317,6 +330,37 @@ async function addBlame(git: SimpleGit, sources: OracleSource[], boundary: Reado
   }))
 }
 
+/** What the answer is told besides the evidence: the missing-symbols note and the recall (said first, by us), and the conversation so far (for the model). */
+interface Said {
+  absent: string | undefined
+  recall: string | undefined
+  conversation: string
+}
+
+/** The context a question continues: the one given, or opened as chosen; none when the caller wants none. */
+async function continuedContext(repo: Repo, options: OracleOptions, warn: (message: string) => void): Promise<Conversation | undefined> {
+  const choice = options.context
+  if (choice === undefined) return undefined
+  const context = choice instanceof Conversation ? choice : await openContext(repo.vltDir, repo.root ?? repo.gitDir, { ...choice, makeCurrent: true, warn, env: options.env })
+  await context.refresh()
+  return context
+}
+
+/**
+ * What the context keeps of an answer besides its text: the top source as an insight, the code
+ * files cited, and the symbols whose definitions it cites, so that a follow-up's "it" means them.
+ */
+function remembered(question: string, response: OracleResponse): { summary: string; insights: string[]; symbols: string[]; files: string[] } {
+  const top = response.sources[0]
+  const defined = response.sources.filter((s) => s.retrievalMethod === 'symbol' && typeof s.metadata.name === 'string').map((s) => s.metadata.name as string)
+  return {
+    summary: `answered (${response.queryType}) from ${response.sources.length} source(s)`,
+    insights: top ? [`${question} → ${top.sourcePath}`] : [],
+    symbols: [...new Set(defined)].slice(0, 2),
+    files: [...new Set(response.sources.filter((s) => s.sourceType === 'code').map((s) => s.sourcePath.replace(/:\d+(-\d+)?$/, '')))].slice(0, 5),
+  }
+}
+
 interface Answer {
   text: string
   model: string
@@ -340,11 +384,13 @@ async function synthesize(
   consulted: string[],
   options: OracleOptions,
   warn: (message: string) => void,
-  absent: string | undefined,
+  said: Said,
 ): Promise<Answer> {
-  const extractive = (): Answer => ({ text: extractiveAnswer(cls.queryType, cls.symbol, sources, absent), model: 'extractive', tokensUsed: 0, costCents: 0 })
+  const { absent } = said
+  const recalled = said.recall === undefined ? '' : `${said.recall}\n\n`
+  const extractive = (): Answer => ({ text: recalled + extractiveAnswer(cls.queryType, cls.symbol, sources, absent), model: 'extractive', tokensUsed: 0, costCents: 0 })
   // Nothing to cite: no model is asked, so nothing can be made up.
-  if (sources.length === 0) return { text: noEvidenceAnswer(question, consulted, absent), model: 'extractive', tokensUsed: 0, costCents: 0 }
+  if (sources.length === 0) return { text: recalled + noEvidenceAnswer(question, consulted, absent), model: 'extractive', tokensUsed: 0, costCents: 0 }
   const config = loadedConfig ?? (await loadConfig(repo.root ?? repo.gitDir))
   let clients: { agent: LlmClient; answer: LlmClient } | null
   try {
@@ -361,10 +407,10 @@ async function synthesize(
   const tools = qctx ? readOnlyTools(oracleToolEnv(repo, qctx, warn)) : []
   try {
     // Said first, by us rather than the model: it cannot be talked out of it.
-    const opening = absent === undefined ? '' : `${absent}\n\n`
+    const opening = recalled + (absent === undefined ? '' : `${absent}\n\n`)
     if (opening) options.onText?.(opening)
     const result = await runAgent({
-      messages: buildMessages(question, cls.queryType, sources, repoMapSlice, tools.length > 0, absent),
+      messages: buildMessages(question, cls.queryType, sources, repoMapSlice, tools.length > 0, absent, said.conversation),
       tools,
       memory: NO_MEMORY,
       agent: clients.agent,

@@ -30,6 +30,7 @@ export function buildMessages(
   repoMapSlice: string,
   withTools = false,
   missing?: string,
+  conversation = '',
 ): Array<{ role: 'system' | 'user'; content: string }> {
   const blocks = sources.map((source) =>
     dataBlock('evidence', { cite: citation(source), source: source.sourceType, method: source.retrievalMethod, ...blameAttribute(source) }, source.content),
@@ -37,7 +38,9 @@ export function buildMessages(
   if (repoMapSlice) blocks.unshift(dataBlock('repo-map', { note: 'where the evidence sits in the repository' }, repoMapSlice))
   // The answer already opens with this (the oracle writes it); the model must not contradict it.
   const absent = missing ? `\n\nChecked in the symbol index: ${missing} Your answer follows those sentences: do not repeat them or contradict them.` : ''
-  const user = `Question (${queryType}): ${question}${absent}\n\nEvidence:\n\n${blocks.join('\n\n')}\n\nAnswer the question from this evidence, citing it.`
+  // What this conversation established before: data like the evidence, so a follow-up can build on it.
+  const earlier = conversation === '' ? '' : `Earlier in this conversation:\n\n${conversation}\n\n`
+  const user = `${earlier}Question (${queryType}): ${question}${absent}\n\nEvidence:\n\n${blocks.join('\n\n')}\n\nAnswer the question from this evidence, citing it.`
   return [
     { role: 'system', content: withTools ? SYSTEM_PROMPT + TOOLS_RULE : SYSTEM_PROMPT },
     { role: 'user', content: user },

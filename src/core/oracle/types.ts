@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from '../lsp/index.js'
 import type { Progress } from '../cli/progress.js'
+import type { Conversation } from '../conversation/index.js'
 import type { SearchExplain } from '../query/search/index.js'
 import type { RetrievalMethod, RetrievalResult, SourceType } from '../sources/retrieval.js'
 
@@ -53,6 +54,14 @@ export interface OracleOptions {
   stage?: (stage: OracleStage) => void
   /** Stops the run (a browser that went away): the LLM request is cancelled and askOracle rejects with the signal's reason. */
   signal?: AbortSignal
+  /**
+   * The conversation the question continues (an open one, or which to open: a name, or `fresh` for
+   * --new; the one opened becomes the current one). It resolves "it", gives the model its summary
+   * and decisions, answers "what did we decide about X", and keeps the exchange. None: no context.
+   */
+  context?: Conversation | { name?: string; fresh?: boolean }
+  /** Who asks, as the context records it: `cli` (default), `mcp:<client>`, `ui`. */
+  via?: string
 }
 
 /** The bound that ended the agent's tool calls early. */
@@ -138,4 +147,6 @@ export interface OracleResponse {
   agent?: OracleAgentTrace
   /** Only when a language model answered: tokens and cost by role (agent, answer). */
   usageByRole?: Partial<Record<'agent' | 'answer', RoleUsage>>
+  /** Only when the question continued a context: its name, its exchanges (this one included), and what a pronoun was taken to mean. */
+  context?: { name: string; exchanges: number; resolved?: string }
 }

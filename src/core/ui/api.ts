@@ -5,7 +5,7 @@
  * the page renders it escaped (markdown through a renderer that escapes raw HTML).
  */
 import { loadConfig, type VltConfig } from '../config/index.js'
-import { contextBudget, contextTtlDays, Conversation, ExtractiveCompressor } from '../conversation/index.js'
+import { currentContextName, exchangeCitation, openContext, type Conversation } from '../conversation/index.js'
 import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { UsageError } from '../errors.js'
 import { openRepo, type Repo } from '../git/index.js'
@@ -30,13 +30,10 @@ const MAP_TOKENS = 4000
 
 export type ApiHandler = (params: URLSearchParams) => Promise<unknown>
 
-/** The client name of the app's conversation context (`.vlt/mcp/contexts/`), beside the MCP clients'. */
-export const UI_CLIENT = 'git-vlt-ui'
-
 /** The repository the app serves, its config, and the query context and conversation its requests share. */
 export class RepoSession {
   private context: { opened: number; qctx: Promise<QueryContext> } | undefined
-  private talk: Promise<Conversation> | undefined
+  private talk: { name: string; opened: Promise<Conversation> } | undefined
 
   private constructor(
     readonly repo: Repo,
@@ -70,17 +67,17 @@ export class RepoSession {
   }
 
   /**
-   * The conversation kept with this repository, as an MCP client's is: a question saying "it"
-   * stands for the symbols talked about last, in this run and the ones before.
+   * The oracle context the CLI continues (its current one, followed when `--new` or `--context`
+   * moves it): a question saying "it" stands for the symbols talked about last, here or on the CLI.
    */
-  conversation(): Promise<Conversation> {
-    this.talk ??= Conversation.open(this.repo.vltDir, UI_CLIENT, { budget: contextBudget(), ttlDays: contextTtlDays(), compressor: new ExtractiveCompressor(), warn: this.warn }).catch(
-      (error: unknown) => {
-        this.talk = undefined
-        throw error
-      },
-    )
-    return this.talk
+  async conversation(): Promise<Conversation> {
+    const name = await currentContextName(this.repo.vltDir)
+    if (this.talk?.name !== name) {
+      const opened = openContext(this.repo.vltDir, this.root, { name, warn: this.warn })
+      this.talk = { name, opened }
+      opened.catch(() => (this.talk = undefined))
+    }
+    return this.talk.opened
   }
 }
 
@@ -110,6 +107,7 @@ export function apiRoutes(session: RepoSession): Map<string, ApiRoute> {
     ['/api/thread-summary', get(async (p) => threadSummary(repo, config, required(p, 'name')))],
     ['/api/history', get(async (p) => fileHistory(session.root, resolveInRepo(session.root, required(p, 'path')), { limit: 20 }))],
     ['/api/status', get(async () => indexStatus(session.root, () => {}))],
+    ['/api/context', get(async () => contextView(await session.conversation()))],
     [
       '/api/sync',
       {
@@ -162,6 +160,21 @@ async function threadSummary(repo: Repo, config: VltConfig, name: string): Promi
   } catch (error) {
     if (!(error instanceof LlmUnavailableError)) throw error
     return summarizeThread(repo.vltDir, thread, new ExtractiveSummarizer())
+  }
+}
+
+/** The questions and answers of the current context, oldest first, as the chat re-shows them after a reload. */
+async function contextView(conversation: Conversation): Promise<unknown> {
+  await conversation.refresh()
+  const { state } = conversation
+  return {
+    name: state.client,
+    summary: state.summary,
+    compressedExchanges: state.compressedExchanges,
+    decisions: state.decisions,
+    exchanges: state.exchanges
+      .filter((e) => e.question !== undefined)
+      .map((e) => ({ id: e.id, at: e.at, via: e.via ?? null, question: e.question, answer: e.answer ?? e.summary, model: e.model ?? null, cite: exchangeCitation(state, e) })),
   }
 }
 

@@ -1,14 +1,14 @@
 /**
  * A question asked in the browser, answered as server-sent events while the oracle works: its
- * index progress and warnings, each token of the model's answer as it arrives, then the whole
- * response (sources, blame, traces). A browser that goes away (closed tab, Stop, Esc) aborts the
- * run: the model request is cancelled and nothing is logged for it.
+ * index progress and warnings, each tool the agent loop calls, each token of the model's answer as
+ * it arrives, then the whole response (sources, blame, traces). The question continues the oracle
+ * context the CLI continues, and joins it. A browser that goes away (closed tab, Stop, Esc) aborts
+ * the run: the model request is cancelled and nothing is logged or kept for it.
  */
 import type { ServerResponse } from 'node:http'
 import type { Conversation } from '../conversation/index.js'
 import { VltError } from '../errors.js'
-import { askOracle, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../oracle/index.js'
-import { countTokens } from '../repomap/index.js'
+import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
 import { UiRefusal } from './errors.js'
 
 export const MAX_QUESTION_CHARS = 4000
@@ -50,11 +50,16 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
     if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   }
   const { conversation } = options
+  await conversation?.refresh()
+  // As the oracle will expand it, said first so the page can show what is asked.
   const expanded = conversation?.expandQuery(ask.question) ?? { query: ask.question }
   send('start', { sources: ask.sources, question: expanded.query, ...(expanded.resolved ? { resolved: expanded.resolved } : {}) })
   let outcome: 'answered' | 'failed' | 'stopped' = 'answered'
   try {
-    const response = await askOracle(root, expanded.query, {
+    const response = await askOracle(root, ask.question, {
+      context: conversation,
+      via: 'ui',
+      onProgress: (line) => send('tool', { line }),
       sources: ask.sources,
       explain: ask.explain,
       signal: controller.signal,
@@ -69,10 +74,6 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
       onText: (text) => send('token', { text }),
     })
     send('answer', response)
-    if (conversation) {
-      conversation.record({ tool: 'ask_oracle', input: { question: expanded.query }, tokens: countTokens(response.answer), ...remembered(expanded.query, response) })
-      await conversation.flush()
-    }
   } catch (error) {
     if (controller.signal.aborted) outcome = 'stopped'
     else {
@@ -84,20 +85,5 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
   } finally {
     res.end()
     options.onEnd?.(outcome)
-  }
-}
-
-/**
- * What the conversation keeps of an answer: the MCP ask_oracle tool's summary, insight and files,
- * and the symbols whose definitions it cites, so that a follow-up's "it" means them.
- */
-function remembered(question: string, response: OracleResponse): { summary: string; insights: string[]; symbols: string[]; files: string[] } {
-  const top = response.sources[0]
-  const defined = response.sources.filter((s) => s.retrievalMethod === 'symbol' && typeof s.metadata.name === 'string').map((s) => s.metadata.name as string)
-  return {
-    summary: `answered (${response.queryType}) from ${response.sources.length} source(s)`,
-    insights: top ? [`${question} → ${top.sourcePath}`] : [],
-    symbols: [...new Set(defined)].slice(0, 2),
-    files: [...new Set(response.sources.filter((s) => s.sourceType === 'code').map((s) => s.sourcePath.replace(/:\d+(-\d+)?$/, '')))].slice(0, 5),
   }
 }
