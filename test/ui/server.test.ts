@@ -166,6 +166,23 @@ describe('git vlt ui: the server', function () {
       }
     })
 
+    it("has a thread's summary written by the summarise role's model, as the CLI and MCP do", async () => {
+      const tiered = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${model.baseUrl}"\nmodel = "test-model"\n\n[llm.models]\nsummarise = "small-model"\n`)
+      process.env.GIT_VLT_CONFIG = tiered.path
+      try {
+        vlt(repo.dir, ['thread', 'new', 'storage', '--description', 'Where records live.'], { GIT_VLT_CONFIG: tiered.path })
+        vlt(repo.dir, ['thread', 'push', 'storage', 'Records are packed past 256 files.', '--type', 'decision'], { GIT_VLT_CONFIG: tiered.path })
+        model.replyNext({ text: 'Records are packed past 256 files.', model: 'small-model' })
+        const before = model.chatRequests.length
+        const summary = await get('/api/thread-summary?name=storage')
+        assert.equal(summary.status, 200, summary.body)
+        assert.deepEqual(model.chatRequests.slice(before).map((request) => request.body.model), ['small-model'])
+      } finally {
+        delete process.env.GIT_VLT_CONFIG
+        tiered.cleanup()
+      }
+    })
+
     it('stops the run when the browser goes away mid-answer: the model request is cancelled, nothing is logged', async () => {
       process.env.GIT_VLT_CONFIG = user.path
       try {

@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js'
 import { openRepo, type Repo } from '../git/index.js'
 import { fileHistory } from '../history/index.js'
 import { indexStatus, syncIndex } from '../index/index.js'
-import { createLlmClient, LlmUnavailableError } from '../llm/index.js'
+import { createLlmClient } from '../llm/index.js'
 import { readNote } from '../notes/index.js'
 import { openQueryContext, type QueryContext } from '../query/context.js'
 import { findDefinitions } from '../query/def.js'
@@ -19,7 +19,7 @@ import { findReferences } from '../query/refs.js'
 import { searchFiles, SEARCH_LANGUAGES } from '../query/search/index.js'
 import { buildRepoMap } from '../repomap/index.js'
 import { ORACLE_SOURCES, sessionThreadName } from '../oracle/index.js'
-import { chooseSummarizer, ExtractiveSummarizer, listThreads, readThread, summarizeThread, validateThreadName } from '../threads/index.js'
+import { listThreads, readerSummary, readThread, validateThreadName } from '../threads/index.js'
 import { UiRefusal } from './errors.js'
 import { blameLines, readCommit, readRepoFile } from './repo-view.js'
 
@@ -104,7 +104,7 @@ export function apiRoutes(session: RepoSession): Map<string, ApiRoute> {
     ['/api/note', get(async (p) => note(session.root, required(p, 'path')))],
     ['/api/threads', get(async () => listThreads(repo.vltDir))],
     ['/api/thread', get(async (p) => thread(repo, required(p, 'name')))],
-    ['/api/thread-summary', get(async (p) => threadSummary(repo, config, required(p, 'name')))],
+    ['/api/thread-summary', get(async (p) => threadSummary(repo, required(p, 'name')))],
     ['/api/history', get(async (p) => fileHistory(session.root, resolveInRepo(session.root, required(p, 'path')), { limit: 20 }))],
     ['/api/status', get(async () => indexStatus(session.root, () => {}))],
     ['/api/context', get(async () => contextView(await session.conversation()))],
@@ -152,15 +152,15 @@ async function thread(repo: Repo, name: string): Promise<unknown> {
   return { ...read, description: redactSecrets(read.description).text }
 }
 
-/** The configured model writes it when it can; otherwise (or when it fails) the extractive summary. */
-async function threadSummary(repo: Repo, config: VltConfig, name: string): Promise<unknown> {
+/**
+ * The summarise role's model writes it when one is configured (the config read now, as the CLI and
+ * MCP read it); otherwise, or when it fails, the extractive summary, with the reason in `warnings`.
+ */
+async function threadSummary(repo: Repo, name: string): Promise<unknown> {
   const thread = await readThread(repo.vltDir, validateThreadName(name))
-  try {
-    return await summarizeThread(repo.vltDir, thread, chooseSummarizer(createLlmClient(config.llm)))
-  } catch (error) {
-    if (!(error instanceof LlmUnavailableError)) throw error
-    return summarizeThread(repo.vltDir, thread, new ExtractiveSummarizer())
-  }
+  const warnings: string[] = []
+  const summary = await readerSummary(repo.root ?? repo.gitDir, repo.vltDir, thread, (warning) => warnings.push(warning))
+  return { ...summary, warnings }
 }
 
 /** The questions and answers of the current context, oldest first, as the chat re-shows them after a reload. */
