@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeRecord, encodeRecord } from '../../src/core/store/index.js'
 import { vlt, vltJson } from '../helpers/cli.js'
-import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { cloneGitRepo, createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { NGINX, startNginxCache, type NginxCache } from '../helpers/nginx-cache.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 
@@ -64,9 +64,7 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
   })
 
   function clone(): GitFixture {
-    const fixture = createGitRepo()
-    fixture.git('fetch', '-q', origin.dir, 'main')
-    fixture.git('reset', '-q', '--hard', 'FETCH_HEAD')
+    const fixture = cloneGitRepo(origin)
     clones.push(fixture)
     return fixture
   }

@@ -91,3 +91,11 @@ function removeTree(dir: string): void {
     }
   }
 }
+
+/** A fresh repository holding `origin`'s main branch checked out: another machine's clone, with no `.vlt/` of its own. */
+export function cloneGitRepo(origin: GitFixture): GitFixture {
+  const fixture = createGitRepo()
+  fixture.git('fetch', '-q', origin.dir, 'main')
+  fixture.git('reset', '-q', '--hard', 'FETCH_HEAD')
+  return fixture
+}

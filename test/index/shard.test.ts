@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inShard, parseShard } from '../../src/core/index/shard.js'
 import { vlt, vltJson } from '../helpers/cli.js'
-import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { cloneGitRepo, createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 /** Forty modules calling each other, a few with the same content (one record for several paths). */
 function files(): Record<string, string> {
@@ -37,9 +37,7 @@ describe('index/shard: init --shard K/N in separate clones, then merge', functio
   })
 
   function clone(): GitFixture {
-    const fixture = createGitRepo()
-    fixture.git('fetch', '-q', origin.dir, 'main')
-    fixture.git('reset', '-q', '--hard', 'FETCH_HEAD')
+    const fixture = cloneGitRepo(origin)
     clones.push(fixture)
     return fixture
   }
