@@ -78,9 +78,12 @@ function parseLog(output: string, boundary: ReadonlySet<string>): Commit[] {
 /**
  * Commits whose diff adds or removes a line mentioning `symbol` (git log -G), newest first: unlike
  * -S, this finds a change to the symbol's value, which leaves its count of occurrences unchanged.
+ * The name as a whole word: `parse_config` is not mentioned by a line naming `parse_config_file`.
  */
 export async function pickaxe(git: SimpleGit, symbol: string, boundary: ReadonlySet<string>): Promise<Commit[]> {
-  const pattern = symbol.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const name = symbol.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  // git compiles -G as a POSIX extended expression, which has no \b: the word's edges spelled out.
+  const pattern = `(^|[^A-Za-z0-9_$])${name}([^A-Za-z0-9_$]|$)`
   return parseLog(await git.raw(['log', '--no-merges', `-G${pattern}`, '--name-only', FORMAT, `-n${MAX_COMMITS}`]), boundary)
 }
 
