@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, real
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inShard, parseShard } from '../../src/core/index/shard.js'
+import { encodeRecord } from '../../src/core/store/index.js'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { cloneGitRepo, createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
@@ -91,6 +92,24 @@ describe('index/shard: init --shard K/N in separate clones, then merge', functio
     assert.equal(missing.status, 1)
     assert.match(missing.stderr, /merge: .*no-such-shard is not a directory/)
     assert.equal(missing.stderr.trim().split('\n').length, 1)
+  })
+
+  it("rejects a key in a shard's pack index that is not a record key (never used as a path)", () => {
+    const shard = vltJson<ShardJson>(clone().dir, ['coderag', 'init', '--shard', '1/1'])
+    const version = readdirSync(join(shard.vltDir, 'objects'))[0]!
+    const records = join(shard.vltDir, 'objects', version)
+    const loose = readdirSync(records, { recursive: true, encoding: 'utf8' }).find((name) => name.endsWith('.python.mpk'))!
+    const bytes = readFileSync(join(records, loose))
+    mkdirSync(join(records, 'packs'))
+    writeFileSync(join(records, 'packs', 'forged.pack'), bytes)
+    const index = { pack: 'forged.pack', keys: ['../../../../outside.python'], offsets: Float64Array.of(0), lengths: Uint32Array.of(bytes.length) }
+    writeFileSync(join(records, 'packs', 'forged.idx'), encodeRecord('blob-pack-index', 1, index))
+    const merger = clone()
+    const run = vlt(merger.dir, ['coderag', 'merge', shard.vltDir, '--json'])
+    assert.equal(run.status, 0, run.stderr)
+    const merged = JSON.parse(run.stdout)
+    assert.equal(merged.merged.rejected, 1)
+    assert.equal(merged.extracted, 0)
   })
 
   it('never follows a link inside a shard out of it', () => {

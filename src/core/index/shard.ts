@@ -19,6 +19,9 @@ import { openIndexContext } from './context.js'
 import { initIndex, lockOptions, type InitResult } from './index.js'
 import { plural } from './repairs.js'
 
+/** `<blob hash>.<language>`, as keyOf writes it (SHA-1 or SHA-256 repositories). */
+const RECORD_KEY = /^(?:[0-9a-f]{40}|[0-9a-f]{64})\.[a-z0-9][a-z0-9_-]*$/
+
 export interface Shard {
   /** 1-based, as the user writes it (`--shard 2/4`). */
   index: number
@@ -98,6 +101,11 @@ export async function mergeShards(cwd: string, shardDirs: string[], opts: BuildO
       try {
         for (const source of sources) {
           for (const { key, encoded, path } of source.storedRecords()) {
+            // A shard's pack index names its keys: one that is not ours in form is damage, never a path.
+            if (!RECORD_KEY.test(key)) {
+              rejected++
+              continue
+            }
             const blobKey = parseKey(key)
             if (ctx.blobs.missing([blobKey]).length === 0) continue
             try {
