@@ -328,16 +328,20 @@ async function mapView(params: URLSearchParams): Promise<HTMLElement> {
   return h('div', {}, h('h2', {}, 'Repository map'), h('p', { class: 'dim' }, `${map.symbolsIncluded} of ${map.symbolsTotal} symbols in ${map.files} files (${map.tokens} tokens)`), pre)
 }
 
+/** What the last "Sync now" did: the view is drawn again with the new figures, and still says it. */
+let lastSync = ''
+
 async function statusView(): Promise<HTMLElement> {
   const status = await api<any>('status')
   const sync = h('button', { type: 'button' }, 'Sync now')
-  const result = h('p', { role: 'status' })
+  const result = h('p', { role: 'status' }, lastSync)
   sync.addEventListener('click', () => {
     sync.disabled = true
     result.textContent = 'Syncing…'
     void api<any>('sync', {}, { method: 'POST' })
       .then((done) => {
-        result.textContent = `Synced in ${done.durationMs} ms (${done.mode}, ${done.changed ?? 0} changed).`
+        lastSync = `Synced in ${done.durationMs} ms (${done.mode}, ${done.changed ?? 0} changed).`
+        result.textContent = lastSync
         window.dispatchEvent(new HashChangeEvent('hashchange'))
       })
       .catch((error: Error) => (result.textContent = `Sync failed: ${error.message}`))
