@@ -125,6 +125,17 @@ export class RemoteCache {
     }
   }
 
+  /** Whether the cache holds an entry under `key`; true when it cannot say (nothing is written to a cache that is not usable). */
+  async hasEntry(key: string): Promise<boolean> {
+    if (!this.usable) return true
+    try {
+      return await this.store.has(`ac/${digest(key)}`)
+    } catch (error) {
+      this.fail(error)
+      return true
+    }
+  }
+
   /** Stores content alone (one an entry will name), when write-back is on; returns its digest, undefined when not stored. */
   async putContent(bytes: Uint8Array): Promise<string | undefined> {
     if (!this.pushing) return undefined

@@ -127,12 +127,15 @@ export async function pushRemoteTree(ctx: IndexContext, treeHash: string): Promi
   const remote = ctx.remote
   if (!remote?.pushing) return
   const parts = await partsOf(ctx, treeHash)
+  const key = treeKey(ctx, parts, treeHash)
+  // Every init of a CI job that restored .vlt/ comes here: one request instead of reading and hashing the parts again.
+  if (await remote.hasEntry(key)) return
   const contents = await Promise.all(parts.map((part) => readFileConfined(part.path)))
   if (contents.some((bytes) => bytes === undefined)) return
   const digests = await Promise.all(contents.map((bytes) => remote.putContent(bytes!)))
   if (digests.some((named) => named === undefined)) return
   const bundle: TreeBundle = { treeHash, parts: Object.fromEntries(parts.map((part, index) => [part.name, digests[index]!])) }
-  await remote.put(treeKey(ctx, parts, treeHash), encodeRecord(BUNDLE_KIND, BUNDLE_VERSION, bundle), 'tree')
+  await remote.put(key, encodeRecord(BUNDLE_KIND, BUNDLE_VERSION, bundle), 'tree')
 }
 
 function decodeBundle(bytes: Buffer, treeHash: string, parts: Part[]): TreeBundle | undefined {
