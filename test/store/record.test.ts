@@ -78,12 +78,30 @@ describe('store/record', () => {
     assert.equal(corruption(() => decode(Buffer.from('{"json": "is not a record"}'))), 'bad magic: not a vlt record')
     assert.equal(corruption(() => decode(Buffer.from([0x00, 0x01]))), 'bad magic: not a vlt record')
     const future = flip(3)
-    future[3] = 2
-    assert.equal(corruption(() => decode(future)), 'unknown record container format 2 (this build reads 1)')
+    future[3] = 3
+    assert.equal(corruption(() => decode(future)), 'unknown record container format 3 (this build reads 1 and 2)')
 
     assert.equal(corruption(() => decode(good, 'blob-artifact', 3)), "wrong kind: a 'bm25' record where a 'blob-artifact' record was expected")
     assert.equal(corruption(() => decode(encodeRecord('bm25', 4, {}), 'bm25', 3)), "unknown version: 'bm25' format version 4 is newer than the version 3 this build reads")
     assert.equal(corruption(() => decode(encodeRecord('bm25', 2, {}), 'bm25', 3)), "unknown version: 'bm25' format version 2 is older than the version 3 this build reads")
+  })
+
+  it('round-trips a compressed payload, smaller, and finds damage in it before decompressing', () => {
+    const payload = { chunks: Array.from({ length: 200 }, (_, i) => ({ name: `kmalloc_${i % 7}`, body: 'static void *kmalloc(size_t size, gfp_t flags)\n'.repeat(3), lines: new Uint32Array([i, i + 9]) })) }
+    const plain = encodeRecord('blob-artifact', 2, payload)
+    const compressed = encodeRecord('blob-artifact', 2, payload, { compress: true })
+    assert.equal(compressed[3], 2)
+    assert.ok(compressed.length * 4 < plain.length, `${compressed.length} compressed vs ${plain.length} plain`)
+    assert.deepStrictEqual(decodeRecord(compressed, 'blob-artifact', 2, 'c'), decodeRecord(plain, 'blob-artifact', 2, 'p'))
+    const damaged = Buffer.from(compressed)
+    damaged[damaged.length - 20]! ^= 0x01
+    assert.match(corruption(() => decodeRecord(damaged, 'blob-artifact', 2, 'x.mpk')), /^checksum mismatch/)
+    // Sealed again over bytes that are not brotli: reported as an undecodable payload, never thrown raw.
+    const payloadAt = 5 + 'blob-artifact'.length + 8
+    const garbled = Buffer.from(compressed)
+    garbled.fill(0xff, payloadAt, payloadAt + 16)
+    garbled.writeUInt32LE(crc32(garbled.subarray(0, garbled.length - 4)), garbled.length - 4)
+    assert.match(corruption(() => decodeRecord(garbled, 'blob-artifact', 2, 'x.mpk')), /^payload does not decode: /)
   })
 
   it('reports a payload that passes the checksum but is not msgpack', () => {

@@ -38,6 +38,7 @@ function recordOf(artifact: FileArtifact): BlobRecord {
   return { artifact: { ...artifact, references: toReferenceColumns(artifact.references) }, analyzed: analyzeChunks(artifact.chunks) }
 }
 
+/** Compressed: blob records are most of `.vlt/` and each is written once (in a worker) and read whole. */
 function encoded(record: BlobRecord): ProcessedBlob {
-  return { record, encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record) }
+  return { record, encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record, { compress: true }) }
 }
