@@ -55,6 +55,11 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     if (!NGINX) this.skip()
     cache = await startNginxCache({ token: TOKEN.slice('Bearer '.length) })
     origin = createGitRepo({ files: FILES })
+    // A history of three commits: the commit index a fresh clone can take too.
+    origin.write({ 'src/parser.py': `${FILES['src/parser.py']}\ndef parse_line(line):\n    return line.strip()\n` })
+    origin.commit('Parse single lines of the configuration')
+    origin.write({ 'native/buffer.c': `${FILES['native/buffer.c']}int buffer_shrink(int size) { return size / 2; }\n` })
+    origin.commit('Let buffers shrink back when released')
   })
   after(async () => {
     await cache?.stop()
@@ -82,13 +87,13 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     const ci = clone()
     const built = vltJson<InitJson>(ci.dir, ['coderag', 'init'], pushing())
     assert.equal(built.extracted, 6)
-    // One entry per blob record, one for the tree.
-    assert.equal(stored(cache, 'ac').length, 7)
+    // One entry per blob record, one for the tree, one for HEAD's history.
+    assert.equal(stored(cache, 'ac').length, 8)
 
     const fresh = clone()
     const run = vlt(fresh.dir, ['coderag', 'init'], reading())
     assert.equal(run.status, 0, run.stderr)
-    assert.match(run.stderr, /^cache: 6 records and the tree's aggregates from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
+    assert.match(run.stderr, /^cache: 6 records, the tree's aggregates and the commit index \(3 commits\) from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
     const status = vltJson(fresh.dir, ['coderag', 'status'])
     assert.equal(status.treeHash, built.treeHash)
     const again = vltJson<InitJson>(fresh.dir, ['coderag', 'init'], reading())
@@ -107,7 +112,7 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
     assert.equal(result.files, 5)
     assert.equal(result.extracted, 0)
-    assert.match(result.warnings.join('\n'), /^cache: 5 records from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
+    assert.match(result.warnings.join('\n'), /^cache: 5 records and the commit index \(3 commits\) from http:\/\/127\.0\.0\.1:\d+\/cache\/, 0 not there$/m)
     assert.deepEqual(vltJson(other.dir, ['coderag', 'def', 'buffer_grow']), vltJson(clones[0]!.dir, ['coderag', 'def', 'buffer_grow']))
   })
 
@@ -133,7 +138,7 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
       assert.equal(run.status, 0, run.stderr)
       const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
       assert.match(result.warnings.join('\n'), /warning: cache: 1 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
-      assert.match(result.warnings.join('\n'), /^cache: 6 records from /m)
+      assert.match(result.warnings.join('\n'), /^cache: 6 records and the commit index \(3 commits\) from /m)
       for (const args of [['coderag', 'def', 'parse_config'], ['coderag', 'search', 'configuration parser']]) {
         assert.deepEqual(vltJson(fresh.dir, args), vltJson(clones[0]!.dir, args), args.join(' '))
       }
@@ -190,5 +195,41 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     assert.equal(stored(cache, 'ac').length, before, 'a record of the edited file was written back')
     const committed = execFileSync('git', ['-C', dev.dir, 'status', '--porcelain'], { encoding: 'utf8' })
     assert.match(committed, /M lib\/util\.ts/)
+  })
+  it("a fresh clone takes HEAD's commit index instead of reading the history from git; a pack with a commit outside that history is rejected and the history read from git", () => {
+    const ci = clones[0]!
+    const fresh = clone()
+    const taken = vltJson<InitJson & { commits: { indexed: number; added: number } }>(fresh.dir, ['coderag', 'init'], reading())
+    assert.deepEqual([taken.commits.indexed, taken.commits.added], [3, 0])
+    const byHistory = ['coderag', 'search', '--files', 'buffers shrink when released']
+    assert.deepEqual(vltJson(fresh.dir, byHistory), vltJson(ci.dir, byHistory))
+
+    // A well-formed pack, under the id its commits give it, whose newest commit is not this history's.
+    const object = (named: string): string => join(cache.data, 'cache', 'cas', named)
+    const bundleName = stored(cache, 'cas').find((named) => kindOf(readFileSync(object(named))) === 'commit-bundle')!
+    const bundle = decodeRecord<{ head: string; packs: Array<{ id: string; commits: number; digest: string }> }>(readFileSync(object(bundleName)), 'commit-bundle', 1, 'bundle')
+    const pack = decodeRecord<{ commits: Array<{ hash: string }> }>(readFileSync(object(bundle.packs[0]!.digest)), 'commit-pack', 1, 'pack')
+    pack.commits[0]!.hash = 'f'.repeat(40)
+    const id = createHash('sha1').update(pack.commits.map((commit) => `${commit.hash}\n`).join('')).digest('hex').slice(0, 24)
+    const forgedPack = encodeRecord('commit-pack', 1, pack)
+    writeFileSync(object(sha256(forgedPack)), forgedPack)
+    const forgedBundle = encodeRecord('commit-bundle', 1, { ...bundle, packs: [{ id, commits: pack.commits.length, digest: sha256(forgedPack) }, ...bundle.packs.slice(1)] })
+    writeFileSync(object(sha256(forgedBundle)), forgedBundle)
+    const entry = stored(cache, 'ac').find((name) => readFileSync(join(cache.data, 'cache', 'ac', name), 'latin1') === bundleName)!
+    writeFileSync(join(cache.data, 'cache', 'ac', entry), sha256(forgedBundle))
+    try {
+      const other = clone()
+      const run = vlt(other.dir, ['coderag', 'init', '--json'], reading())
+      assert.equal(run.status, 0, run.stderr)
+      const result = JSON.parse(run.stdout) as InitJson & { commits: { indexed: number; added: number }; warnings: string[] }
+      assert.deepEqual([result.commits.indexed, result.commits.added], [3, 3])
+      // Counted with the records an earlier case poisoned for good.
+      assert.match(result.warnings.join('\n'), /warning: cache: \d+ records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
+      assert.doesNotMatch(result.warnings.join('\n'), /commit index/)
+      assert.ok(!readdirSync(join(other.dir, '.vlt', 'commits', 'packs')).includes(`${id}.mpk`), 'the forged pack was stored')
+      assert.deepEqual(vltJson(other.dir, byHistory), vltJson(ci.dir, byHistory))
+    } finally {
+      writeFileSync(join(cache.data, 'cache', 'ac', entry), bundleName)
+    }
   })
 })

@@ -29,14 +29,17 @@ export interface RemoteCacheStats {
   /** Trees' aggregates taken and written back (see index/remote-tree.ts). */
   treeHits: number
   treesPushed: number
+  /** Commits of HEAD's history taken (their packs), and histories written back (see commits/remote.ts). */
+  commitsTaken: number
+  historiesPushed: number
   /** Entries or content refused by their checks, of either kind. */
   rejected: number
 }
 
-/** What an entry names: a blob's record, or a tree's aggregates (counted apart in the run's report). */
-export type EntryKind = 'record' | 'tree'
+/** What an entry names: a blob's record, a tree's aggregates, or a history's commit packs (counted apart in the run's report). */
+export type EntryKind = 'record' | 'tree' | 'history'
 
-const NO_STATS: RemoteCacheStats = { hits: 0, misses: 0, pushed: 0, treeHits: 0, treesPushed: 0, rejected: 0 }
+const NO_STATS: RemoteCacheStats = { hits: 0, misses: 0, pushed: 0, treeHits: 0, treesPushed: 0, commitsTaken: 0, historiesPushed: 0, rejected: 0 }
 
 const DIGEST = /^[0-9a-f]{64}$/
 const REJECTED = Symbol('rejected')
@@ -99,6 +102,11 @@ export class RemoteCache {
     this.stats.treeHits++
   }
 
+  /** Notes commits of HEAD's history taken as packs, for the run's report. */
+  tookCommits(count: number): void {
+    this.stats.commitsTaken += count
+  }
+
   /** Content by its digest (as a stored entry named it), checked like `get`'s; counted apart from records (not in hits or misses). */
   async getContent(named: string, accept: (bytes: Buffer) => boolean): Promise<Buffer | undefined> {
     if (!this.usable) return undefined
@@ -119,7 +127,8 @@ export class RemoteCache {
       const named = await this.storeContent(bytes)
       await this.store.put(`ac/${digest(key)}`, Buffer.from(named, 'latin1'))
       if (kind === 'record') this.stats.pushed++
-      else this.stats.treesPushed++
+      else if (kind === 'tree') this.stats.treesPushed++
+      else this.stats.historiesPushed++
     } catch (error) {
       this.fail(error)
     }
@@ -153,12 +162,13 @@ export class RemoteCache {
    */
   flush(warn: (message: string) => void, { summary = false } = {}): void {
     for (const notice of this.notices.splice(0)) warn(notice)
-    const { hits, misses, rejected, pushed, treeHits, treesPushed } = this.stats
+    const { hits, misses, rejected, pushed, treeHits, treesPushed, commitsTaken, historiesPushed } = this.stats
     if (rejected > 0) warn(`warning: cache: ${rejected} records from ${this.store.where} rejected (content not matching its digest, or not a valid record) and built here`)
-    if (summary && hits + misses + pushed + treeHits + treesPushed > 0) {
-      const aggregates = (n: number): string => (n > 0 ? " and the tree's aggregates" : '')
-      const back = this.settings.push ? `, ${pushed} written back${aggregates(treesPushed)}` : ''
-      warn(`cache: ${hits} records${aggregates(treeHits)} from ${this.store.where}, ${misses} not there${back}`)
+    if (summary && hits + misses + pushed + treeHits + treesPushed + commitsTaken + historiesPushed > 0) {
+      const aggregates = treeHits > 0 ? "the tree's aggregates" : ''
+      const history = commitsTaken > 0 ? `the commit index (${commitsTaken} commit${commitsTaken === 1 ? '' : 's'})` : ''
+      const back = this.settings.push ? `, ${listed([`${pushed} written back`, treesPushed > 0 ? "the tree's aggregates" : '', historiesPushed > 0 ? 'the commit index' : ''])}` : ''
+      warn(`cache: ${listed([`${hits} records`, aggregates, history])} from ${this.store.where}, ${misses} not there${back}`)
     }
     Object.assign(this.stats, NO_STATS)
     this.store.close()
@@ -191,4 +201,10 @@ export class RemoteCache {
 
 function digest(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex')
+}
+
+/** "a", "a and b", "a, b and c", leaving out empty items. */
+function listed(items: string[]): string {
+  const present = items.filter((item) => item !== '')
+  return present.length <= 1 ? (present[0] ?? '') : `${present.slice(0, -1).join(', ')} and ${present[present.length - 1]}`
 }

@@ -50,7 +50,7 @@ export const DIFF_ATTRIBUTES = [
 ].join('\n')
 
 /** Top-level declarations and class members at one indentation step (the usual formatting). */
-const ECMA_FUNCNAME = [
+export const ECMA_FUNCNAME = [
   '^((export[ \t]+)?(default[ \t]+)?(declare[ \t]+)?(abstract[ \t]+)?(async[ \t]+)?(function[ \t*]|class[ \t]|interface[ \t]|enum[ \t]|namespace[ \t]|type[ \t]|const[ \t]|let[ \t]).*)$',
   '^[ \t]{1,4}((public|private|protected|static|readonly|async|override|get|set)[ \t]+)*[A-Za-z_$#][A-Za-z0-9_$]*[ \t]*(<[^>]*>)?\\(.*$',
 ].join('\n')

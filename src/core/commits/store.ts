@@ -71,9 +71,7 @@ export async function readPack(paths: VltPaths, id: string): Promise<readonly Co
 
 /** Writes `commits` as one pack (not durable: the index written after it is, and a torn pack is detected and rebuilt). */
 export async function writePack(paths: VltPaths, commits: readonly CommitRecord[]): Promise<PackRef> {
-  const hash = createHash('sha1')
-  for (const commit of commits) hash.update(commit.hash).update('\n')
-  const id = hash.digest('hex').slice(0, 24)
+  const id = packIdOf(commits)
   await writeRecord(paths.commitPack(id), COMMIT_PACK_KIND, COMMIT_PACK_VERSION, { commits } satisfies PackRecord, { durable: false })
   return { id, commits: commits.length }
 }
@@ -102,8 +100,15 @@ export async function commitIndexBytes(paths: VltPaths, record: CommitIndexRecor
   return sizes.reduce((sum: number, size) => sum + (size ?? 0), 0)
 }
 
+/** A pack's id: the hash of the commits it holds, in order. */
+export function packIdOf(commits: readonly CommitRecord[]): string {
+  const hash = createHash('sha1')
+  for (const commit of commits) hash.update(commit.hash).update('\n')
+  return hash.digest('hex').slice(0, 24)
+}
+
 /** The pack id a pack file's name carries. */
-export function packIdOf(path: string): string {
+export function packIdOfPath(path: string): string {
   return basename(path, '.mpk')
 }
 

@@ -14,11 +14,13 @@
  */
 import { GitError, runInRepo, type Repo } from '../git/index.js'
 import { unlessCorrupt, CorruptFileError } from '../errors.js'
+import type { RemoteCache } from '../cache/index.js'
 import type { Progress } from '../cli/progress.js'
 import type { VltPaths } from '../store/index.js'
 import { readCommits } from './log.js'
+import { pushRemotePacks, takeRemotePacks } from './remote.js'
 import { analyzeMessage } from './message-index.js'
-import { confinedSize, packIdOf, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
+import { confinedSize, packIdOfPath, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
 import type { CommitRecord } from './types.js'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
@@ -29,6 +31,8 @@ export interface CommitsContext {
   paths: VltPaths
   /** `[commits] max_commits`: 0 = every commit. */
   maxCommits: number
+  /** The remote cache ([cache] remote): a history none of which is here is taken from it when it has HEAD's; written back with push. */
+  remote?: RemoteCache
 }
 
 export interface CommitSyncOptions {
@@ -64,6 +68,16 @@ export const MAX_PACK_COMMITS = 16_384
 const TRIM_SLACK = 1.25
 
 export async function syncCommits(ctx: CommitsContext, opts: CommitSyncOptions): Promise<CommitSyncResult> {
+  const result = await syncHere(ctx, opts)
+  const { remote, repo, paths, maxCommits } = ctx
+  if (remote?.pushing && repo.head.commit !== null) {
+    const index = await readCommitIndex(paths)
+    if (index?.head === repo.head.commit) await pushRemotePacks(remote, paths, index.head, maxCommits, index.packs)
+  }
+  return result
+}
+
+async function syncHere(ctx: CommitsContext, opts: CommitSyncOptions): Promise<CommitSyncResult> {
   const started = Date.now()
   const { paths, repo, maxCommits } = ctx
   const head = repo.head.commit
@@ -101,7 +115,7 @@ export async function syncCommits(ctx: CommitsContext, opts: CommitSyncOptions):
       // A damaged pack among those merged: the rebuild reads its commits from git again.
       if (!(error instanceof CorruptFileError)) throw error
       opts.warn(`warning: ${error.message}; reading its commits from git again`)
-      return rebuild(ctx, head, index, { ...opts, distrust: new Set([...(opts.distrust ?? []), packIdOf(error.path)]) }, done)
+      return rebuild(ctx, head, index, { ...opts, distrust: new Set([...(opts.distrust ?? []), packIdOfPath(error.path)]) }, done)
     }
   }
   return rebuild(ctx, head, index, opts, done)
@@ -149,6 +163,15 @@ async function rebuild(
     for (const commit of still) have.add(commit.hash)
     if (still.length === commits.length) kept.push(pack)
     else if (still.length > 0) kept.push(await writePack(paths, still))
+  }
+  if (kept.length === 0 && ctx.remote) {
+    const taken = await takeRemotePacks(ctx.remote, paths, head, maxCommits, wanted)
+    if (taken.length > 0) {
+      const record: CommitIndexRecord = { head, maxCommits, packs: taken, updatedAt: new Date().toISOString() }
+      await writeCommitIndex(paths, record)
+      await removeOtherPacks(paths, taken)
+      return done('rebuilt', 0, dropped, record)
+    }
   }
   const missing = wanted.filter((hash) => !have.has(hash))
   const added = missing.length > 0 ? await collect(ctx, opts, readsOf(missing), missing.length) : { packs: [], commits: 0 }

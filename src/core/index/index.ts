@@ -313,7 +313,7 @@ export async function indexStatus(cwd: string, warn: (message: string) => void):
 }
 
 export function commitsContext(ctx: IndexContext): CommitsContext {
-  return { repo: ctx.repo, paths: ctx.paths, maxCommits: ctx.config.commits.maxCommits }
+  return { repo: ctx.repo, paths: ctx.paths, maxCommits: ctx.config.commits.maxCommits, ...(ctx.remote ? { remote: ctx.remote } : {}) }
 }
 
 async function syncCommitIndex(ctx: IndexContext, opts: BuildOptions): Promise<CommitsSummary> {
