@@ -3,7 +3,7 @@
  * Built once, reused by later runs (delete the folder to rebuild).
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -13,23 +13,27 @@ const LINUX_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
 const LINUX_TREE = '/tmp/linux/linux-source-6.1'
 const DJANGO = '/usr/lib/python3/dist-packages/django'
 
-export type CorpusName = 'linux10k' | 'django'
+export type CorpusName = 'linux10k' | 'linux' | 'django'
 
 export const CORPORA: Record<CorpusName, { describe: string; build: (dir: string) => void }> = {
   linux10k: {
     describe: 'the first 10,000 .c files (by path) of Debian linux-source-6.1',
     build(dir) {
-      if (!existsSync(LINUX_TREE)) {
-        if (!existsSync(LINUX_TARBALL)) throw new Error(`missing ${LINUX_TARBALL}: apt-get install linux-source-6.1`)
-        mkdirSync('/tmp/linux', { recursive: true })
-        execFileSync('tar', ['-xJf', LINUX_TARBALL, '-C', '/tmp/linux'], { stdio: 'inherit' })
-      }
-      const files = walk(LINUX_TREE).filter((path) => path.endsWith('.c')).sort().slice(0, 10_000)
+      const files = walk(linuxTree()).filter((path) => path.endsWith('.c')).sort().slice(0, 10_000)
       for (const file of files) {
         const target = join(dir, relative(LINUX_TREE, file))
         mkdirSync(dirname(target), { recursive: true })
         cpSync(file, target)
       }
+    },
+  },
+  linux: {
+    describe: 'every file of Debian linux-source-6.1 (the whole kernel tree, one commit)',
+    build(dir) {
+      cpSync(linuxTree(), dir, { recursive: true })
+      // Debian's packaging appends `/*` (ignore everything at the top) to the kernel's .gitignore.
+      const ignore = join(dir, '.gitignore')
+      writeFileSync(ignore, readFileSync(ignore, 'utf8').replace(/\n#\n# Debian packaging[^]*$/, '\n'))
     },
   },
   django: {
@@ -39,6 +43,16 @@ export const CORPORA: Record<CorpusName, { describe: string; build: (dir: string
       cpSync(DJANGO, join(dir, 'django'), { recursive: true, filter: (src) => !src.includes('__pycache__') })
     },
   },
+}
+
+/** Debian's kernel source, unpacked once under /tmp. */
+function linuxTree(): string {
+  if (!existsSync(LINUX_TREE)) {
+    if (!existsSync(LINUX_TARBALL)) throw new Error(`missing ${LINUX_TARBALL}: apt-get install linux-source-6.1`)
+    mkdirSync('/tmp/linux', { recursive: true })
+    execFileSync('tar', ['-xJf', LINUX_TARBALL, '-C', '/tmp/linux'], { stdio: 'inherit' })
+  }
+  return LINUX_TREE
 }
 
 /** The corpus repository's path, creating and committing it on first use. */

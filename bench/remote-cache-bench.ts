@@ -39,7 +39,14 @@ function init(dir: string, config: string): Run {
 
 export async function run(args: string[]): Promise<unknown> {
   const name = (args[0] ?? 'linux10k') as CorpusName
-  const source = corpus(name)
+  return { corpus: name, ...(await cacheRuns(corpus(name))) }
+}
+
+/**
+ * Cold init without a cache (unless the caller measured one: `cold`), cold init writing back, and a
+ * fresh clone reading the warm cache, each in a clone of the source.
+ */
+export async function cacheRuns(source: string, peer?: Pick<Run, 'wallS' | 'cpuS'>) {
   const work = mkdtempSync(join(tmpdir(), 'vlt-cache-bench-'))
   const cache = await startNginxCache()
   try {
@@ -53,16 +60,18 @@ export async function run(args: string[]): Promise<unknown> {
       writeFileSync(path, `[cache]\nremote = "${cache.url}"\npush = ${push}\n`)
       return path
     }
-    const none = join(work, 'none.toml')
-    writeFileSync(none, '')
-    const cold = init(clone('cold'), none)
+    const withoutCache = (): string => {
+      const path = join(work, 'none.toml')
+      writeFileSync(path, '')
+      return path
+    }
+    const cold = peer ?? init(clone('cold'), withoutCache())
     const pushed = init(clone('push'), config('push', true))
     const warm = init(clone('warm'), config('warm', false))
     return {
-      corpus: name,
       cache: 'nginx 1.22 WebDAV on 127.0.0.1',
       cacheMb: Math.round(directoryBytes(cache.data) / 1024 / 1024),
-      coldNoCache: cold,
+      ...(!peer && { coldNoCache: cold }),
       coldWritingBack: pushed,
       freshCloneWarmCache: warm,
       warmShareOfCold: Number((warm.wallS / cold.wallS).toFixed(3)),

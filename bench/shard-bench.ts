@@ -7,39 +7,22 @@
  * This machine has 2 cores, so N parallel shards share them: the figures show the merge's cost and
  * that the split is even, not the speed-up of N machines.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { corpus, git, type CorpusName } from './corpus.js'
+import { timed, type Timed } from './timed.js'
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
 const ENV = { ...process.env, GIT_VLT_DAEMON: '0', CI: '1' }
 const QUERIES = [['coderag', 'def', 'main'], ['coderag', 'refs', 'init'], ['coderag', 'search', 'allocate memory', '--limit', '10']]
 
-interface Timed {
-  wallS: number
-  cpuS: number
-  peakRssMb: number
-  json: Record<string, unknown>
-}
-
 /** One CLI run under /usr/bin/time, without blocking the others started beside it. */
-function timed(cwd: string, args: string[]): Promise<Timed> {
-  const started = Date.now()
-  const child = spawn('/usr/bin/time', ['-f', '%U %S %M', process.execPath, CLI, ...args, '--json'], { cwd, env: ENV })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
-  return new Promise((resolve, reject) => {
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`vlt ${args.join(' ')} in ${cwd} exited ${code}: ${stderr}`))
-      const [user, system, rssKb] = stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number]
-      resolve({ wallS: (Date.now() - started) / 1000, cpuS: Number((user + system).toFixed(1)), peakRssMb: Math.round(rssKb / 1024), json: JSON.parse(stdout) })
-    })
-  })
+async function vlt(cwd: string, args: string[]): Promise<Timed & { json: Record<string, unknown> }> {
+  const run = await timed([process.execPath, CLI, ...args, '--json'], cwd, ENV)
+  return { ...run, json: JSON.parse(run.stdout) }
 }
 
 function answers(cwd: string): string {
@@ -48,7 +31,15 @@ function answers(cwd: string): string {
 
 export async function run(args: string[]): Promise<unknown> {
   const name = (args[0] ?? 'linux10k') as CorpusName
-  const source = corpus(name)
+  return { corpus: name, cores: 2, ...(await shardRuns(corpus(name), [2, 4])) }
+}
+
+/**
+ * For each count N: N shards at once in clones of the source repository, then their merge, checked
+ * against the answers of a single cold init — of a clone made here, or of `indexed` when the caller
+ * has one already (the scale bench: a whole-Linux init takes a quarter of an hour).
+ */
+export async function shardRuns(source: string, counts: number[], indexed?: string) {
   const work = mkdtempSync(join(tmpdir(), 'vlt-shard-bench-'))
   const clone = (label: string): string => {
     const dir = join(work, label)
@@ -57,15 +48,14 @@ export async function run(args: string[]): Promise<unknown> {
   }
   try {
     const loadBefore = loadavg()[0]!
-    const singleDir = clone('single')
-    const single = await timed(singleDir, ['coderag', 'init'])
-    const expected = answers(singleDir)
+    const single = indexed ? undefined : await vlt(clone('single'), ['coderag', 'init'])
+    const expected = answers(indexed ?? join(work, 'single'))
     const runs = []
-    for (const count of [2, 4]) {
+    for (const count of counts) {
       const dirs = Array.from({ length: count }, (_, i) => clone(`n${count}-shard${i + 1}`))
-      const shards = await Promise.all(dirs.map((dir, i) => timed(dir, ['coderag', 'init', '--shard', `${i + 1}/${count}`])))
+      const shards = await Promise.all(dirs.map((dir, i) => vlt(dir, ['coderag', 'init', '--shard', `${i + 1}/${count}`])))
       const mergeDir = clone(`n${count}-merge`)
-      const merge = await timed(mergeDir, ['coderag', 'merge', ...dirs.map((dir) => join(dir, '.vlt'))])
+      const merge = await vlt(mergeDir, ['coderag', 'merge', ...dirs.map((dir) => join(dir, '.vlt'))])
       const slowest = Math.max(...shards.map((shard) => shard.wallS))
       runs.push({
         shards: count,
@@ -83,10 +73,8 @@ export async function run(args: string[]): Promise<unknown> {
       for (const dir of [...dirs, mergeDir]) rmSync(dir, { recursive: true, force: true })
     }
     return {
-      corpus: name,
-      cores: 2,
       loadAverage: { before: loadBefore, after: loadavg()[0] },
-      singleInit: { wallS: single.wallS, cpuS: single.cpuS, peakRssMb: single.peakRssMb },
+      ...(single && { singleInit: { wallS: single.wallS, cpuS: single.cpuS, peakRssMb: single.peakRssMb } }),
       sharded: runs,
     }
   } finally {
