@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert'
+import { symlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { installHooks } from '../../src/core/hooks/index.js'
 import { vlt, vltAsync } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
@@ -75,6 +77,22 @@ describe('git vlt doctor', () => {
     assert.equal(checks.hooks!.ok, false)
     assert.match(checks.hooks!.detail, /^installed by another build of git-vlt: post-commit/)
     assert.equal(checks.hooks!.fix, 'git vlt hooks install')
+  })
+
+  it('says when a link under .vlt/ makes the installed hooks skip, and which to remove', async () => {
+    assert.equal(vlt(repo.dir, ['coderag', 'init']).status, 0)
+    assert.equal(vlt(repo.dir, ['hooks', 'install']).status, 0)
+    const elsewhere = createGitRepo()
+    try {
+      symlinkSync(elsewhere.dir, join(repo.dir, '.vlt', 'logs'))
+      const { status, checks } = await doctor(repo.dir)
+      assert.equal(status, 1)
+      assert.equal(checks.hooks!.ok, false)
+      assert.match(checks.hooks!.detail, /^installed, but they queue nothing or start no background indexer: .*\/\.vlt\/logs is a symbolic link/)
+      assert.equal(checks.hooks!.fix, `rm ${join(repo.dir, '.vlt', 'logs')}`)
+    } finally {
+      elsewhere.cleanup()
+    }
   })
 
   it('asks a configured endpoint for its model list with the key, and says when the key is rejected', async () => {

@@ -21,7 +21,7 @@ export async function runDoctor(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
   if (repo) {
     const config = await loadConfig(repo.root ?? repo.gitDir, env)
-    checks.push(await settle('index', () => checkIndex(cwd)), await settle('hooks', () => checkHooks(cwd)), await checkDaemon(cwd))
+    checks.push(await settle('index', () => checkIndex(cwd)), await settle('hooks', () => checkHooks(cwd, repo)), await checkDaemon(cwd))
     if (config.llm.provider !== 'none') checks.push(await checkLlm(config.llm, env))
     if (config.embedding.provider !== 'none') checks.push(await checkEmbedding(config.embedding, env))
     checks.push(await checkWritable(repo), await checkSize(repo))

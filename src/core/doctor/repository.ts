@@ -20,14 +20,36 @@ export async function checkIndex(cwd: string): Promise<DoctorCheck> {
   return passed('index', `${what}; up to date with HEAD`)
 }
 
-export async function checkHooks(cwd: string): Promise<DoctorCheck> {
+export async function checkHooks(cwd: string, repo: Repo): Promise<DoctorCheck> {
   const report = await hooksStatus(cwd)
   const ours = report.hooks.filter((hook) => hook.state === 'installed' || hook.state === 'chained')
   const missing = report.hooks.filter((hook) => !ours.includes(hook)).map((hook) => hook.hook)
   const outdated = ours.filter((hook) => !hook.upToDate).map((hook) => hook.hook)
   if (missing.length > 0) return failed('hooks', `not installed in ${report.dir}: ${missing.join(', ')} (without them the index catches up only when queried)`, 'git vlt hooks install')
   if (outdated.length > 0) return failed('hooks', `installed by another build of git-vlt: ${outdated.join(', ')}`, 'git vlt hooks install')
+  const links = await linksTheHooksSkip(repo.vltDir)
+  if (links.length > 0) {
+    return failed('hooks', `installed, but they queue nothing or start no background indexer: ${links.join(', ')} ${links.length === 1 ? 'is a symbolic link' : 'are symbolic links'} (never written through; a cloned repository can plant one)`, `rm ${links.join(' ')}`)
+  }
   return passed('hooks', `${ours.map((hook) => hook.hook).join(', ')} installed by this build`)
+}
+
+/**
+ * The paths under `.vlt/` that the hooks refuse to go through when they are links (templates/hooks/
+ * vlt-hook.sh's `nolink`): the hook then exits quietly, as it must never fail or print in a git
+ * command, so this is where the user learns why the index only catches up when queried.
+ */
+const HOOK_PATHS = ['queue', 'queue/indexer-state.json', 'queue/indexer.pid', 'logs', 'logs/indexer.log', 'logs/indexer.log.1']
+
+async function linksTheHooksSkip(vltDir: string): Promise<string[]> {
+  if (await isLink(vltDir)) return [vltDir]
+  const links: string[] = []
+  for (const path of HOOK_PATHS.map((name) => join(vltDir, name))) if (await isLink(path)) links.push(path)
+  return links
+}
+
+async function isLink(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => null))?.isSymbolicLink() ?? false
 }
 
 export async function checkDaemon(cwd: string): Promise<DoctorCheck> {
