@@ -2,8 +2,8 @@ import { Args, Flags } from '@oclif/core'
 import { terminalProgress } from '../core/cli/progress.js'
 import { VltCommand } from '../core/cli/vlt-command.js'
 import { quotedName, visibleText } from '../core/display/index.js'
-import { contextTtlDays, listContexts, validateContextName, type ContextListing } from '../core/conversation/index.js'
-import { UsageError } from '../core/errors.js'
+import { contextTtlDays, deleteContext, listContexts, validateContextName, type ContextListing } from '../core/conversation/index.js'
+import { UsageError, VltError } from '../core/errors.js'
 import { openRepo } from '../core/git/index.js'
 import { askOracle, DEFAULT_MAX_TOKENS, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../core/oracle/index.js'
 
@@ -57,6 +57,7 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
     { command: '<%= config.bin %> <%= command.id %> "what did we decide about the cache" --context perf', description: 'Continue (or start) the context named perf and ask what it decided.' },
     { command: '<%= config.bin %> <%= command.id %> "where are locks taken" --new', description: 'Start a fresh context (named after the time) and make it current.' },
     { command: '<%= config.bin %> <%= command.id %> --list --json', description: 'The contexts: [{name, current, exchanges, compressedExchanges, decisions, status, lastModel, updated}].' },
+    { command: '<%= config.bin %> <%= command.id %> --delete perf', description: 'Delete the context named perf (--json: {deleted}).' },
     {
       command: '<%= config.bin %> <%= command.id %> "how are blob records written" --json',
       description:
@@ -82,11 +83,20 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
     context: Flags.string({ description: 'Continue the conversation context NAME (created when new) and make it current.' }),
     new: Flags.boolean({ description: 'Start a fresh conversation context (with --context: start that one afresh) and make it current.' }),
     list: Flags.boolean({ description: 'List the conversation contexts instead of asking.', exclusive: ['context', 'new'] }),
+    delete: Flags.string({ description: 'Delete the conversation context NAME instead of asking (the current one: `default` becomes current).', exclusive: ['context', 'new', 'list'] }),
   }
 
-  async run(): Promise<OracleResponse | ContextListing[]> {
+  async run(): Promise<OracleResponse | ContextListing[] | { deleted: string }> {
     const { args, flags } = await this.parse(Oracle)
     const json = this.jsonEnabled()
+    if (flags.delete !== undefined) {
+      if (args.question !== undefined) throw new UsageError('--delete takes no question')
+      validateContextName(flags.delete)
+      const repo = await openRepo(this.workDir(flags))
+      if (!(await deleteContext(repo.vltDir, flags.delete))) throw new VltError(`no conversation context named ${quotedName(flags.delete)} (git vlt oracle --list shows them)`)
+      this.log(`Deleted the conversation context ${quotedName(flags.delete)}.`)
+      return { deleted: flags.delete }
+    }
     if (flags.list) {
       if (args.question !== undefined) throw new UsageError('--list takes no question')
       return this.list(this.workDir(flags), json)

@@ -52,6 +52,16 @@ describe('git vlt oracle: the persistent conversation context', function () {
     const listed = await vltJsonAsync(repo.dir, ['oracle', '--list'])
     assert.deepEqual(listed.map((c: any) => [c.name, c.current, c.exchanges]).sort(), [[fresh.context.name, false, 2], ['default', false, 2], ['perf', true, 1]].sort())
     assert.deepEqual(Object.keys(listed[0]).sort(), ['compressedExchanges', 'current', 'decisions', 'exchanges', 'lastModel', 'name', 'status', 'updated'])
+
+    // --delete: perf (current) goes and default is current again; a name never stored fails with exit 1.
+    assert.deepEqual(await vltJsonAsync(repo.dir, ['oracle', '--delete', 'perf']), { deleted: 'perf' })
+    const after = await vltJsonAsync(repo.dir, ['oracle', '--list'])
+    assert.deepEqual(after.map((c: any) => [c.name, c.current]).sort(), [[fresh.context.name, false], ['default', true]].sort())
+    const missing = await vltAsync(repo.dir, ['oracle', '--delete', 'perf'])
+    assert.equal(missing.status, 1, missing.stderr)
+    assert.match(missing.stderr, /no conversation context named .*perf.* \(git vlt oracle --list shows them\)/)
+    assert.equal((await vltAsync(repo.dir, ['oracle', 'where', '--delete', 'default'])).status, 2)
+
     const bad = await vltAsync(repo.dir, ['oracle', 'anything', '--context', '../escape'])
     assert.equal(bad.status, 2, bad.stderr)
     assert.match(bad.stderr, /a context name is 1 to 64 letters/)

@@ -438,6 +438,21 @@ export async function setCurrentContext(vltDir: string, name: string): Promise<v
   await withLock(vltDir, () => writeRecord(currentFile(vltDir), 'oracle-context-current', 1, { name }, { durable: false }), { name: 'contexts', waitMs: 10_000 })
 }
 
+/**
+ * Deletes the context `name`; false when there is none. Deleting the current one makes `default`
+ * current again. A process that holds the context open (an MCP server, the web app) writes it back
+ * with its next exchange: what it already knew is its own.
+ */
+export async function deleteContext(vltDir: string, name: string): Promise<boolean> {
+  return withLock(vltDir, async () => {
+    const file = contextFile(vltDir, name)
+    if (!(await lstat(file).catch(() => undefined))?.isFile()) return false
+    await removeConfined(file)
+    if ((await currentContextName(vltDir)) === name) await removeConfined(currentFile(vltDir))
+    return true
+  }, { name: 'contexts', waitMs: 10_000 })
+}
+
 /** One line about a stored context, for `git vlt oracle --list`. */
 export interface ContextListing {
   name: string

@@ -9,6 +9,7 @@ export {
   Conversation,
   currentContextName,
   decisionsIn,
+  deleteContext,
   DEFAULT_CONTEXT,
   listContexts,
   removeExpiredContexts,
