@@ -34,7 +34,7 @@ function init(dir: string, config: string): Run {
   if (child.status !== 0) throw new Error(`coderag init in ${dir} exited ${child.status}: ${child.stderr}`)
   const [user, system, rssKb] = child.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number]
   const result = JSON.parse(child.stdout) as { extracted: number; warnings: string[] }
-  return { wallS: (Date.now() - started) / 1000, cpuS: user + system, peakRssMb: Math.round(rssKb / 1024), extracted: result.extracted, warnings: result.warnings }
+  return { wallS: (Date.now() - started) / 1000, cpuS: Number((user + system).toFixed(2)), peakRssMb: Math.round(rssKb / 1024), extracted: result.extracted, warnings: result.warnings }
 }
 
 export async function run(args: string[]): Promise<unknown> {
