@@ -240,7 +240,7 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
 
 /** "When was X added", "who introduced X": the question is about the commit that brought the name in. */
 function asksOrigin(question: string): boolean {
-  return /\b(?:added|introduced|created|written|wrote|first|origin|originally|new)\b/i.test(question)
+  return /\b(?:added|introduced|created|written|wrote|first|origin|originally)\b/i.test(question)
 }
 
 /** The score of the commit that introduced a symbol when the question asks about its changes: below its definition's history. */
