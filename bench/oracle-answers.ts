@@ -14,6 +14,11 @@
  * - latency p50/p95 (SC-001) of askOracle in process (the first question of each repository, which
  *   loads the index, is reported apart), the floor beside it: `git grep` of the question's name
  *   (or its longest word) in the same clone; context tokens per question.
+ * - tool calls and tokens against an agent that only has grep and read (SC-006): the scripted
+ *   baseline of oracle-baseline.ts, whose strategy its header states, asked the same questions; the
+ *   oracle's calls are 1 offline (one question asked), and in LLM mode that one plus the tools its
+ *   loop ran; its tokens are the context it gathered.
+ * - facts kept after compression (SC-013): oracle-compression.ts.
  * - LLM mode (SC-005/006): the same questions through the agent loop, with tool calls, tokens and
  *   cost by role. VLT_BENCH_LLM_URL, VLT_BENCH_LLM_MODEL and VLT_BENCH_LLM_KEY name a real
  *   OpenAI-compatible endpoint; without them a loopback server scripts one tool call per question
@@ -26,6 +31,8 @@ import { join } from 'node:path'
 import { askOracle, type OracleResponse, type OracleSource } from '../src/core/oracle/index.js'
 import { startFakeOpenAIServer } from '../test/helpers/fake-openai-server.js'
 import { git } from './corpus.js'
+import { baselineAgent, BUDGET, WINDOW, type BaselineRun } from './oracle-baseline.js'
+import { compressionFacts, SMALLEST_BUDGET } from './oracle-compression.js'
 import { KINDS, loadQuestionSets, ORACLE_CORPORA, oracleClone, type Half, type Kind, type Question } from './oracle-questions.js'
 
 /** Lines either side of a gold line within which a cited range still counts as pointing at it. */
@@ -107,6 +114,8 @@ interface Scored {
   ms: number
   floorMs: number
   contextTokens: number
+  /** The grep/read agent on the same question (offline rows). */
+  baseline?: BaselineRun
   llm?: { toolCalls: number; turns: number; tokens: number; byRole: OracleResponse['usageByRole'] }
 }
 
@@ -132,6 +141,25 @@ function tally(rows: readonly Scored[]) {
     floorGitGrepP50Ms: percentile(rows.map((r) => r.floorMs), 50),
     contextTokensMean: mean(rows.map((r) => r.contextTokens)),
   }
+}
+
+/**
+ * SC-006 per kind: the grep/read agent's tool calls and tokens until it saw the gold evidence (or
+ * its budget ran out) beside the oracle's, and the share of calls the oracle saves.
+ */
+function toolCalls(rows: readonly Scored[], oracleCalls: (row: Scored) => number) {
+  const figures = (kind: readonly Scored[]) => {
+    const baseline = kind.map((r) => r.baseline!)
+    const oracle = mean(kind.map(oracleCalls))
+    const grep = mean(baseline.map((b) => b.calls))
+    return {
+      questions: kind.length,
+      oracle: { callsPerQuestion: oracle, tokensPerQuestion: mean(kind.map((r) => r.contextTokens)), reachedGold: share(kind.filter((r) => r.hit).length, kind.length) },
+      grepRead: { callsPerQuestion: grep, tokensPerQuestion: mean(baseline.map((b) => b.tokens)), reachedGold: share(baseline.filter((b) => b.reached).length, kind.length) },
+      fewerCalls: +(1 - oracle / Math.max(1e-9, grep)).toFixed(3),
+    }
+  }
+  return { baselineBudgetCalls: BUDGET, readWindowLines: WINDOW, all: figures(rows), byKind: Object.fromEntries(KINDS.map((kind) => [kind, figures(rows.filter((r) => r.kind === kind))])) }
 }
 
 function breakdown(rows: readonly Scored[]) {
@@ -168,6 +196,7 @@ async function ask(dir: string, question: Question, llm: boolean): Promise<Score
     ms,
     floorMs: +gitGrepMs(dir, question).toFixed(1),
     contextTokens: response.traces?.budget.used ?? 0,
+    ...(llm ? {} : { baseline: baselineAgent(dir, question) }),
     ...(llm ? { llm: { toolCalls: response.agent?.toolCalls.length ?? 0, turns: response.agent?.turns ?? 0, tokens: spent, byRole: response.usageByRole } } : {}),
   }
 }
@@ -223,7 +252,18 @@ export async function answers(args: readonly string[]) {
     questions: offline.length,
     adjacentLines: ADJACENT,
     offline: { ...breakdown(offline), perRepo, indexLoadFirstQuestionMs: firstQuestionMs, imperfect: misses },
+    toolCallsAgainstGrepRead: toolCalls(offline, () => 1),
   }
+  // After the questions above: a context's exchanges are these answers again, asked into it.
+  const compression: Record<string, unknown> = {}
+  for (const budget of [2 * SMALLEST_BUDGET, SMALLEST_BUDGET]) {
+    const runs = []
+    for (const set of sets) runs.push({ repo: set.name, ...(await compressionFacts(dirs.get(set.name)!, set, budget)) })
+    const facts = runs.reduce((n, r) => n + r.all.facts, 0)
+    const kept = runs.reduce((n, r) => n + r.all.kept, 0)
+    compression[`budget${budget}`] = { factsKept: share(kept, facts), facts, perRepo: runs }
+  }
+  figures.factsKeptAfterCompression = compression
   if (!args.includes('--no-llm')) {
     figures.llm = await withModel(async (next, label) => {
       const rows: Scored[] = []
@@ -247,6 +287,7 @@ export async function answers(args: readonly string[]) {
         toolCallsPerQuestion: mean(rows.map((r) => r.llm!.toolCalls)),
         turnsPerQuestion: mean(rows.map((r) => r.llm!.turns)),
         tokensPerQuestion: mean(rows.map((r) => r.llm!.tokens)),
+        oracleCallsPerQuestionAgainstGrepRead: mean(rows.map((r) => 1 + r.llm!.toolCalls)),
         byRole,
       }
     })

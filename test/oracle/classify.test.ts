@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { classifyQuestion } from '../../src/core/oracle/classify.js'
+import { classifyQuestion, withDefinedNames } from '../../src/core/oracle/classify.js'
 
 describe('oracle question classification', () => {
   const cases: Array<[string, string, string | null, string]> = [
@@ -22,4 +22,20 @@ describe('oracle question classification', () => {
       assert.deepEqual([c.queryType, c.symbol, c.searchText], [type, symbol, searchText])
     })
   }
+})
+
+describe('oracle question classification: names the index defines', () => {
+  const defines = (name: string): boolean => ['setupmethod', 'Context'].includes(name)
+
+  it('takes the word a history question asks about for its symbol when the code defines it', () => {
+    for (const question of ['When was setupmethod added?', 'why was the setupmethod changed', 'history of setupmethod']) {
+      const named = withDefinedNames(classifyQuestion(question), question, defines)
+      assert.deepEqual([named.queryType, named.symbol], ['history', 'setupmethod'], question)
+    }
+  })
+
+  it('leaves a word the code does not define, and a plain word outside a history question, to search', () => {
+    assert.equal(withDefinedNames(classifyQuestion('when was the cache changed'), 'when was the cache changed', defines).symbol, null)
+    assert.equal(withDefinedNames(classifyQuestion('how does setupmethod work'), 'how does setupmethod work', defines).symbol, null)
+  })
 })

@@ -86,6 +86,15 @@ describe('oracle: what the extractive answer cites', () => {
     for (const other of ['src/other.py:1-9', 'tests/test_lock.py:3-8', 'docs/locks.md:1-5']) assert.ok(!cites(answer, other), `${other} cited:\n${answer}`)
   })
 
+  it('cites, for a question in words, the files whose scores stand out, not every file the file-level search ranked', () => {
+    const file = (path: string, score: number): OracleSource => source({ sourceType: 'code', sourcePath: path, score, content: 'import os', metadata: { role: 'localization' } })
+    const behind = source({ ...commit, sourcePath: 'd'.repeat(40), metadata: { ...commit.metadata, found: 'similar' } })
+    const answer = extractiveAnswer('conceptual', null, [file('src/lock.py:1-30', 1), file('src/peer.py:1-9', 0.95), file('CHANGES.rst:1-20', 0.78), behind, file('tests/test_lock.py:1-9', 0.42)])
+    assert.ok(cites(answer, 'src/lock.py:1-30') && cites(answer, 'src/peer.py:1-9') && cites(answer, 'd'.repeat(12)), answer)
+    for (const other of ['CHANGES.rst:1-20', 'tests/test_lock.py:1-9']) assert.ok(!cites(answer, other), `${other} cited:\n${answer}`)
+    assert.match(answer, /2 more pieces of evidence were gathered/)
+  })
+
   it('cites everything when the evidence of the asked kind is missing, and for a question in words', () => {
     for (const [queryType, symbol] of [['definition', 'acquire_lock'], ['conceptual', null]] as const) {
       const answer = extractiveAnswer(queryType, symbol, [related, test, note])

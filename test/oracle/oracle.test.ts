@@ -190,3 +190,50 @@ describe('askOracle: a symbol named among words that match nothing', function ()
     assert.deepEqual(response.sources, [])
   })
 })
+
+describe('askOracle: what a history answer cites', function () {
+  this.timeout(60_000)
+  let repo: GitFixture
+  const commits: Record<string, string> = {}
+  before(() => {
+    repo = createGitRepo({
+      files: {
+        'lib/config.py': 'def parse_settings(text):\n    """Parse the settings text."""\n    return text\n',
+        'lib/app.py': 'from lib.config import parse_settings\n\n\ndef load(text):\n    """Load the settings of the app."""\n    return parse_settings(text)\n',
+      },
+    })
+    commits.origin = repo.git('rev-parse', 'HEAD').trim()
+    repo.write({ 'lib/config.py': 'def parse_settings(text):\n    """Parse the settings text."""\n    return text.strip()\n' })
+    commits.body = repo.commit('Strip the settings text')
+    repo.write({ 'lib/app.py': 'from lib.config import parse_settings\n\n\ndef load(text):\n    """Load the settings of the app."""\n    return parse_settings(text.lower())\n' })
+    commits.caller = repo.commit('Lower-case the app settings before loading them')
+    repo.git('mv', 'lib/config.py', 'lib/settings.py')
+    repo.write({ 'lib/app.py': 'from lib.settings import parse_settings\n\n\ndef load(text):\n    """Load the settings of the app."""\n    return parse_settings(text.lower())\n' })
+    commits.move = repo.commit('Move the settings parser')
+    repo.write({ 'lib/settings.py': 'def parse_settings(text):\n    """Parse the settings text."""\n    return text.strip() or "{}"\n' })
+    commits.moved = repo.commit('Default to empty settings')
+    repo.write({ 'lib/settings.py': 'def parse_settings(text):\n    """Parse the settings text."""\n    return text.strip() or "{}"\n\n\ndef normalize(key):\n    return key.lower()\n' })
+    commits.normalize = repo.commit('Compare keys whatever their case')
+  })
+  after(() => repo.cleanup())
+
+  const cited = (answer: string): string[] => Object.entries(commits).filter(([, hash]) => answer.includes(hash.slice(0, 12))).map(([name]) => name)
+
+  it("cites the commits that changed the symbol's definition, through its file's move, not those that edited a line using it", async () => {
+    const response = await askOracle(repo.dir, 'Why was parse_settings changed?', { noLog: true, sources: ['code', 'git'] })
+    assert.equal(response.queryType, 'history')
+    assert.deepEqual(cited(response.answer).sort(), ['body', 'moved', 'origin'], response.answer)
+    assert.match(response.answer, new RegExp(`most relevant commit is ${commits.moved!.slice(0, 12)}`))
+  })
+
+  it('takes a plain word the question asks the history of for the symbol the code defines under that name', async () => {
+    const response = await askOracle(repo.dir, 'When was normalize added?', { noLog: true, sources: ['code', 'git'], explain: true })
+    assert.equal(response.traces!.classification.symbol, 'normalize')
+    assert.deepEqual(cited(response.answer), ['normalize'], response.answer)
+  })
+
+  it('leads with the commit that introduced the symbol when the question asks when it was added', async () => {
+    const response = await askOracle(repo.dir, 'When was parse_settings added?', { noLog: true, sources: ['code', 'git'] })
+    assert.match(response.answer, new RegExp(`most relevant commit is ${commits.origin!.slice(0, 12)}`), response.answer)
+  })
+})

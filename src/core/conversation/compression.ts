@@ -13,7 +13,7 @@ export interface Compressor {
   compress(previous: string, older: readonly Exchange[], maxTokens: number): Promise<string>
 }
 
-/** One line per exchange — what was asked and what was learnt — oldest lines dropped beyond the cap. */
+/** One line per exchange — what was asked, what was learnt and where the answer pointed — oldest lines dropped beyond the cap. */
 export class ExtractiveCompressor implements Compressor {
   readonly kind = 'extractive' as const
 
@@ -27,10 +27,33 @@ export class ExtractiveCompressor implements Compressor {
 }
 
 export function exchangeLine(exchange: Exchange): string {
-  if (exchange.question !== undefined) return `- [${exchange.id}] Q: ${exchange.question} → ${firstLine(exchange.answer ?? exchange.summary)}`
+  if (exchange.question !== undefined) {
+    const lead = firstSentence(firstLine(exchange.answer ?? exchange.summary))
+    const cited = citationsIn(exchange.answer ?? '').filter((c) => !lead.includes(c))
+    const more = cited.length > MAX_CITED ? `, … ${cited.length - MAX_CITED} more` : ''
+    return `- [${exchange.id}] Q: ${exchange.question} → ${lead}${cited.length > 0 ? ` (cites ${cited.slice(0, MAX_CITED).join(', ')}${more})` : ''}`
+  }
   const input = Object.entries(exchange.input).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')
   const learnt = exchange.insights.length > 0 ? exchange.insights.join('; ') : exchange.summary
   return `- ${exchange.tool}(${input}) → ${learnt}`
+}
+
+/** Cited locations a folded answer's line keeps beyond its first line. */
+const MAX_CITED = 16
+
+/**
+ * The locations an answer cites — `path:start-end` and commit hashes — outside the evidence it
+ * quotes (fenced code, quoted messages): what a later question asks again ("where was that
+ * defined?"), which its first line alone does not hold.
+ */
+function citationsIn(answer: string): string[] {
+  const own = answer.replace(/^( *)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2 *$/gm, '').replace(/^ *>.*$/gm, '')
+  return [...new Set([...own.matchAll(/[\w./-]+\.\w+:\d+(?:-\d+)?|\b[0-9a-f]{12,40}\b/g)].map((match) => match[0]))]
+}
+
+/** What the answer found, without what follows it on its first line (an extractive answer's note on how to read the evidence). */
+function firstSentence(line: string): string {
+  return line.split(/(?<=[.!?])\s+(?=[A-Z`])/)[0]!
 }
 
 function firstLine(text: string): string {

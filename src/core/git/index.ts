@@ -4,4 +4,4 @@ export { openRepo, runInRepo, streamInRepo, type Head, type ObjectFormat, type R
 export { shallowBoundary } from './shallow.js'
 export { diffNumstat, diffTrees, isFileMode, listTree, listTreeAndSubmodules, type LineCounts, type TreeChange, type TreeEntry } from './tree.js'
 export { readWorkingFile, workingTreeChanges, type WorkingChange } from './working-tree.js'
-export { blameRange, BOUNDARY_NOTE, commitText, lineHistory, messageSearch, openGit, pathLog, pickaxe, showCommit, type BlameLine, type Commit } from './history.js'
+export { blameRange, BOUNDARY_NOTE, commitText, lineHistory, messageSearch, openGit, pathLog, pickaxe, showCommit, symbolChanges, type BlameLine, type Commit } from './history.js'

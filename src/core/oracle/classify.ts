@@ -75,15 +75,23 @@ export function classifyQuestion(question: string): Classification {
   return { queryType, symbol, identifiers, searchText: searchTextOf(question, queryType) }
 }
 
+/** The word a history question asks about: "why was X changed", "when was X added", "history of X". */
+const HISTORY_SUBJECT = [
+  new RegExp(String.raw`\b(?:was|were|did|has|have|had)\s+(?:the\s+)?${SYMBOL}\s+(?:first\s+|last\s+|get\s+|been\s+)?(?:changed?|added|introduced|removed|deleted|modified|rewritten|renamed|refactored|moved|replaced|reverted|fixed|written)\b`, 'i'),
+  new RegExp(String.raw`\b(?:history|evolution)\s+of\s+(?:the\s+)?${SYMBOL}`, 'i'),
+]
+
 /**
- * `cls` with the question's capitalised words that the code defines under exactly that name added
- * to its identifiers, the first becoming the symbol when the question named none. A capitalised
- * word may be prose (a sentence's first word, "Python"), so classifyQuestion leaves it to BM25; only
- * the index can tell that `Context` is a class. Once it has, that definition is evidence whatever
- * else the question says: a word that matches nothing ("how does Context 45 work") cannot hide it.
+ * `cls` with the words the code defines under exactly that name added to its identifiers, the first
+ * becoming the symbol when the question named none: its capitalised words, and the word a history
+ * question asks about ("when was setupmethod added"). Either may be prose (a sentence's first word,
+ * "Python"; "when was the cache changed"), so classifyQuestion leaves them to BM25; only the index
+ * can tell that `Context` is a class. Once it has, that definition is evidence whatever else the
+ * question says: a word that matches nothing ("how does Context 45 work") cannot hide it.
  */
 export function withDefinedNames(cls: Classification, question: string, defines: (name: string) => boolean): Classification {
-  const named = [...new Set(question.match(/\b[A-Z][\w$]*/g) ?? [])].filter(
+  const subject = cls.queryType === 'history' ? HISTORY_SUBJECT.map((pattern) => pattern.exec(question)?.[1]).filter((word): word is string => word !== undefined) : []
+  const named = [...new Set([...subject, ...(question.match(/\b[A-Z][\w$]*/g) ?? [])])].filter(
     (word) => !cls.identifiers.includes(word) && !FRAME_WORDS.has(word.toLowerCase()) && defines(word),
   )
   if (named.length === 0) return cls

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import type { SimpleGit } from 'simple-git'
 import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
-import { blameRange, lineHistory, messageSearch, openGit, openRepo, pickaxe, shallowBoundary, type Repo } from '../git/index.js'
+import { blameRange, lineHistory, messageSearch, openGit, openRepo, shallowBoundary, symbolChanges, type Repo } from '../git/index.js'
 import { openIndexContext } from '../index/index.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
 import { citedCodeFiles, diagnosticsOf } from '../lsp/index.js'
@@ -134,10 +134,12 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
     ? openQueryContextIn(index, { warn, progress: options.progress }).then((opened) => (qctx = opened))
     : Promise.resolve(null)
   code.catch(() => {})
+  // The question with the words the index defines as its symbols ("when was setupmethod added"): the code and git paths ask about them.
+  const definedNames = code.then((opened) => (opened ? withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0) : cls)).catch(() => cls)
   const codePaths = async (): Promise<Candidate[]> => {
     const opened = await code
     if (!opened) return []
-    const named = withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0)
+    const named = await definedNames
     claimed = claimedNames(cls)
     missing = await absentFromText(opened.index.repo, missingSymbols(opened, claimed))
     const symbol = named.symbol
@@ -168,7 +170,10 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
     wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
     wanted.has('threads') ? run('threads', () => threadsPath(repo.root ?? repo.gitDir, repo.vltDir, cls.searchText, terms, warn)) : [],
     wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
-    git && historyQuestion && cls.symbol ? run('git:pickaxe', async () => pickaxeCandidates(git, cls.symbol!, terms, boundary)) : [],
+    git && historyQuestion ? run('git:pickaxe', async () => {
+      const { symbol } = await definedNames
+      return symbol ? pickaxeCandidates(git, symbol, asksOrigin(question), terms, boundary) : []
+    }) : [],
     git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms, boundary)) : [],
   ])
   let candidates = gathered.flat()
@@ -178,7 +183,7 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
   let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
   if (git && historyQuestion) {
     options.stage?.('history')
-    const ranges = topCodeRanges(ranked, LINE_HISTORIES)
+    const ranges = historyRanges(candidates, ranked, (await definedNames).symbol !== null, LINE_HISTORIES)
     candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms, boundary)))
   }
   if (qctx) candidates = candidates.concat(await run('code:tests', async () => testCandidates(qctx!, ranked)))
@@ -233,9 +238,26 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
   return response
 }
 
-async function pickaxeCandidates(git: SimpleGit, symbol: string, terms: readonly string[], boundary: ReadonlySet<string>): Promise<Candidate[]> {
-  const commits = await pickaxe(git, symbol, boundary)
-  return commits.map((commit, i) => commitCandidate(commit, 'pickaxe', 1 - i / (commits.length + 1), terms))
+/** "When was X added", "who introduced X": the question is about the commit that brought the name in. */
+function asksOrigin(question: string): boolean {
+  return /\b(?:added|introduced|created|written|wrote|first|origin|originally)\b/i.test(question)
+}
+
+/** The score of the commit that introduced a symbol when the question asks about its changes: below its definition's history. */
+const LATE = 0.3
+
+/**
+ * The commits that added or removed the symbol, newest first — except the one that introduced it
+ * (the oldest), which leads when the question asks for the origin and comes last otherwise: "why
+ * was X changed" is about its changes (its definition's lines come before it), not its birth.
+ */
+async function pickaxeCandidates(git: SimpleGit, symbol: string, origin: boolean, terms: readonly string[], boundary: ReadonlySet<string>): Promise<Candidate[]> {
+  const commits = await symbolChanges(git, symbol, boundary)
+  const first = commits.at(-1)
+  return commits.map((commit, i) => {
+    const score = commit !== first ? 1 - (i + 1) / (commits.length + 1) : origin ? 1 : LATE
+    return commitCandidate(commit, 'pickaxe', score, terms)
+  })
 }
 
 /** Commits whose messages mention the question's words, best covered first. */
@@ -270,11 +292,18 @@ function dropTestsAlone(ranked: Ranked[], question: string, traces: OracleTraces
   return []
 }
 
-function topCodeRanges(ranked: readonly Ranked[], count: number): Array<{ path: string; start: number; end: number }> {
-  return ranked
-    .filter(({ candidate }) => candidate.source.sourceType === 'code' && candidate.range && !isTestPath(candidate.range.path))
-    .slice(0, count)
-    .map(({ candidate }) => candidate.range!)
+/**
+ * The code whose line history a history question gets: when it names a symbol, the symbol's
+ * definitions as the definition index found them (the commits that changed X are those that changed
+ * its lines, followed through renames by `git log -L`; a search hit's lines changed other code, and
+ * a name the index does not define is left to the pickaxe); for a question in words, the best code
+ * ranges.
+ */
+function historyRanges(candidates: readonly Candidate[], ranked: readonly Ranked[], namesSymbol: boolean, count: number): Array<{ path: string; start: number; end: number }> {
+  const code = namesSymbol
+    ? candidates.filter((candidate) => candidate.source.metadata.role === 'definition')
+    : ranked.map(({ candidate }) => candidate).filter((candidate) => candidate.source.sourceType === 'code')
+  return code.filter((candidate) => candidate.range && !isTestPath(candidate.range.path)).slice(0, count).map((candidate) => candidate.range!)
 }
 
 /**
