@@ -133,6 +133,34 @@ describe('coderag scip (SCIP import and build)', function () {
     }
   })
 
+  it('adds to def the definitions only SCIP knows in fresh files, ranked with ours: a constructor\'s parameter property', () => {
+    const other = createGitRepo({
+      files: {
+        'tsconfig.json': FILES['tsconfig.json'],
+        'src/disc.ts': 'export class Disc {\n  constructor(public radius: number, scale: number) {}\n}\n',
+        'src/radius.ts': 'export function radius(): number {\n  return 1\n}\n',
+        'src/main.ts': "import { Disc } from './disc'\nconsole.log(new Disc(2, 1).radius)\n",
+      },
+    })
+    try {
+      other.commit('discs')
+      const defs = (symbol: string): string[] => vltJson(other.dir, ['coderag', 'def', symbol]).definitions.map((d: { path: string; line: number; kind: string; qualifiedName: string; precision: string }) => `${d.path}:${d.line} ${d.kind} ${d.qualifiedName} ${d.precision}`)
+      // Our syntactic table has no field for a parameter property.
+      assert.deepEqual(defs('radius'), ['src/radius.ts:1 function radius syntactic'])
+      vltJson(other.dir, ['coderag', 'scip', 'build'])
+      assert.deepEqual(defs('radius'), ['src/radius.ts:1 function radius scip', 'src/disc.ts:2 field Disc.radius scip'])
+      const typed = vltJson(other.dir, ['coderag', 'def', 'Disc.radius']).definitions
+      assert.deepEqual(typed.map((d: { line: number; type?: string }) => [d.line, d.type]), [[2, '(property) radius: number']])
+      // A plain parameter is no definition of the class.
+      assert.equal(vltJson(other.dir, ['coderag', 'def', 'scale']).total, 0)
+      // Once the file changes, SCIP no longer speaks for it.
+      other.write({ 'src/disc.ts': 'export class Disc {\n  constructor(public radius: number, scale: number) {}\n}\n// edited\n' })
+      assert.deepEqual(defs('radius'), ['src/radius.ts:1 function radius scip'])
+    } finally {
+      other.cleanup()
+    }
+  })
+
   it('imports an index.scip the repository commits on its own, for the commit that last changed it', () => {
     const other = createGitRepo({ files: FILES })
     try {
