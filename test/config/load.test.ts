@@ -270,7 +270,7 @@ describe('config: template', () => {
       'daemon', 'lock_wait_ms',
       'max_commits',
       'push', 'header', 'timeout_ms',
-      'enabled', 'timeout_ms',
+      'enabled', 'timeout_ms', 'idle_s',
       'path',
       'folders', 'include',
     ])

@@ -70,8 +70,9 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.deepEqual(Object.keys(status).sort(), [
       'bm25Bytes', 'chunks', 'commits', 'deltaOf', 'edges', 'files', 'graphBytes', 'headTreeHash', 'indexed', 'indexer', 'integrity', 'languages', 'lastIncremental',
-      'lastIndexed', 'overlay', 'queue', 'repoMapTokens', 'skipped', 'stale', 'submodules', 'symbols', 'treeHash', 'vectorBytes',
+      'lastIndexed', 'overlay', 'queue', 'repoMapTokens', 'scip', 'skipped', 'stale', 'submodules', 'symbols', 'treeHash', 'vectorBytes',
     ])
+    assert.equal(status.scip, null)
     assert.equal(status.indexed, true)
     assert.equal(status.stale, false)
     assert.equal(status.treeHash, status.headTreeHash)

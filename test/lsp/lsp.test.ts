@@ -1,10 +1,11 @@
 import { strict as assert } from 'node:assert'
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
+import { connect } from '../mcp/mcp-helpers.js'
 
 const FILES = {
   'tsconfig.json': '{"compilerOptions":{"strict":true,"target":"es2020","module":"commonjs"},"include":["src"]}\n',
@@ -22,6 +23,36 @@ const FILES = {
     '',
   ].join('\n'),
   'src/main.ts': ["import { Circle, totalRadius } from './shapes'", '', 'console.log(totalRadius([new Circle(1)]))', ''].join('\n'),
+}
+
+/** The typescript-language-server processes `parent` started. */
+function serversOf(parent: number): number[] {
+  return childrenOf(parent, 'typescript-language-server')
+}
+
+/** The processes `parent` started whose command line holds `word` (Linux: read from /proc). */
+function childrenOf(parent: number, word: string): number[] {
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // Fields after the command name (which may hold spaces): state, ppid, …
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(word)) found.push(Number(entry))
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found
+}
+
+async function until(what: string, done: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!done()) {
+    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
 }
 
 /** True while a process of that pid exists. */
@@ -116,6 +147,83 @@ describe('LSP enrichment (typescript-language-server)', function () {
       }
     } finally {
       rmSync(bin, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('LSP servers kept by the query daemon and the MCP server', function () {
+  this.timeout(300_000)
+  if (process.platform !== 'linux') return
+  let repo: GitFixture
+  let config: UserConfigFile
+  const typeOf = (env: Record<string, string>): string | undefined => vltJson(repo.dir, ['coderag', 'def', 'totalRadius', '--lsp'], env).definitions[0].type
+  const daemonPid = (env: Record<string, string>): number => vltJson(repo.dir, ['daemon', 'status'], env).daemon.pid
+
+  beforeEach(() => {
+    repo = createGitRepo({ files: FILES })
+    repo.commit('shapes')
+  })
+  afterEach(() => {
+    if (config) vlt(repo.dir, ['daemon', 'stop'], { ...config.env, GIT_VLT_DAEMON: '1' })
+    config?.cleanup()
+    repo.cleanup()
+  })
+
+  it('reuses one server across queries, re-syncs an edited file, restarts a crashed server, and stops it with the daemon', async () => {
+    config = userConfigFile('[lsp]\ntimeout_ms = 120000\n')
+    const env = { ...config.env, GIT_VLT_DAEMON: '1' }
+    assert.equal(vltJson(repo.dir, ['daemon', 'start'], env).started, true)
+    const daemon = daemonPid(env)
+    assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): number')
+    const [server] = serversOf(daemon)
+    assert.ok(server, 'the daemon keeps no language server')
+    assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): number')
+    assert.deepEqual(serversOf(daemon), [server], 'the second query started another server')
+    // The kept server is shown the new text: no answer from the old one.
+    writeFileSync(join(repo.dir, 'src/shapes.ts'), readFileSync(join(repo.dir, 'src/shapes.ts'), 'utf8').replace('): number {', '): unknown {'))
+    assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): unknown')
+    assert.deepEqual(serversOf(daemon), [server])
+    process.kill(server, 'SIGKILL')
+    await until('the killed server is gone', () => !alive(server))
+    assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): unknown')
+    const [restarted] = serversOf(daemon)
+    assert.ok(restarted !== undefined && restarted !== server, 'the crashed server was not started again')
+    vlt(repo.dir, ['daemon', 'stop'], env)
+    await until('the server is stopped with the daemon', () => !alive(restarted))
+  })
+
+  it('stops the servers after [lsp] idle_s unused, and leaves none behind a daemon killed outright', async () => {
+    config = userConfigFile('[lsp]\ntimeout_ms = 120000\nidle_s = 2\n')
+    const env = { ...config.env, GIT_VLT_DAEMON: '1' }
+    assert.equal(vltJson(repo.dir, ['daemon', 'start'], env).started, true)
+    const daemon = daemonPid(env)
+    assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): number')
+    const [idle] = serversOf(daemon)
+    assert.ok(idle, 'the daemon keeps no language server')
+    await until('the idle server is stopped', () => !alive(idle))
+    assert.equal(daemonPid(env), daemon, 'the daemon itself stopped')
+    assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): number')
+    const [again] = serversOf(daemon)
+    assert.ok(again, 'no server was started at the next need')
+    process.kill(daemon, 'SIGKILL')
+    await until('the server of a killed daemon exits', () => !alive(again))
+  })
+
+  it('gives MCP find_definition and find_references the hover type with [lsp] enabled, from one kept server', async () => {
+    config = userConfigFile('[lsp]\nenabled = true\ntimeout_ms = 120000\n')
+    const mcp = await connect(repo.dir, config.env)
+    try {
+      const def = await mcp.call('find_definition', { symbol: 'totalRadius' })
+      assert.equal(def.structuredContent.definitions[0].type, 'function totalRadius(shapes: Circle[]): number')
+      const refs = await mcp.call('find_references', { symbol: 'totalRadius' })
+      assert.equal(refs.structuredContent.definitions[0].type, 'function totalRadius(shapes: Circle[]): number')
+      const [server] = childrenOf(process.pid, 'mcp').flatMap(serversOf)
+      assert.ok(server, 'the MCP server keeps no language server')
+      assert.equal(childrenOf(process.pid, 'mcp').flatMap(serversOf).length, 1)
+      await mcp.close()
+      await until('the server is stopped with the MCP server', () => !alive(server))
+    } finally {
+      await mcp.close()
     }
   })
 })

@@ -107,6 +107,60 @@ describe('coderag scip (SCIP import and build)', function () {
     }
   })
 
+  it('reports the imported index in status: its commit, its indexer, and how many of its documents are fresh', () => {
+    const scip = (): { commit: string; indexer: string; documents: number; fresh: number; stale: number; importedAt: string } => vltJson(repo.dir, ['coderag', 'status']).scip
+    const imported = scip()
+    assert.match(imported.indexer, /^scip-typescript /)
+    assert.ok(!Number.isNaN(Date.parse(imported.importedAt)), imported.importedAt)
+    assert.deepEqual({ ...imported, indexer: '', importedAt: '' }, { commit: repo.git('rev-parse', 'HEAD'), indexer: '', documents: 2, fresh: 2, stale: 0, importedAt: '' })
+    writeFileSync(join(repo.dir, 'src/main.ts'), `${FILES['src/main.ts']}// edited\n`)
+    try {
+      vltJson(repo.dir, ['coderag', 'sync'])
+      assert.deepEqual([scip().fresh, scip().stale], [1, 1])
+      assert.match(vlt(repo.dir, ['coderag', 'status']).stdout, /^scip {8}2 document\(s\) by scip-typescript \S+ for commit [0-9a-f]{12}, imported \S+: 1 fresh, 1 stale/m)
+    } finally {
+      writeFileSync(join(repo.dir, 'src/main.ts'), FILES['src/main.ts'])
+      vltJson(repo.dir, ['coderag', 'sync'])
+    }
+    const none = createGitRepo({ files: FILES })
+    try {
+      none.commit('shapes')
+      vltJson(none.dir, ['coderag', 'init'])
+      assert.equal(vltJson(none.dir, ['coderag', 'status']).scip, null)
+      assert.match(vlt(none.dir, ['coderag', 'status']).stdout, /^scip {8}none imported$/m)
+    } finally {
+      none.cleanup()
+    }
+  })
+
+  it('adds to def the definitions only SCIP knows in fresh files, ranked with ours: a constructor\'s parameter property', () => {
+    const other = createGitRepo({
+      files: {
+        'tsconfig.json': FILES['tsconfig.json'],
+        'src/disc.ts': 'export class Disc {\n  constructor(public radius: number, scale: number) {}\n}\n',
+        'src/radius.ts': 'export function radius(): number {\n  return 1\n}\n',
+        'src/main.ts': "import { Disc } from './disc'\nconsole.log(new Disc(2, 1).radius)\n",
+      },
+    })
+    try {
+      other.commit('discs')
+      const defs = (symbol: string): string[] => vltJson(other.dir, ['coderag', 'def', symbol]).definitions.map((d: { path: string; line: number; kind: string; qualifiedName: string; precision: string }) => `${d.path}:${d.line} ${d.kind} ${d.qualifiedName} ${d.precision}`)
+      // Our syntactic table has no field for a parameter property.
+      assert.deepEqual(defs('radius'), ['src/radius.ts:1 function radius syntactic'])
+      vltJson(other.dir, ['coderag', 'scip', 'build'])
+      assert.deepEqual(defs('radius'), ['src/radius.ts:1 function radius scip', 'src/disc.ts:2 field Disc.radius scip'])
+      const typed = vltJson(other.dir, ['coderag', 'def', 'Disc.radius']).definitions
+      assert.deepEqual(typed.map((d: { line: number; type?: string }) => [d.line, d.type]), [[2, '(property) radius: number']])
+      // A plain parameter is no definition of the class.
+      assert.equal(vltJson(other.dir, ['coderag', 'def', 'scale']).total, 0)
+      // Once the file changes, SCIP no longer speaks for it.
+      other.write({ 'src/disc.ts': 'export class Disc {\n  constructor(public radius: number, scale: number) {}\n}\n// edited\n' })
+      assert.deepEqual(defs('radius'), ['src/radius.ts:1 function radius scip'])
+    } finally {
+      other.cleanup()
+    }
+  })
+
   it('imports an index.scip the repository commits on its own, for the commit that last changed it', () => {
     const other = createGitRepo({ files: FILES })
     try {
@@ -160,6 +214,28 @@ describe('coderag scip (SCIP import and build)', function () {
     assert.doesNotMatch(run.stdout, /\[scip\]/)
     vltJson(repo.dir, ['coderag', 'scip', 'import', built])
     assert.equal(vltJson(repo.dir, ['coderag', 'def', 'total']).definitions[0].precision, 'scip')
+  })
+
+  it('status says a damaged imported record is damaged; verify removes it in one line, as a query would', () => {
+    const record = join(repo.dir, '.vlt', 'scip', 'index.mpk')
+    const bytes = readFileSync(record)
+    bytes[bytes.length >> 1] ^= 0xff
+    writeFileSync(record, bytes)
+    assert.equal(vltJson(repo.dir, ['coderag', 'status']).scip, null)
+    const status = vlt(repo.dir, ['coderag', 'status'])
+    assert.equal(status.status, 0, status.stderr)
+    assert.match(status.stdout, /^scip {8}none imported$/m)
+    assert.deepEqual(status.stderr.split('\n').filter(Boolean), ['warning: the imported SCIP index (.vlt/scip/index.mpk) is damaged; the next query or `git vlt coderag verify` removes it'])
+    assert.ok(existsSync(record), 'status repaired something')
+    const verify = vlt(repo.dir, ['coderag', 'verify'])
+    assert.equal(verify.status, 0, verify.stderr)
+    assert.deepEqual(verify.stdout.split('\n').filter((line) => line.includes('scip')), [
+      '  repaired  .vlt/scip/index.mpk: damaged, removed: answers are syntactic until a SCIP index is imported again (an offered index.scip is imported again by the next query; else run `git vlt coderag scip import FILE`)',
+    ])
+    assert.equal(existsSync(record), false)
+    assert.equal(vltJson(repo.dir, ['coderag', 'verify']).problems.length, 0)
+    vltJson(repo.dir, ['coderag', 'scip', 'import', built])
+    assert.equal(vltJson(repo.dir, ['coderag', 'status']).scip.fresh, 2)
   })
 
   it('leaves out documents whose paths lead outside the repository', () => {

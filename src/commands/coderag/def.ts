@@ -9,7 +9,7 @@ export default class CoderagDef extends QueryCommand {
     'SYMBOL is a name (`authenticate_user`), a qualified name (`UserService.login`, `Foo::bar`), a module-qualified name (`app.auth.login`) or `path:name`. ' +
     'The qualified name typed beats a bare-name match; definitions beat declarations and prototypes; code beats tests; then PageRank; then the shorter path. ' +
     'An unknown symbol is not an error: the list is empty and the closest defined names are suggested. ' +
-    'Each definition says its precision: "scip" when an imported SCIP index (`coderag scip`) is fresh for its file and agrees, with the indexer\'s `type`; else "syntactic".'
+    'Each definition says its precision: "scip" when an imported SCIP index (`coderag scip`) is fresh for its file and agrees, with the indexer\'s `type`; else "syntactic". A definition only that index knows (a constructor\'s parameter property) is listed too, in a fresh file.'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> UserService.login', description: 'Definitions of a method.' },
     { command: '<%= config.bin %> <%= command.id %> UserService.login --lsp', description: "With the language server's type of each definition." },

@@ -1,6 +1,9 @@
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { indexStatus, type StatusResult } from '../../core/index/index.js'
 import { formatBytes, formatSkipped } from '../../core/cli/format.js'
+import { scipStatus, type ScipStatus } from '../../core/scip/index.js'
+
+type Status = StatusResult & { scip: ScipStatus | null }
 
 export default class CoderagStatus extends VltCommand {
   static override summary = 'Show what is indexed and whether it is up to date with HEAD.'
@@ -9,13 +12,14 @@ export default class CoderagStatus extends VltCommand {
     {
       command: '<%= config.bin %> <%= command.id %> --json',
       description:
-        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, submodules, overlay, queue, indexer, integrity: {complete, problems}, commits: {indexed, head, bytes, stale}}.',
+        'Print {indexed, treeHash, headTreeHash, stale, files, chunks, symbols, edges, languages, bm25Bytes, vectorBytes, graphBytes, deltaOf, repoMapTokens, lastIndexed, lastIncremental, skipped, submodules, overlay, queue, indexer, integrity: {complete, problems}, commits: {indexed, head, bytes, stale}, scip: {commit, indexer, documents, fresh, stale, importedAt} | null}.',
     },
   ]
 
-  async run(): Promise<StatusResult> {
+  async run(): Promise<Status> {
     const { flags } = await this.parse(CoderagStatus)
-    const status = await indexStatus(this.workDir(flags), (message) => this.note(message))
+    const warn = (message: string): void => this.note(message)
+    const status: Status = await indexStatus(this.workDir(flags), warn).then(async (index) => ({ ...index, scip: await scipStatus(this.workDir(flags), warn) }))
     if (!status.indexed) {
       this.log(status.integrity.complete ? 'Not indexed yet: run `git vlt coderag init`.' : `The index is damaged: ${describeIntegrity(status)}.`)
       return status
@@ -30,6 +34,7 @@ export default class CoderagStatus extends VltCommand {
         `edges       ${status.edges}`,
         `storage     bm25 ${formatBytes(status.bm25Bytes)}, graph ${formatBytes(status.graphBytes)}, vectors ${formatBytes(status.vectorBytes)}${status.deltaOf ? `  (a delta of ${status.deltaOf.slice(0, 12)}: its aggregates, patched with the changed files when loaded)` : ''}`,
         `commits     ${describeCommits(status)}`,
+        `scip        ${describeScip(status.scip)}`,
         `indexed     ${status.lastIndexed ?? 'never'}${status.lastIncremental ? `, last incremental ${status.lastIncremental}` : ''}`,
         `queue       ${describeQueue(status)}`,
         `indexer     ${describeIndexer(status)}`,
@@ -44,6 +49,12 @@ function describeCommits(status: StatusResult): string {
   const { commits } = status
   const what = `${commits.indexed} commit(s) of HEAD's history, ${formatBytes(commits.bytes)}`
   return commits.stale ? `${what}  (stale — run \`git vlt coderag sync\`)` : what
+}
+
+function describeScip(scip: ScipStatus | null): string {
+  if (!scip) return 'none imported'
+  const by = scip.indexer ? ` by ${scip.indexer}` : ''
+  return `${scip.documents} document(s)${by} for commit ${scip.commit.slice(0, 12)}, imported ${scip.importedAt}: ${scip.fresh} fresh, ${scip.stale} stale (answered syntactically)`
 }
 
 function describeQueue(status: StatusResult): string {

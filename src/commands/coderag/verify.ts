@@ -1,15 +1,17 @@
 import { terminalProgress } from '../../core/cli/progress.js'
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { verifyIndex, type VerifyResult } from '../../core/index/index.js'
+import { verifyScip } from '../../core/scip/index.js'
 
 export default class CoderagVerify extends VltCommand {
   static override summary = "Check every record of HEAD's index and repair what is missing or damaged."
   static override description = `Reads every record the index of HEAD's tree depends on, decoding each: the index
 state, the tree's manifest (and its anchor's), the BM25, symbol and graph aggregates, the overlay
 of uncommitted changes, the blob record of every indexed and uncommitted file, the caches
-beside the aggregates, and the commit index of HEAD's history with every pack. What is missing or damaged is repaired: blob records are extracted again
+beside the aggregates, the commit index of HEAD's history with every pack, and the imported SCIP index. What is missing or damaged is repaired: blob records are extracted again
 from git (or the working file), manifests and aggregates rebuilt from them, a damaged cache
-removed for its owner to rebuild on first use. Then everything is read again.
+removed for its owner to rebuild on first use. Then everything is read again. A damaged SCIP
+index is removed (it is not derived from git: queries answer syntactically until one is imported again).
 
 Exits 0 when the index is whole after the repairs, 1 when something could not be repaired (the
 report says what). Queries, sync and init repair what they meet on their own; verify is for a
@@ -29,6 +31,9 @@ restored CI cache, a disk that misbehaved, or to be sure.`
       progress: this.jsonEnabled() ? undefined : terminalProgress(),
       warn: (message) => this.note(message),
     })
+    const scip = await verifyScip(this.workDir(flags))
+    result.checked.records += scip.records
+    result.problems.push(...scip.problems)
     const { blobRecords, records } = result.checked
     const checked = `${blobRecords} blob records and ${records} other records of tree ${result.treeHash.slice(0, 12)}`
     if (result.problems.length === 0) this.log(`Checked ${checked}: whole (${result.durationMs} ms).`)

@@ -5,7 +5,7 @@
  */
 import type { QueryContext } from '../query/context.js'
 import { findDefinitions, type DefResult, type Definition } from '../query/def.js'
-import { addHoverTypes } from '../lsp/index.js'
+import { addHoverTypes, type LspServers } from '../lsp/index.js'
 import { findReferences, type RefsResult } from '../query/refs.js'
 import { UsageError } from '../errors.js'
 import { LOCALIZATION_PATHS, searchCode, searchFiles, type FileSearchResponse, type LocalizationPath, type SearchOptions, type SearchResponse } from '../query/search/index.js'
@@ -60,6 +60,8 @@ export interface QueryIo {
   /** Warnings raised while the context was opened for this query (already noted). */
   indexWarnings: readonly string[]
   progress?: Progress
+  /** The language servers a daemon keeps for the repository; without them, a query starts its own and stops them after. */
+  lsp?: LspServers
 }
 
 type QueryFunction<N extends QueryName> = (qctx: QueryContext, params: QueryParams[N], io: QueryIo) => Promise<QueryResults[N]>
@@ -94,7 +96,7 @@ export const QUERIES: { [N in QueryName]: QueryFunction<N> } = {
 async function withHoverTypes(qctx: QueryContext, definitions: Definition[], lsp: boolean | undefined, io: QueryIo): Promise<void> {
   const { config, repo } = qctx.index
   if (!(lsp || config.lsp.enabled) || repo.root === null) return
-  await addHoverTypes(definitions, (path) => qctx.files.get(path)?.language, { root: repo.root, timeoutMs: config.lsp.timeoutMs, warn: (message) => io.note(message) })
+  await addHoverTypes(definitions, (path) => qctx.files.get(path)?.language, { root: repo.root, servers: io.lsp, timeoutMs: config.lsp.timeoutMs, idleMs: config.lsp.idleS * 1000, warn: (message) => io.note(message) })
 }
 
 /** `code,history` → the paths; a UsageError names an unknown one. */

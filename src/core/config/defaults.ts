@@ -57,7 +57,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
   query: { daemon: true, lockWaitMs: 3_000 },
   commits: { maxCommits: 0 },
   cache: { push: false, header: 'Authorization', timeoutMs: 10_000 },
-  lsp: { enabled: false, timeoutMs: 10_000 },
+  lsp: { enabled: false, timeoutMs: 10_000, idleS: 300 },
   scip: { path: 'index.scip' },
   notes: { folders: [...DEFAULT_NOTES_CONFIG.folders], include: [...DEFAULT_NOTES_CONFIG.include], outsideInclude: [...DEFAULT_NOTES_CONFIG.outsideInclude] },
 })

@@ -100,6 +100,8 @@ export interface VltConfig {
     enabled: boolean
     /** How long the language servers of one query get, start-up included; past it, one warning and the answer without them. */
     timeoutMs: number
+    /** The query daemon and the MCP server keep the servers they started; they stop them after this long unused. */
+    idleS: number
   }
   scip: {
     /**

@@ -106,6 +106,7 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
     lsp: root.table('lsp', (t) => ({
       enabled: t.value('enabled', boolean, d.lsp.enabled),
       timeoutMs: t.value('timeout_ms', between(100, 600_000), d.lsp.timeoutMs),
+      idleS: t.value('idle_s', between(1, 86_400), d.lsp.idleS),
     })),
     scip: root.table('scip', (t) => ({ path: t.value('path', nonEmptyString, d.scip.path) })),
     notes: root.table('notes', (t) => notesConfig({ folders: t.value('folders', anyValue, undefined), include: t.value('include', anyValue, undefined) }, file)),

@@ -201,7 +201,7 @@ class Daemon {
     try {
       const qctx = await this.warm.get()
       const run = QUERIES[command] as (qctx: unknown, params: unknown, io: unknown) => Promise<unknown>
-      const result = await run(qctx, params, { note: (message: string) => sink.notes.push(message), indexWarnings: sink.indexWarnings })
+      const result = await run(qctx, params, { note: (message: string) => sink.notes.push(message), indexWarnings: sink.indexWarnings, lsp: this.warm.lsp })
       this.served++
       return { type: 'result', result, notes: sink.notes }
     } catch (error) {

@@ -18,6 +18,8 @@ export class LspConnection {
   private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
   private readonly handlers = new Map<string, Handler>()
   private exited: string | undefined
+  /** When the server last sent anything (Date.now()): a kept server silent long past a deadline is hung. */
+  lastHeardAt = Date.now()
 
   constructor(command: string, args: string[], cwd: string) {
     this.child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'ignore'] })
@@ -26,6 +28,15 @@ export class LspConnection {
     this.child.stdin!.on('error', () => {})
     this.child.on('error', (error) => this.fail(`could not be started: ${error.message}`))
     this.child.on('exit', (code, signal) => this.fail(`exited (${signal ?? `code ${code}`})`))
+  }
+
+  /** Why the server is gone (exited, stopped, could not start), or undefined while it runs. */
+  get gone(): string | undefined {
+    return this.exited
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid
   }
 
   request<T>(method: string, params: unknown): Promise<T> {
@@ -55,6 +66,7 @@ export class LspConnection {
   }
 
   private receive(chunk: Buffer): void {
+    this.lastHeardAt = Date.now()
     this.buffer = Buffer.concat([this.buffer, chunk])
     for (;;) {
       const headerEnd = this.buffer.indexOf('\r\n\r\n')

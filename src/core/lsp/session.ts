@@ -1,21 +1,19 @@
 /**
- * Language servers for one query (or one oracle answer): each started on first need, all bounded
- * by one deadline. A server that does not answer in time, or dies, is killed and reported in one
- * warning; the answer is then given without what it would have added.
+ * One query's (or one oracle answer's) use of the language servers (pool.ts): every request it makes,
+ * start-up included, is bounded by one deadline. A server that misses it, or dies, is reported in
+ * one warning and left out of the rest of the query; the answer is then given without what it
+ * would have added.
  */
-import { promises as fs } from 'node:fs'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { findInstalled } from '../executables/index.js'
 import type { LanguageId } from '../parse/types.js'
-import { LspConnection, LspError } from './connection.js'
-import { LSP_LANGUAGE, serverFor, type ServerSpec } from './servers.js'
+import { LspError } from './connection.js'
+import { nextPublication, type LspServers, type RunningServer } from './pool.js'
+import { serverFor, type ServerSpec } from './servers.js'
 
 export interface LspOptions {
-  /** The repository's working tree. */
-  root: string
   /** How long all the servers of this session get, start-up included. */
   timeoutMs: number
+  /** Stop the pool's servers after this long without a session (a kept pool); absent: never on its own. */
+  idleMs?: number
   warn(message: string): void
 }
 
@@ -31,33 +29,29 @@ export interface Diagnostic {
   source?: string
 }
 
-interface Server {
-  connection: LspConnection
-  opened: Set<string>
-  /** Diagnostics by document URI, as last published. */
-  published: Map<string, unknown[]>
-  waiters: Map<string, () => void>
-}
-
 const MAX_HOVER = 1_000
 /** No new diagnostics for a file this long after the last: the server has said all it will. */
 const QUIET_MS = 1_000
 const SEVERITIES = ['error', 'error', 'warning', 'information', 'hint'] as const
 
 export class LspSession {
-  private readonly servers = new Map<ServerSpec, Promise<Server | null>>()
   private readonly deadline: number
   private readonly failed = new Set<ServerSpec>()
+  private ended = false
 
-  constructor(private readonly options: LspOptions) {
+  constructor(
+    private readonly servers: LspServers,
+    private readonly options: LspOptions,
+  ) {
     this.deadline = Date.now() + options.timeoutMs
+    servers.enter()
   }
 
   /** The hover text (a type, a signature) at a position, or undefined. */
   async hover(path: string, language: LanguageId, line: number, column: number): Promise<string | undefined> {
-    const opened = await this.open(path, language)
-    if (!opened) return undefined
-    const result = await this.bounded(opened.spec, opened.server.connection.request<Hover | null>('textDocument/hover', { textDocument: { uri: this.uri(path) }, position: { line: line - 1, character: column } }))
+    const server = await this.open(path, language)
+    if (!server) return undefined
+    const result = await this.bounded(server.spec, server, server.connection.request<Hover | null>('textDocument/hover', { textDocument: { uri: this.servers.uri(path) }, position: { line: line - 1, character: column } }))
     return result ? hoverText(result) : undefined
   }
 
@@ -65,14 +59,12 @@ export class LspSession {
   async diagnostics(files: Array<{ path: string; language: LanguageId }>): Promise<Diagnostic[]> {
     const found: Diagnostic[] = []
     for (const { path, language } of files) {
-      const opened = await this.open(path, language)
-      if (!opened) continue
-      const { server, spec } = opened
-      const uri = this.uri(path)
-      const next = (): Promise<true> => new Promise<true>((resolve) => server.waiters.set(uri, () => resolve(true)))
-      if (!server.published.has(uri) && !(await this.bounded(spec, next()))) continue
+      const server = await this.open(path, language)
+      if (!server) continue
+      const uri = this.servers.uri(path)
+      if (!server.published.has(uri) && !(await this.bounded(server.spec, server, nextPublication(server, uri)))) continue
       // Servers publish in steps (tsserver: syntax, then semantics): the list is the one left after a quiet spell.
-      while (Date.now() < this.deadline && (await settled(next(), Math.min(QUIET_MS, this.deadline - Date.now()))) === 'published');
+      while (Date.now() < this.deadline && (await settled(nextPublication(server, uri), Math.min(QUIET_MS, this.deadline - Date.now()))) === 'published');
       for (const raw of (server.published.get(uri) ?? []) as RawDiagnostic[]) {
         found.push({
           path,
@@ -87,65 +79,32 @@ export class LspSession {
     return found
   }
 
-  /** Kills every server: a polite shutdown could hang on the one that already did. */
-  async close(): Promise<void> {
-    for (const pending of this.servers.values()) (await pending)?.connection.kill()
+  /** The query is answered: a kept pool may now count its idle time. */
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    this.servers.leave(this.options.idleMs)
   }
 
-  private async open(path: string, language: LanguageId): Promise<{ server: Server; spec: ServerSpec } | undefined> {
+  /** The server for the file's language, ready and showing the file's current text; undefined without one. */
+  private async open(path: string, language: LanguageId): Promise<RunningServer | undefined> {
     const spec = serverFor(language)
     if (!spec || this.failed.has(spec)) return undefined
-    let pending = this.servers.get(spec)
-    if (!pending) this.servers.set(spec, (pending = this.start(spec)))
-    const server = await pending
-    if (!server) return undefined
-    const uri = this.uri(path)
-    if (!server.opened.has(uri)) {
-      server.opened.add(uri)
-      const text = await fs.readFile(join(this.options.root, path), 'utf8').catch(() => null)
-      if (text === null) return undefined
-      server.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId: LSP_LANGUAGE[language] ?? language, version: 1, text } })
-    }
-    return this.failed.has(spec) ? undefined : { server, spec }
+    const server = await this.bounded(spec, undefined, this.servers.acquire(spec, this.options.timeoutMs))
+    if (!server || !(await this.bounded(spec, server, server.ready))) return undefined
+    return (await this.servers.sync(server, path, language)) && !this.failed.has(spec) ? server : undefined
   }
 
-  private async start(spec: ServerSpec): Promise<Server | null> {
-    const command = await findInstalled(spec.command, this.options.root)
-    if (!command) return null
-    const connection = new LspConnection(command, spec.args, this.options.root)
-    const server: Server = { connection, opened: new Set(), published: new Map(), waiters: new Map() }
-    connection.on('textDocument/publishDiagnostics', (params) => {
-      const { uri, diagnostics } = params as { uri: string; diagnostics: unknown[] }
-      server.published.set(uri, diagnostics)
-      server.waiters.get(uri)?.()
-    })
-    const rootUri = pathToFileURL(this.options.root).href
-    const initialized = await this.bounded(
-      spec,
-      connection.request('initialize', {
-        processId: process.pid,
-        rootUri,
-        workspaceFolders: [{ uri: rootUri, name: 'repository' }],
-        capabilities: { textDocument: { hover: { contentFormat: ['markdown', 'plaintext'] }, publishDiagnostics: {} }, workspace: { configuration: true } },
-        initializationOptions: spec.initializationOptions?.() ?? {},
-      }),
-    )
-    if (initialized === undefined) {
-      connection.kill()
-      return null
-    }
-    connection.notify('initialized', {})
-    return server
-  }
-
-  /** `work`, unless the deadline comes first or the server fails: then one warning, the server killed, undefined. */
-  private async bounded<T>(spec: ServerSpec, work: Promise<T>): Promise<T | undefined> {
+  /** `work`, unless the deadline comes first or the server fails: then one warning and undefined. */
+  private async bounded<T>(spec: ServerSpec, server: RunningServer | undefined, work: Promise<T>): Promise<T | undefined> {
     if (this.failed.has(spec)) return undefined
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, this.deadline - Date.now()))))
     try {
       const outcome = await Promise.race([work, timeout])
       if (outcome !== 'timeout') return outcome as T
+      // A kept pool keeps it (it may be loading a large project) unless it stays silent: pool.ts.
+      if (server) server.missedAt = Date.now()
       this.giveUp(spec, `did not answer within ${this.options.timeoutMs} ms`)
     } catch (error) {
       if (!(error instanceof LspError)) throw error
@@ -160,12 +119,6 @@ export class LspSession {
     if (this.failed.has(spec)) return
     this.failed.add(spec)
     this.options.warn(`warning: ${spec.command} ${why}; answering without it`)
-    // One still starting is killed by start() itself, when its initialize request gives up.
-    void this.servers.get(spec)?.then((server) => server?.connection.kill())
-  }
-
-  private uri(path: string): string {
-    return pathToFileURL(join(this.options.root, path)).href
   }
 }
 

@@ -10,6 +10,9 @@
  * directory and the names of the packs, a stat and a readdir): when they are gone (a cache restore,
  * a cleanup), the context is opened again, which restores them all at once, rather than healing
  * them one by one as queries happen to read them.
+ *
+ * It keeps the repository's language servers too (src/core/lsp), for queries that ask for hover
+ * types: started at first need, stopped after `[lsp] idle_s` unused and by close().
  */
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
@@ -18,6 +21,7 @@ import { join, relative, sep } from 'node:path'
 import { GitError, openRepo, type Repo } from '../git/index.js'
 import { runInRepo } from '../git/repo.js'
 import { openQueryContext, type QueryContext } from '../query/context.js'
+import { LspServers } from '../lsp/index.js'
 import { learnInBackground } from '../semantic/model-store.js'
 import { TreeWatcher, type WatchedDir } from './tree-watcher.js'
 
@@ -39,6 +43,7 @@ export class WarmIndex {
   private lastCheck = 0
   private watcher: TreeWatcher | undefined
   private readonly interval: number
+  readonly lsp: LspServers
 
   private constructor(
     readonly cwd: string,
@@ -48,6 +53,7 @@ export class WarmIndex {
     const env = options.env ?? process.env
     const configured = Number(env[CHECK_INTERVAL_ENV])
     this.interval = env[CHECK_INTERVAL_ENV] !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_CHECK_INTERVAL_MS
+    this.lsp = new LspServers(this.root)
   }
 
   static async open(cwd: string, options: WarmIndexOptions): Promise<WarmIndex> {
@@ -76,9 +82,11 @@ export class WarmIndex {
     return promise
   }
 
+  /** Stops watching and kills the language servers (the owner is exiting). */
   close(): void {
     this.watcher?.close()
     this.watcher = undefined
+    this.lsp.close()
   }
 
   private needsCheck(): boolean {

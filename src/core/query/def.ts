@@ -50,7 +50,7 @@ export const DEFAULT_DEF_LIMIT = 20
 
 export function findDefinitions(qctx: QueryContext, symbol: string, options: DefOptions = {}): DefResult {
   requireSymbol(symbol)
-  const ranked = rankedDefinitions(qctx, symbol, true)
+  const ranked = rankedDefinitions(qctx, symbol, true, true)
   const result: DefResult = {
     symbol,
     definitions: ranked.slice(0, options.limit ?? DEFAULT_DEF_LIMIT).map((c) => toDefinition(c, scipSymbolOf(qctx, c), qctx)),
@@ -68,10 +68,12 @@ export function requireSymbol(symbol: string): void {
 
 /**
  * Every definition matching `symbol`, best first. `def` lists each definition of a name a file
- * defines twice (getter and setter); refs resolves against one per file.
+ * defines twice (getter and setter); refs resolves against one per file. `withScip`: also the
+ * definitions only an imported SCIP index knows (scipOnlyCandidates).
  */
-export function rankedDefinitions(qctx: QueryContext, symbol: string, every = false): Candidate[] {
+export function rankedDefinitions(qctx: QueryContext, symbol: string, every = false, withScip = false): Candidate[] {
   let candidates = findCandidates(qctx.aggregates.symbols, symbol, every)
+  if (withScip) candidates.push(...scipOnlyCandidates(qctx, symbol, candidates))
   // A qualified query that matched as typed does not want the same bare name elsewhere.
   if (nameOf(symbol) !== symbol && candidates.some((c) => c.tier === 0)) candidates = candidates.filter((c) => c.tier === 0)
   const ranks = new Map<Candidate, number>()
@@ -120,4 +122,28 @@ export function toDefinition(c: SymbolInfo, scipSymbol: number | undefined, qctx
 export function scipSymbolOf(qctx: QueryContext, c: SymbolInfo): number | undefined {
   const source = qctx.files.get(c.path)
   return source ? qctx.scip()?.definitionAt(c.path, source.blob, c.line, c.column) : undefined
+}
+
+/**
+ * Definitions the imported SCIP index holds in fresh files at lines where our symbol table has
+ * none of that name: what a syntactic table misses (a name bound by destructuring, a re-export),
+ * matched as findCandidates matches ours (the qualified name typed, else the bare name; inside the
+ * file a `path:` names). Their signature is the indexer's hover, else the name.
+ */
+function scipOnlyCandidates(qctx: QueryContext, symbol: string, ours: Candidate[]): Candidate[] {
+  const view = qctx.scip()
+  if (!view) return []
+  const at = symbol.search(/(?<!:):(?!:)/)
+  const path = at > 0 ? symbol.slice(0, at).replace(/^\.\//, '') : null
+  const name = at > 0 ? symbol.slice(at + 1) : symbol
+  const known = new Set(ours.map((c) => `${c.path}:${c.line}`))
+  const found: Candidate[] = []
+  for (const d of view.definitionsNamed(nameOf(symbol))) {
+    if (qctx.files.get(d.path)?.blob !== d.blob || known.has(`${d.path}:${d.line}`) || (path !== null && d.path !== path)) continue
+    known.add(`${d.path}:${d.line}`)
+    const scope = d.qualifiedName.slice(0, Math.max(0, d.qualifiedName.lastIndexOf('.')))
+    const signature = view.hover(d.symbol)?.split('\n')[0] ?? d.name
+    found.push({ name: d.name, qualifiedName: d.qualifiedName, kind: d.kind, path: d.path, line: d.line, endLine: d.line, column: d.column, signature, scope, tier: d.qualifiedName === name.replace(/::/g, '.') ? 0 : 1 })
+  }
+  return found
 }

@@ -30,13 +30,20 @@ function load(index: IndexContext, warn: (message: string) => void): ScipView | 
     return record ? new ScipView(record) : null
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
-    try {
-      removeConfinedSync(index.paths.scipIndex)
-    } catch {
-      // A `.vlt/` that cannot be written keeps it: the next read refuses it again, with the same line.
-    }
-    warn('warning: the imported SCIP index (.vlt/scip/index.mpk) was damaged and is removed; answering from the syntactic index (an offered index.scip is imported again by the next query; else run `git vlt coderag scip import FILE`)')
+    removeDamaged(index)
+    warn(`warning: the imported SCIP index (.vlt/scip/index.mpk) was damaged and is removed; answering from the syntactic index ${HOW_BACK}`)
     return null
+  }
+}
+
+export const HOW_BACK = '(an offered index.scip is imported again by the next query; else run `git vlt coderag scip import FILE`)'
+
+/** Removes a damaged record: it is not derived from git, so nothing can rebuild it but an import. */
+export function removeDamaged(index: IndexContext): void {
+  try {
+    removeConfinedSync(index.paths.scipIndex)
+  } catch {
+    // A `.vlt/` that cannot be written keeps it: the next read refuses it again, with the same line.
   }
 }
 

@@ -5,6 +5,19 @@
  */
 import { DEFINITION_ROLE, ROW } from './decode.js'
 import type { ScipDocumentRecord, ScipRecord } from './record.js'
+import { scipName, type ScipName } from './symbol.js'
+
+/** A definition occurrence of a global symbol, as def reads it. */
+export interface ScipDefinition extends ScipName {
+  symbol: number
+  path: string
+  /** The file's blob the document was built from: the definition holds only while the file has it. */
+  blob: string
+  /** 1-based. */
+  line: number
+  /** 0-based. */
+  column: number
+}
 
 export interface ScipOccurrence {
   /** 1-based. */
@@ -20,6 +33,8 @@ export class ScipView {
   /** Symbol id → [document index, row index] pairs, built on the first references query. */
   private postings: Map<number, number[]> | undefined
   private ids: Map<string, number> | undefined
+  /** Last descriptor name → global symbol ids, built on the first definitions query. */
+  private named: Map<string, number[]> | undefined
 
   constructor(private readonly record: ScipRecord) {
     this.documents = new Map(record.documents.map((d) => [d.path, d]))
@@ -56,6 +71,29 @@ export class ScipView {
     this.ids ??= new Map(this.record.symbols.map((s, id) => [s, id]))
     const constructor = this.ids.get(`${name}\`<constructor>\`().`)
     return constructor === undefined ? [symbol] : [symbol, constructor]
+  }
+
+  /** Where the index defines global symbols whose own name (their last descriptor) is `name`. */
+  definitionsNamed(name: string): ScipDefinition[] {
+    if (!this.named) {
+      this.named = new Map()
+      this.record.symbols.forEach((symbol, id) => {
+        const parsed = scipName(symbol, this.hovers.get(id))
+        if (!parsed) return
+        const list = this.named!.get(parsed.name)
+        if (list) list.push(id)
+        else this.named!.set(parsed.name, [id])
+      })
+    }
+    const found: ScipDefinition[] = []
+    for (const symbol of this.named.get(name) ?? []) {
+      const parsed = scipName(this.record.symbols[symbol]!, this.hovers.get(symbol))!
+      for (const [path, occurrences] of this.occurrencesOf(new Set([symbol]))) {
+        const blob = this.documents.get(path)!.blob
+        for (const occurrence of occurrences) if (occurrence.definition) found.push({ ...parsed, symbol, path, blob, line: occurrence.line, column: occurrence.column })
+      }
+    }
+    return found
   }
 
   hover(symbol: number): string | undefined {

@@ -7,6 +7,8 @@ import { z } from 'zod'
 import { quotedName } from '../display/index.js'
 import { UsageError } from '../errors.js'
 import { resolveInRepo } from '../files/index.js'
+import { addHoverTypes } from '../lsp/index.js'
+import type { QueryContext } from '../query/context.js'
 import { findDefinitions, type Definition } from '../query/def.js'
 import { findReferences, type Reference } from '../query/refs.js'
 import { parseQuery, searchCode, searchFiles, SEARCH_LANGUAGES, type FileSearchResult, type SearchResult } from '../query/search/index.js'
@@ -52,7 +54,7 @@ const definitionSchema = z.object({
   endLine: z.number(),
   signature: z.string(),
   precision: precisionSchema,
-  type: z.string().optional().describe("The symbol's type or signature from the SCIP index (its hover), when known."),
+  type: z.string().optional().describe("The symbol's type or signature, when known: the SCIP index's hover, else (with [lsp] enabled) the language server's."),
 })
 const referenceSchema = z.object({ path: z.string(), line: z.number(), column: z.number(), context: z.string(), enclosing: z.string(), precision: precisionSchema })
 const symbolInput = z.string().min(1).max(500).describe('name, Class.method, module.name or path:name; "it" = the last symbol discussed.')
@@ -170,6 +172,7 @@ export function codeTools(env: ToolEnv): AnyToolSpec[] {
       const result = findDefinitions(qctx, symbol, { limit: offset + limit })
       if (result.total === 0) throw new UsageError(`No definition of ${symbol}${suggest(result.suggestions)}`)
       const window = result.definitions.slice(offset)
+      await withHoverTypes(env, qctx, window)
       const fitted = fitItems(window, renderDefinition, FRAME_TOKENS, env.maxTokens)
       const definitions = window.slice(0, fitted)
       const shown = offset + fitted
@@ -214,6 +217,7 @@ export function codeTools(env: ToolEnv): AnyToolSpec[] {
       if (result.definitions.length === 0 && result.references.length === 0 && result.mentions === 0) {
         throw new UsageError(`No definition of or reference to ${symbol}${suggest(result.suggestions)}`)
       }
+      await withHoverTypes(env, qctx, result.definitions)
       const window = result.references.slice(skip)
       const fitted = window.length === 0 ? 0 : fitItems(window, renderReference, FRAME_TOKENS, env.maxTokens)
       const references = window.slice(0, fitted)
@@ -330,3 +334,9 @@ function suggest(suggestions: string[] | undefined): string {
   return suggestions && suggestions.length > 0 ? ` — did you mean ${suggestions.join(', ')}?` : ' (no close name is defined)'
 }
 
+/** With `[lsp] enabled` (the user's config), the kept language servers' hover types (src/core/lsp); warnings go to the server's log. */
+async function withHoverTypes(env: ToolEnv, qctx: QueryContext, definitions: Definition[]): Promise<void> {
+  const { config, repo } = qctx.index
+  if (!config.lsp.enabled || !env.index.lsp || repo.root === null) return
+  await addHoverTypes(definitions, (path) => qctx.files.get(path)?.language, { root: repo.root, servers: env.index.lsp, timeoutMs: config.lsp.timeoutMs, idleMs: config.lsp.idleS * 1000, warn: env.warn })
+}

@@ -7,6 +7,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Repo } from '../git/index.js'
+import type { LspServers } from '../lsp/index.js'
 import { STALE_REASONS, type Freshness, type QueryContext } from '../query/context.js'
 import { argsKey, decodeCursor, type PageCursor } from './output-budget.js'
 
@@ -68,6 +69,8 @@ export interface ToolIndex {
   readonly repo: Repo
   /** The up-to-date query context. */
   get(): Promise<QueryContext>
+  /** The language servers the MCP server keeps: with `[lsp] enabled`, definitions carry their hover types. */
+  readonly lsp?: LspServers
 }
 
 export interface ToolEnv {
