@@ -266,6 +266,11 @@ describe('refs (Python)', function () {
         '        self.params.update(kwargs)',
         '        self.seen.update(kwargs)',
         '        self.bar.update(1)',
+        '        self.extra.update(kwargs)',
+        '',
+        '    @property',
+        '    def extra(self) -> dict[str, int]:',
+        '        return {}',
         '',
         '',
         'class Command:',
@@ -320,20 +325,20 @@ describe('refs (Python)', function () {
       ),
     })
 
-    it('follows a receiver through annotated attributes, constructors, literals and return annotations (in the body of an overloaded method too)', () => {
+    it('follows a receiver through annotated attributes, constructors, literals, properties and return annotations (in the body of an overloaded method too)', () => {
       const result = findReferences(fx.qctx, 'ProgressBar.update')
-      assert.deepEqual(at(result.references).filter((r) => r !== 'src/click/core.py:48'), ['src/click/core.py:19', 'src/click/core.py:28', 'src/click/core.py:61'])
+      assert.deepEqual(at(result.references).filter((r) => r !== 'src/click/core.py:53'), ['src/click/core.py:19', 'src/click/core.py:33', 'src/click/core.py:66'])
     })
 
     it("leaves an attribute of an untyped parameter (a pytest fixture's) undecided", () => {
       const result = findReferences(fx.qctx, 'ProgressBar.update')
-      assert.ok(!at(result.references).includes('src/click/core.py:70'))
-      assert.ok(at(result.ambiguous).includes('src/click/core.py:70'))
+      assert.ok(!at(result.references).includes('src/click/core.py:75'))
+      assert.ok(at(result.ambiguous).includes('src/click/core.py:75'))
     })
 
     it("does not take a local's constructor for its class when a for loop rebinds it", () => {
       const result = findReferences(fx.qctx, 'ProgressBar.update')
-      assert.ok([...at(result.references), ...at(result.ambiguous)].includes('src/click/core.py:48'))
+      assert.ok([...at(result.references), ...at(result.ambiguous)].includes('src/click/core.py:53'))
     })
   })
 })
