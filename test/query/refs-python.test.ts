@@ -233,6 +233,8 @@ describe('refs (Python)', function () {
   describe("click's attribute chains through declared types", () => {
     const fx = indexedRepo({
       'src/click/__init__.py': lines('from .core import Context as Context'),
+      'src/click/testing.py': lines('class CliRunner:', '    pass'),
+      'tests/test_context.py': lines('import click', '', '', 'def test_runner():', '    click.testing.CliRunner()', '    click.core.Context(None)'),
       'src/click/_termui_impl.py': lines(
         'import os',
         '',
@@ -328,6 +330,13 @@ describe('refs (Python)', function () {
     it('follows a receiver through annotated attributes, constructors, literals, properties and return annotations (in the body of an overloaded method too)', () => {
       const result = findReferences(fx.qctx, 'ProgressBar.update')
       assert.deepEqual(at(result.references).filter((r) => r !== 'src/click/core.py:53'), ['src/click/core.py:19', 'src/click/core.py:33', 'src/click/core.py:66'])
+    })
+
+    it("reaches a submodule through its package only when the package's __init__ imports it", () => {
+      assert.ok(at(findReferences(fx.qctx, 'src/click/core.py:Context').references).includes('tests/test_context.py:6'))
+      const runner = findReferences(fx.qctx, 'CliRunner')
+      assert.deepEqual(at(runner.references), [])
+      assert.deepEqual(at(runner.ambiguous), ['tests/test_context.py:5'])
     })
 
     it("leaves an attribute of an untyped parameter (a pytest fixture's) undecided", () => {
