@@ -229,4 +229,125 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(findReferences(fx.qctx, 'DeleteQuery').references), ['django/db/models/deletion.py:5'])
     })
   })
+
+  describe("click's attribute chains through declared types", () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': lines('from .core import Context as Context'),
+      'src/click/testing.py': lines('class CliRunner:', '    pass'),
+      'tests/test_context.py': lines('import click', '', '', 'def test_runner():', '    click.testing.CliRunner()', '    click.core.Context(None)'),
+      'src/click/_termui_impl.py': lines(
+        'import os',
+        '',
+        '',
+        'class ProgressBar:',
+        '    def update(self, n):',
+        '        return n',
+        '',
+        '    def render(self, env: dict[str, str] | None = None):',
+        '        if env is None:',
+        '            env = os.environ.copy()',
+        '        env.update({})',
+      ),
+      'src/click/core.py': lines(
+        'import typing as t',
+        '',
+        'from ._termui_impl import ProgressBar',
+        '',
+        'ALLOWED = {"os"}',
+        '',
+        '',
+        'class Context:',
+        '    params: dict[str, t.Any]',
+        '',
+        '    def __init__(self, bar: ProgressBar):',
+        '        self.params = {}',
+        '        self.seen = set()',
+        '        self.bar = bar',
+        '',
+        '    def finish(self, **kwargs):',
+        '        self.params.update(kwargs)',
+        '        self.seen.update(kwargs)',
+        '        self.bar.update(1)',
+        '        self.extra.update(kwargs)',
+        '',
+        '    @property',
+        '    def extra(self) -> dict[str, int]:',
+        '        return {}',
+        '',
+        '',
+        'class Command:',
+        '    def to_info_dict(self) -> dict[str, t.Any]:',
+        '        return {}',
+        '',
+        '    def run(self, ctx: Context):',
+        '        ctx.params.update({})',
+        '        ctx.bar.update(2)',
+        '        rv = dict(ctx.params)',
+        '        rv.update({})',
+        '        info = self.to_info_dict()',
+        '        info.update({})',
+        '        ALLOWED.update({"sys"})',
+        '        return rv',
+        '',
+        '',
+        'class Group(Command):',
+        '    def to_info_dict(self) -> dict[str, t.Any]:',
+        '        info_dict = super().to_info_dict()',
+        '        info_dict.update(commands=[])',
+        '        return info_dict',
+        '',
+        '',
+        'def counted(bars):',
+        '    bar = Command()',
+        '    bar.run(None)',
+        '    for bar in bars:',
+        '        bar.update(4)',
+        '',
+        '',
+        'class Runner:',
+        '    @t.overload',
+        '    def run(self, n: int) -> int: ...',
+        '',
+        '    @t.overload',
+        '    def run(self, n: str) -> str: ...',
+        '',
+        '    def run(self, n):',
+        '        bar = ProgressBar(',
+        '        )',
+        '        bar.update(n)',
+        '        ctx = self.context()',
+        '        ctx.params.update({})',
+        '',
+        '    def context(self) -> Context:',
+        '        return Context(ProgressBar())',
+        '',
+        '',
+        'def test_run(runner):',
+        '    runner.bar.update(5)',
+      ),
+    })
+
+    it('follows a receiver through annotated attributes, constructors, literals, properties and return annotations (in the body of an overloaded method too)', () => {
+      const result = findReferences(fx.qctx, 'ProgressBar.update')
+      assert.deepEqual(at(result.references).filter((r) => r !== 'src/click/core.py:53'), ['src/click/core.py:19', 'src/click/core.py:33', 'src/click/core.py:66'])
+    })
+
+    it("reaches a submodule through its package only when the package's __init__ imports it", () => {
+      assert.ok(at(findReferences(fx.qctx, 'src/click/core.py:Context').references).includes('tests/test_context.py:6'))
+      const runner = findReferences(fx.qctx, 'CliRunner')
+      assert.deepEqual(at(runner.references), [])
+      assert.deepEqual(at(runner.ambiguous), ['tests/test_context.py:5'])
+    })
+
+    it("leaves an attribute of an untyped parameter (a pytest fixture's) undecided", () => {
+      const result = findReferences(fx.qctx, 'ProgressBar.update')
+      assert.ok(!at(result.references).includes('src/click/core.py:75'))
+      assert.ok(at(result.ambiguous).includes('src/click/core.py:75'))
+    })
+
+    it("does not take a local's constructor for its class when a for loop rebinds it", () => {
+      const result = findReferences(fx.qctx, 'ProgressBar.update')
+      assert.ok([...at(result.references), ...at(result.ambiguous)].includes('src/click/core.py:53'))
+    })
+  })
 })

@@ -32,9 +32,11 @@ export function occurrence({ range, symbol, definition, unpacked }: HandOccurren
   return Buffer.concat([rangeBytes, delimited(2, symbol), ...(definition ? [integer(3, 1)] : [])])
 }
 
-export function scipDocument(path: string, occurrences: HandOccurrence[], hovers: Record<string, string> = {}): Buffer {
+/** `encoding`: scip.proto PositionEncoding (1 UTF-8 bytes, 2 UTF-16 code units, 3 code points); unwritten when absent. */
+export function scipDocument(path: string, occurrences: HandOccurrence[], hovers: Record<string, string> = {}, encoding?: number): Buffer {
   const symbols = Object.entries(hovers).map(([symbol, text]) => delimited(3, Buffer.concat([delimited(1, symbol), delimited(3, text)])))
-  return delimited(2, Buffer.concat([delimited(1, path), ...occurrences.map((o) => delimited(2, occurrence(o))), ...symbols]))
+  const position = encoding === undefined ? [] : [integer(6, encoding)]
+  return delimited(2, Buffer.concat([delimited(1, path), ...occurrences.map((o) => delimited(2, occurrence(o))), ...symbols, ...position]))
 }
 
 export function scipIndex(tool: string, documents: Buffer[]): Buffer {

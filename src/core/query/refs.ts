@@ -192,7 +192,9 @@ class FileViews {
     const source = this.qctx.files.get(path)
     if (!artifact || !source) return null
     const bindings = importBindings(this.qctx.aggregates.symbols, path, source.language, artifact.imports)
-    return { path, language: source.language, artifact, exposure: exposure.get(path), bindings, fileExists: (p) => this.qctx.files.has(p) }
+    const table = this.qctx.aggregates.symbols
+    const importedBy = (p: string): string[] => table.imports(p).flatMap((row) => (row.resolved && !row.resolved.isDir ? [row.resolved.path] : []))
+    return { path, language: source.language, artifact, exposure: exposure.get(path), bindings, fileExists: (p) => this.qctx.files.has(p), importedBy }
   }
 
   /** Whether an import row of `path` can bind the queried name itself, not only other names of its module. */

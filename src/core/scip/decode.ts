@@ -5,7 +5,7 @@
  *
  *   Index { 1 metadata: Metadata, 2 documents: Document*, 3 external_symbols: SymbolInformation* }
  *   Metadata { 2 tool_info: ToolInfo { 1 name, 2 version } }
- *   Document { 1 relative_path, 2 occurrences: Occurrence*, 3 symbols: SymbolInformation* }
+ *   Document { 1 relative_path, 2 occurrences: Occurrence*, 3 symbols: SymbolInformation*, 6 position_encoding }
  *   Occurrence { 1 range: int32* (line, char, [end line,] end char; 0-based), 2 symbol, 3 symbol_roles }
  *   SymbolInformation { 1 symbol, 3 documentation: string*, 7 signature_documentation: Document { 5 text } }
  *
@@ -25,6 +25,8 @@ export interface DecodedDocument {
   /** As the index wrote it: untrusted, confined by the importer. */
   path: string
   rows: number[]
+  /** scip.proto PositionEncoding: what the rows' columns count (columns.ts converts them to ours). */
+  encoding: number
 }
 
 export interface DecodedScip {
@@ -96,19 +98,23 @@ function readDocument(
   hoverText: Map<string, string>,
 ): void {
   let path: string | undefined
+  let encoding = 0
   const occurrences: Array<{ range: number[]; symbol: string; roles: number }> = []
   while (!message.done()) {
     const { field, wire } = message.tag()
     if (field === 1 && wire === LENGTH_DELIMITED) path = message.string()
     else if (field === 2 && wire === LENGTH_DELIMITED) occurrences.push(readOccurrence(message.message()))
     else if (field === 3 && wire === LENGTH_DELIMITED) readSymbolInformation(message.message(), hoverText)
+    else if (field === 6 && wire === 0) encoding = message.varint()
     else message.skip(wire)
   }
   if (path === undefined) throw new ScipFormatError('a document without relative_path')
   let document = byPath.get(path)
   if (!document) {
-    byPath.set(path, (document = { path, rows: [] }))
+    byPath.set(path, (document = { path, rows: [], encoding }))
     decoded.documents.push(document)
+  } else if (document.encoding !== encoding && occurrences.length > 0) {
+    throw new ScipFormatError(`${JSON.stringify(path)} is streamed with two position encodings`)
   }
   for (const { range, symbol, roles } of occurrences) {
     if (symbol === '') continue

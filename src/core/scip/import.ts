@@ -7,10 +7,11 @@
 import { constants, promises as fs } from 'node:fs'
 import { posix } from 'node:path'
 import { UsageError, VltError } from '../errors.js'
-import { listTree, runInRepo } from '../git/index.js'
+import { BlobReader, listTree, runInRepo } from '../git/index.js'
 import type { IndexContext } from '../index/context.js'
 import { lockOptions } from '../index/index.js'
 import { withLock } from '../store/index.js'
+import { needsConversion, toUtf16Columns } from './columns.js'
 import { decodeScip } from './decode.js'
 import { ScipFormatError } from './protobuf.js'
 import { writeScipRecord, type ScipRecord, type ScipSource } from './record.js'
@@ -56,15 +57,22 @@ export async function importScip(index: IndexContext, file: string, options: Sci
   const source: ScipSource = { path: file, size: stat.size, mtimeMs: stat.mtimeMs, auto: options.auto ?? false }
   const record: ScipRecord = { commit, tool: decoded.tool, source, symbols: decoded.symbols, hovers: [...decoded.hovers], documents: [], skippedDocuments: 0 }
   let occurrences = 0
-  for (const document of decoded.documents) {
-    const path = confinedPath(document.path)
-    const blob = path === null ? undefined : blobs.get(path)
-    if (path === null || blob === undefined) {
-      record.skippedDocuments++
-      continue
+  let reader: BlobReader | undefined
+  try {
+    for (const document of decoded.documents) {
+      const path = confinedPath(document.path)
+      const blob = path === null ? undefined : blobs.get(path)
+      if (path === null || blob === undefined) {
+        record.skippedDocuments++
+        continue
+      }
+      // Columns counted in UTF-8 bytes or code points become ours (UTF-16) against the file's text.
+      const rows = needsConversion(document.encoding) ? toUtf16Columns(document.rows, (await (reader ??= new BlobReader(index.repo)).read(blob)).toString('utf8'), document.encoding) : document.rows
+      record.documents.push({ path, blob, rows: Uint32Array.from(rows) })
+      occurrences += document.rows.length / 6
     }
-    record.documents.push({ path, blob, rows: Uint32Array.from(document.rows) })
-    occurrences += document.rows.length / 6
+  } finally {
+    await reader?.close()
   }
   await withLock(index.paths.root, () => writeScipRecord(index.paths.scipIndex, record), lockOptions({ warn: options.warn, lockWaitMs: options.lockWaitMs }))
   return { path: file, commit, tool: record.tool, documents: record.documents.length, skippedDocuments: record.skippedDocuments, occurrences, symbols: record.symbols.length }

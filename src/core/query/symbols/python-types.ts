@@ -1,13 +1,15 @@
 /**
  * The class of a Python receiver, as far as the file's own text says it — what a type checker
- * would know without inference across calls: `self`/`cls` (the enclosing class), `super()` (its
- * bases), a parameter's annotation (`ctx: Context`, `t.Optional[Context]`, `Context | None`), a
- * local assigned only from one class's constructor or under one annotation in the same function,
- * and `self.attr` declared with an annotation (`self.json: JSONProvider = …`, `json: JSONProvider`
- * in the class body) or assigned from a constructor, in the class or a base. A member reached
- * through a known class is the first definition of that name along the class's bases (in
- * breadth-first order, close enough to the C3 order for finding the one definition that wins).
- * Anything else is undecided here and left to the syntactic rules.
+ * would know without inference across calls — read along the receiver's chain: `self`/`cls` (the
+ * enclosing class), `super()` (its bases), a local's or module-level name's declared type (`ctx:
+ * Context`, `t.Optional[Context]`, `Context | None`) or the one class its assignments make (a
+ * constructor, a literal), then each attribute through its declared type in the class or a base
+ * (`self.json: JSONProvider = …`, `json: JSONProvider` in the class body, `self.x = X(…)`, a
+ * property's return annotation) and each method call through its return annotation. A member
+ * reached through a known class is the first definition of that name along the class's bases (in
+ * breadth-first order, close enough to the C3 order for finding the one definition that wins); a
+ * class outside the repository (`dict`) has none. Anything else is undecided here and left to the
+ * syntactic rules.
  */
 import type { SymbolInfo, SymbolTable } from '../../graph/symbol-table.js'
 import type { FileArtifact, SymbolRef } from '../../parse/types.js'
@@ -28,11 +30,40 @@ const UNINFORMATIVE = new Set(['Any', 'object', 'Self', 'None', 'type', 'Type'])
 /** Bases that add no members a repository defines. */
 const ROOT_BASES = new Set(['object', 'Generic', 'Protocol', 'ABC', 'NamedTuple', 'TypedDict', 'Enum'])
 const MAX_HEADER_LINES = 40
+/** How deep an expression's class is followed through the names it is assigned from. */
+const MAX_DEPTH = 4
+/** Built-in classes whose constructor a receiver may be made by (`rv = dict(env)`): none has members a repository defines. */
+const BUILTIN_CLASSES = new Set(['dict', 'list', 'set', 'frozenset', 'tuple', 'str', 'bytes', 'bytearray', 'int', 'float', 'defaultdict', 'OrderedDict', 'Counter', 'deque'])
+
+/** Where an expression is: the qualified name of the definition around it, and its line. */
+interface Place {
+  enclosing: string
+  line: number
+}
+
+/** One step of a chain: `name`, or `name(…)` when called. */
+interface Segment {
+  name: string
+  call: boolean
+}
+
+/** How a name is bound in one scope. */
+interface Bindings {
+  /** The first annotation's class. */
+  declared: string | undefined
+  /** The classes assignments construct. */
+  assigned: Set<string>
+  /** Some binding says nothing of the class. */
+  unknown: boolean
+  /** The scope binds the name at all. */
+  any: boolean
+}
 
 export class PythonTypes {
   private readonly classes = new Map<string, SymbolInfo[]>()
   private readonly lines = new Map<string, string[]>()
   private readonly attributes = new Map<string, string | null>()
+  private readonly definitionLines = new Map<string, Uint8Array>()
 
   constructor(
     private readonly table: SymbolTable,
@@ -73,60 +104,151 @@ export class PythonTypes {
 
   private receiverClass(ref: SymbolRef, receiver: string, path: string): ReceiverClass | undefined {
     const artifact = this.artifactOf(path)
-    if (!artifact) return undefined
-    if (receiver === 'self' || receiver === 'cls' || receiver === 'super()') {
-      const owner = enclosingClass(artifact, ref.enclosing)
-      return owner ? { name: owner.name, basesOnly: receiver === 'super()' } : undefined
-    }
-    if (IDENTIFIER.test(receiver)) {
-      const name = this.localType(artifact, path, ref.enclosing, receiver)
-      return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
-    }
-    // `BaseArchive().extract(…)`: a constructor's result.
-    const constructed = /^[A-Za-z_][\w.]*\(.*\)$/.test(receiver) ? this.constructed(receiver) : undefined
-    if (constructed) return { name: constructed, basesOnly: false }
-    const attribute = /^(self|cls)\.([A-Za-z_]\w*)$/.exec(receiver)
-    if (attribute) {
-      const owner = enclosingClass(artifact, ref.enclosing)
-      const name = owner && this.attributeType(owner.name, attribute[2]!)
-      return name ? { name, basesOnly: false } : undefined
-    }
-    return undefined
+    return artifact ? this.expressionClass(artifact, path, { enclosing: ref.enclosing, line: ref.line }, receiver, 0) : undefined
   }
 
   /**
-   * The class of a local name in the innermost function binding it, from its annotation or
-   * constructor calls; `untyped` for a parameter without annotation nor assignment.
+   * The class of an expression: a literal (`{}`: dict), or a chain of names, attributes and calls
+   * read left to right — `self`/`cls`/`super()` or a local or module-level name first, then each
+   * attribute through the declared type of the class so far (`ctx.command.params`) and each
+   * method call through its return annotation (`super().to_info_dict()`). A step nothing
+   * declares leaves the whole expression undecided.
    */
-  private localType(artifact: FileArtifact, path: string, enclosing: string, name: string): string | 'untyped' | undefined {
+  private expressionClass(artifact: FileArtifact, path: string, at: Place, expression: string, depth: number): ReceiverClass | undefined {
+    if (depth > MAX_DEPTH) return undefined
+    const text = expression.trim()
+    const literal = literalClass(text)
+    if (literal) return { name: literal, basesOnly: false }
+    const segments = chainOf(text)
+    if (!segments) return undefined
+    // `BaseArchive().extract(…)`, `pkg.Name(…)`: a constructor's result.
+    const constructed = this.constructed(text)
+    if (constructed) return { name: constructed, basesOnly: false }
+    let type = this.headClass(artifact, path, at, segments[0]!, depth)
+    for (const segment of segments.slice(1)) {
+      // An attribute of an untyped parameter (a pytest fixture's `app.cli`) is as unknown as the parameter.
+      if (!type || type === 'untyped') return type
+      const name = segment.call ? this.returnType(type, segment.name, false) : this.attributeType(type.name, segment.name) ?? this.returnType(type, segment.name, true)
+      type = name ? { name, basesOnly: false } : undefined
+    }
+    return type
+  }
+
+  private headClass(artifact: FileArtifact, path: string, at: Place, head: Segment, depth: number): ReceiverClass | undefined {
+    if (head.call) {
+      if (head.name === 'super') {
+        const owner = enclosingClass(artifact, at.enclosing)
+        return owner ? { name: owner.name, basesOnly: true } : undefined
+      }
+      const name = BUILTIN_CLASSES.has(head.name) && this.classDefs(head.name).length === 0 ? head.name : undefined
+      return name ? { name, basesOnly: false } : undefined
+    }
+    if (head.name === 'self' || head.name === 'cls') {
+      const owner = enclosingClass(artifact, at.enclosing)
+      return owner ? { name: owner.name, basesOnly: false } : undefined
+    }
+    const name = this.localType(artifact, path, at, head.name, depth)
+    return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
+  }
+
+  /**
+   * The local name's class in the innermost function binding it, else the module's: its
+   * declared type (a parameter's or an assignment's annotation, which later assignments keep
+   * to), else the one class all its assignments construct; `untyped` for a parameter without
+   * annotation nor assignment. Bound any other way (a `for` target, `with … as`, unpacking) and
+   * not declared: undecided.
+   */
+  private localType(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | 'untyped' | undefined {
     const lines = this.fileLines(path, artifact)
-    for (let scope = enclosing; scope !== ''; scope = parentOf(scope)) {
-      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method'))
+    const assignment = new RegExp(`^\\s*${name}\\s*(?::\\s*(.+?))?\\s*=(?!=)\\s*(.*)$`)
+    const otherBinding = new RegExp(`(?:^|[^\\w.])(?:for\\b[^=]*\\b${name}\\b[^=]*\\bin\\b|as\\s+${name}\\b|${name}\\s*:=|import\\b.*\\b${name}\\b)`)
+    // `a, name = …`: unpacking, whose parts nothing here types.
+    const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*=(?!=)`)
+    const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
+      const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false }
+      for (let line = from; line <= to; line++) {
+        if (!inScope(line)) continue
+        const text = lines[line - 1] ?? ''
+        const match = assignment.exec(text)
+        if (match) {
+          found.any = true
+          if (match[1]) {
+            // An annotation naming no one class (`Callable[…]`, a union) leaves the name open.
+            const declared = typeName(match[1])
+            if (declared) found.declared ??= declared
+            else found.unknown = true
+            continue
+          }
+          const type = this.expressionClass(artifact, path, { enclosing: scope, line }, match[2]!, depth + 1)
+          if (type && type !== 'untyped') found.assigned.add(type.name)
+          else found.unknown = true
+        } else if (otherBinding.test(text) || (unpacking.test(text) && text.slice(0, text.indexOf('=')).includes(','))) {
+          found.any = true
+          found.unknown = true
+        }
+      }
+      return found
+    }
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      // The definition around the line: an overloaded method's stubs share its name.
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= at.line && s.endLine >= at.line)
       if (!fn) continue
       const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
       const param = parameter(header, name)
-      const types = new Set<string>()
-      if (param !== undefined && param !== 'untyped') types.add(param)
-      const assignment = new RegExp(`^\\s*${name}\\s*(?::\\s*(.+?))?\\s*=(?!=)\\s*(.*)$`)
-      for (let line = bodyStart; line <= fn.endLine; line++) {
-        const match = assignment.exec(lines[line - 1] ?? '')
-        if (!match) continue
-        const type = match[1] ? typeName(match[1]) : this.constructed(match[2]!)
-        if (!type) return undefined
-        types.add(type)
+      const found = bindings(bodyStart, fn.endLine, scope, () => true)
+      if (param === 'untyped' && !found.any) return 'untyped'
+      if (param === 'untyped') return undefined
+      if (param !== undefined) found.declared ??= param
+      if (param !== undefined || found.any) return classOf(found)
+    }
+    return classOf(bindings(1, artifact.lineCount, '', (line) => !this.insideDefinition(path, artifact, line)))
+  }
+
+  /** `Name(…)` or `pkg.Name(…)` (and nothing after the call) where Name is a class of the repository: that class. */
+  private constructed(expression: string): string | undefined {
+    const chain = chainOf(expression.replace(/#.*$/, '').trim())
+    const last = chain?.[chain.length - 1]
+    if (!chain || !last?.call || chain.slice(0, -1).some((s) => s.call)) return undefined
+    return this.classDefs(last.name).length > 0 ? last.name : undefined
+  }
+
+
+  /** A literal's class, or the class a repository's or a built-in constructor makes (`{}`, `set()`, `Context(…)`). */
+  private valueClass(expression: string): string | undefined {
+    const text = expression.replace(/#.*$/, '').trim()
+    const call = chainOf(text)
+    const constructor = call?.length === 1 && call[0]!.call ? call[0]!.name : undefined
+    return literalClass(text) ?? this.constructed(text) ?? (constructor && BUILTIN_CLASSES.has(constructor) && this.classDefs(constructor).length === 0 ? constructor : undefined)
+  }
+
+  /**
+   * What a method returns by its annotation (a property's, `property` set), found along the
+   * class's bases as a call finds it; undefined when the first definition met declares nothing.
+   */
+  private returnType(type: { name: string; basesOnly: boolean }, method: string, property: boolean): string | undefined {
+    for (const owner of this.lineage(type.name, type.basesOnly)) {
+      for (const def of this.classDefs(owner)) {
+        const artifact = this.artifactOf(def.path)
+        const fn = artifact?.symbols.find((s) => s.kind === 'method' && s.name === method && s.qualifiedName === `${def.qualifiedName}.${method}`)
+        if (!artifact || !fn) continue
+        const lines = this.fileLines(def.path, artifact)
+        if (property && !decorators(lines, fn.line).some((d) => /^(?:functools\.)?(?:cached_)?property$/.test(d))) return undefined
+        const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(lines, fn.line, fn.endLine).header)
+        return annotation ? typeName(annotation[1]!) : undefined
       }
-      if (param === 'untyped' && types.size === 0) return 'untyped'
-      if (param !== undefined || types.size > 0) return types.size === 1 && param !== 'untyped' ? [...types][0] : undefined
     }
     return undefined
   }
 
-  /** `Name(…)` or `pkg.Name(…)` where Name is a class of the repository: that class. */
-  private constructed(expression: string): string | undefined {
-    const call = /^([A-Za-z_][\w.]*)\(/.exec(expression)
-    if (!call) return undefined
-    const name = lastSegment(call[1]!)
-    return this.classDefs(name).length > 0 ? name : undefined
+  /** Whether a line is inside a function or class body (else it is the module's own code). */
+  private insideDefinition(path: string, artifact: FileArtifact, line: number): boolean {
+    let inside = this.definitionLines.get(path)
+    if (!inside) {
+      inside = new Uint8Array(artifact.lineCount + 2)
+      for (const s of artifact.symbols) if (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') inside.fill(1, s.line, s.endLine + 1)
+      this.definitionLines.set(path, inside)
+    }
+    return inside[line] === 1
   }
 
   /** The declared class of `self.attr`, looked for in the class and then its bases. */
@@ -165,7 +287,7 @@ export class PythonTypes {
         if (type) return type
       }
       const assignment = assigned.exec(text)
-      if (assignment && !fromConstructor) fromConstructor = this.constructed(assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
+      if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
     return fromConstructor
   }
@@ -204,6 +326,56 @@ export class PythonTypes {
     }
     return lines
   }
+}
+
+/** A class by its declared type, else by the one class its assignments make; undefined when a binding leaves it open. */
+function classOf(bindings: Bindings): string | undefined {
+  if (bindings.declared) return [...bindings.assigned].every((a) => a === bindings.declared) ? bindings.declared : undefined
+  return !bindings.unknown && bindings.assigned.size === 1 ? [...bindings.assigned][0] : undefined
+}
+
+/** A literal's built-in class: `{…}` dict (or set: neither has a repository's members), `[…]` list, strings. */
+function literalClass(text: string): string | undefined {
+  if (text.startsWith('{')) return 'dict'
+  if (text.startsWith('[')) return 'list'
+  if (/^[rbfu]{0,2}["']/i.test(text)) return /^r?b/i.test(text) ? 'bytes' : 'str'
+  return undefined
+}
+
+/**
+ * `a.b(…).c` → [a, b(), c]: names, each maybe called once; undefined for anything else (a
+ * subscript, an operator, a lambda).
+ */
+function chainOf(text: string): Segment[] | undefined {
+  const out: Segment[] = []
+  let at = 0
+  while (at < text.length) {
+    const name = /^[A-Za-z_]\w*/.exec(text.slice(at))?.[0]
+    if (!name) return undefined
+    at += name.length
+    let call = false
+    if (text[at] === '(') {
+      const close = closingParen(text, at)
+      // `Option(` with its arguments on the next lines: the chain ends with that call.
+      if (close >= text.length) return [...out, { name, call: true }]
+      call = true
+      at = close + 1
+    }
+    out.push({ name, call })
+    if (at === text.length) break
+    if (text[at] !== '.') return undefined
+    at++
+  }
+  return out.length > 0 ? out : undefined
+}
+
+/** The decorators of the definition whose symbol starts at `line` (its first decorator's line or its `def`'s): `@property` → `property`. */
+function decorators(lines: string[], line: number): string[] {
+  let first = line
+  while (first > 1 && /^\s*@/.test(lines[first - 2] ?? '')) first--
+  const out: string[] = []
+  for (let at = first; /^\s*@/.test(lines[at - 1] ?? ''); at++) out.push(/^\s*@([\w.]+)/.exec(lines[at - 1]!)![1]!)
+  return out
 }
 
 /** `self.x = x` in a method whose parameter `x` is annotated with a class: that class. */

@@ -29,6 +29,8 @@ export interface FileView {
   bindings: ImportBindings
   /** Whether the index holds a file at this path. */
   fileExists: (path: string) => boolean
+  /** The files another file's imports resolve to. */
+  importedBy: (path: string) => readonly string[]
 }
 
 export interface Resolution {
@@ -162,7 +164,10 @@ function importsWholeModule(artifact: FileArtifact, receiver: string): boolean {
 
 /**
  * `models.sql` where `models` names a package the file imports: the files of its submodule
- * `sql` (a module attribute chain), when the package holds one.
+ * `sql` (a module attribute chain), when the package holds one and makes it an attribute — its
+ * `__init__` imports it, or this file imports the dotted module. A submodule only some other
+ * module imported (`click.testing` after `import click`) is an attribute at run time by accident
+ * of import order, and no type checker's: left undecided.
  */
 function submoduleChain(file: FileView, receiver: string): string[] | undefined {
   const parts = receiver.split('.')
@@ -170,13 +175,17 @@ function submoduleChain(file: FileView, receiver: string): string[] | undefined 
     const bound = file.bindings.modules.get(parts.slice(0, cut).join('.'))
     if (!bound) continue
     let paths = bound
-    for (const part of parts.slice(cut)) {
+    for (let k = cut; k < parts.length; k++) {
+      const part = parts[k]!
       if (!/^[A-Za-z_]\w*$/.test(part)) return undefined
       const next: string[] = []
+      const dotted = parts.slice(0, k + 1).join('.')
+      const importedHere = file.artifact.imports.some((i) => i.names.length === 0 && i.module === dotted)
       for (const path of paths) {
         if (!path.endsWith('/__init__.py')) continue
         const dir = dirOf(path)
-        for (const candidate of [`${dir}/${part}.py`, `${dir}/${part}/__init__.py`]) if (file.fileExists(candidate)) next.push(candidate)
+        const imported = file.importedBy(path)
+        for (const candidate of [`${dir}/${part}.py`, `${dir}/${part}/__init__.py`]) if (file.fileExists(candidate) && (importedHere || imported.includes(candidate))) next.push(candidate)
       }
       if (next.length === 0) return undefined
       paths = next
