@@ -70,7 +70,8 @@ export function storedParts(source: StoredSource): Uint8Array[] {
   const postings = new ByteSink()
   const scratch = new PostingScratch()
   for (let first = 0; first < terms.length; first += DICT_BLOCK_TERMS) {
-    const block = new ByteSink()
+    // A block is a few kilobytes: a small chunk, not the megabyte the large sections grow by.
+    const block = new ByteSink(1 << 12)
     block.u32(postings.length)
     for (const term of terms.slice(first, first + DICT_BLOCK_TERMS)) {
       const index = findTerm(segment!, term)
@@ -185,12 +186,15 @@ class PostingScratch {
 
 /** Bytes appended into fixed-size chunks, so a large payload never needs one contiguous buffer. */
 class ByteSink {
-  private static readonly CHUNK = 1 << 20
   private full: Uint8Array[] = []
-  private chunk = new Uint8Array(ByteSink.CHUNK)
+  private chunk: Uint8Array
   private at = 0
   /** Bytes in the chunks before the current one. */
   private before = 0
+
+  constructor(private readonly chunkSize = 1 << 20) {
+    this.chunk = new Uint8Array(chunkSize)
+  }
 
   get length(): number {
     return this.before + this.at
@@ -242,7 +246,7 @@ class ByteSink {
     if (this.at + bytes <= this.chunk.length) return
     this.full.push(this.chunk.subarray(0, this.at))
     this.before += this.at
-    this.chunk = new Uint8Array(ByteSink.CHUNK)
+    this.chunk = new Uint8Array(this.chunkSize)
     this.at = 0
   }
 }
