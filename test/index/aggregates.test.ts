@@ -143,13 +143,34 @@ describe('tree aggregates', () => {
     await assert.rejects(finishAndSave(blocked, aggregates, 0), /not-a-directory is not a directory/)
   })
 
+  it('writes the same BM25 bytes whatever order the files were added in', async function () {
+    this.timeout(30_000)
+    const unfinished = (paths: string[]): TreeAggregates => {
+      const aggregates = createAggregates()
+      for (const path of paths) aggregates.addFile(path, TREE_A[path]!)
+      return aggregates
+    }
+    const paths = Object.keys(TREE_A)
+    const otherDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-order-'))
+    confineTo(otherDir)
+    try {
+      await finishAndSave(dir, unfinished(paths))
+      // Reversed, and written by the BM25 thread: a shard merge and a single init meet the files in other orders.
+      await finishAndSave(otherDir, unfinished(paths.slice().reverse()), 0)
+      assert.deepEqual(readFileSync(join(otherDir, 'bm25.mpk')), readFileSync(join(dir, 'bm25.mpk')))
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true })
+    }
+  })
+
   it('throws CorruptFileError for a damaged or missing file', async () => {
     await saveAggregates(dir, build(TREE_A))
     for (const name of ['bm25.mpk', 'symbols.mpk', 'graph.mpk']) {
       const path = join(dir, name)
       const bytes = readFileSync(path)
       const damaged = Buffer.from(bytes)
-      damaged[damaged.length >> 1] ^= 0xff
+      // BM25 blocks are checked when a query reads them (test/search/stored.test.ts); its tables on loading.
+      damaged[name === 'bm25.mpk' ? 40 : damaged.length >> 1] ^= 0xff
       writeFileSync(path, damaged)
       await assert.rejects(loadAggregates(dir), (error: unknown) => error instanceof CorruptFileError && error.path === path)
       rmSync(path)

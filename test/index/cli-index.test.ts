@@ -233,7 +233,8 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     const treeDir = join(repo.dir, '.vlt', 'trees', first.treeHash)
     const bm25 = join(treeDir, 'bm25.mpk')
     const bytes = readFileSync(bm25)
-    bytes[bytes.length - 10] ^= 0xff
+    // In the BM25 header, checked on loading (its other blocks are checked by the query reading them: below).
+    bytes[30] ^= 0xff
     writeFileSync(bm25, bytes)
     writeFileSync(join(repo.dir, '.vlt', 'state.mpk'), 'garbage')
 
@@ -241,7 +242,7 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     assert.equal(run.status, 0, run.stderr)
     const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning:'))
     assert.equal(warnings.length, 1, run.stderr)
-    assert.match(warnings[0]!, /state\.mpk: bad magic.*bm25\.mpk: checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records, rebuilt the index state$/)
+    assert.match(warnings[0]!, /state\.mpk: bad magic.*bm25\.mpk: header checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records, rebuilt the index state$/)
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.equal(status.indexed, true)
@@ -255,6 +256,33 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     const rebuilt = vlt(repo.dir, ['coderag', 'init', '--json'])
     assert.equal(rebuilt.status, 0, rebuilt.stderr)
     assert.equal(JSON.parse(rebuilt.stdout).files, 2)
+  })
+
+  it('rebuilds the BM25 index when a search reads a damaged block of it, and answers as before', () => {
+    repo = createGitRepo({ files: { 'a.py': 'def alpha_total():\n    return 1\n', 'b.py': 'def beta():\n    return alpha_total()\n' } })
+    const { treeHash } = vltJson(repo.dir, ['coderag', 'init'])
+    const query = ['coderag', 'search', 'alpha_total', '--json']
+    const before = vltJson(repo.dir, query)
+    const bm25 = join(repo.dir, '.vlt', 'trees', treeHash, 'bm25.mpk')
+    const pristine = readFileSync(bm25)
+    // The last postings (the last term's tfs) and the first dictionary block: 'alpha_total' is read from both.
+    const damaged = Buffer.from(pristine)
+    damaged[damaged.length - 5] ^= 0xff
+    damaged[17 + pristine.readUInt32LE(17 + 13 * 4) + 6] ^= 0xff
+    writeFileSync(bm25, damaged)
+    // Loading checks the header and tables only: a command that reads no posting sees nothing wrong.
+    assert.equal(vlt(repo.dir, ['coderag', 'def', 'beta']).stderr, '')
+
+    const run = vlt(repo.dir, query)
+    assert.equal(run.status, 0, run.stderr)
+    const { warnings } = JSON.parse(run.stdout) as { warnings: string[] }
+    assert.equal(warnings.length, 1, run.stdout)
+    assert.match(warnings[0]!, /bm25\.mpk: dictionary block at byte \d+ checksum mismatch; rebuilt the BM25 index of tree [0-9a-f]{12} from the blob records$/)
+    const strip = (result: { durationMs?: number; warnings?: string[] }): unknown => ({ ...result, durationMs: 0, warnings: [] })
+    assert.deepEqual(strip(JSON.parse(run.stdout)), strip(before))
+    // Stored again as it was: the next search has nothing to say.
+    assert.deepEqual(readFileSync(bm25), pristine)
+    assert.deepEqual(vltJson(repo.dir, query).warnings, [])
   })
 
   it('runs from a subdirectory, on a detached HEAD, in an empty repository and in a bare repository', () => {

@@ -5,19 +5,22 @@
  *
  * A loaded set decodes each part on first access: a definition lookup needs only the symbol
  * table, and on a 10k-file tree decoding all three parts costs several times a query's budget.
- * Loading still reads and checksums every file, so damage is found where callers handle it
- * (by rebuilding), not in the middle of a query; that costs a tenth of decoding.
+ * Loading reads and checksums the symbol table and graph whole, so damage is found where callers
+ * handle it (by rebuilding); the BM25 index is stored in blocks a query reads on demand
+ * (search/stored.ts), so loading checks its header and tables only, and a damaged block is found
+ * by the query that reads it.
  */
 import { join } from 'node:path'
 import { CodeGraph, SymbolTable } from '../graph/index.js'
-import { Bm25Index } from '../search/index.js'
-import { checkRecord, confinedRoots, decodePayload, faultFromJSON, readFileConfined, writeRecord, type RecordFrame } from '../store/index.js'
+import { Bm25Index, StoredPostings, type Bm25Recovery } from '../search/index.js'
+import { checkRecord, confinedRoots, decodePayload, faultFromJSON, openFramedSync, readFileConfined, writeFramedSync, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
 
 export const BM25_RECORD_KIND = 'bm25'
-export const BM25_RECORD_VERSION = 1
+/** 2: blocks read on demand, documents numbered by path (search/stored.ts); 1 was one msgpack snapshot. */
+export const BM25_RECORD_VERSION = 2
 export const SYMBOLS_RECORD_KIND = 'symbols'
 /** 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt. */
 export const SYMBOLS_RECORD_VERSION = 2
@@ -139,17 +142,20 @@ export async function readChecked(path: string, kind: string, version: number): 
   return checkRecord(bytes, kind, version, path)
 }
 
-/** Throws CorruptFileError when a file is missing, damaged or of another version (the caller rebuilds). */
-export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
+/**
+ * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
+ * rebuilds). `recovery` rebuilds the BM25 index when a query finds a block of it damaged.
+ */
+export async function loadAggregates(treeDir: string, recovery?: Bm25Recovery): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const [bm25, symbols, graph] = await Promise.all([
-    readChecked(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION),
+  const [symbols, graph] = await Promise.all([
     readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
     readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
   ])
+  const bm25 = openBm25(files.bm25)
   return new Aggregates({
+    bm25: () => Bm25Index.fromStored(bm25, recovery),
     // Checksummed once, above: decoding only unpacks.
-    bm25: () => Bm25Index.fromSnapshot(decodePayload(bm25, files.bm25), files.bm25),
     symbols: () => SymbolTable.fromSnapshot(decodePayload(symbols, files.symbols), files.symbols),
     graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph, files.graph), table, files.graph),
   })
@@ -166,7 +172,18 @@ export async function saveAggregates(treeDir: string, aggregates: TreeAggregates
   const remap = await saveSymbols(files.symbols, aggregates.symbols)
   await writeRecord(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, aggregates.graph.snapshot(remap))
   if (bm25Written) await bm25Written
-  else await writeRecord(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION, aggregates.bm25.snapshot())
+  else writeBm25(files.bm25, aggregates.bm25)
+}
+
+/** The stored BM25 index at `path`, its header and tables checked (CorruptFileError otherwise). */
+export function openBm25(path: string): StoredPostings {
+  const { fd, start, end } = openFramedSync(path, BM25_RECORD_KIND, BM25_RECORD_VERSION)
+  return new StoredPostings(fd, start, end, path)
+}
+
+/** Writes `index` in its stored layout (search/stored.ts) as the record at `path`. */
+export function writeBm25(path: string, index: Bm25Index): void {
+  writeFramedSync(path, BM25_RECORD_KIND, BM25_RECORD_VERSION, index.storedParts())
 }
 
 /**

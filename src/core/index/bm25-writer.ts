@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { Bm25Index, type Bm25Parts } from '../search/index.js'
-import { confineTo, EnvironmentFault, writeRecordSync } from '../store/index.js'
-import { BM25_RECORD_KIND, BM25_RECORD_VERSION } from './aggregates.js'
+import { confineTo, EnvironmentFault } from '../store/index.js'
+import { writeBm25 } from './aggregates.js'
 
-/** Worker-thread entry of `writeBm25Aside`: seals, encodes and writes a handed-off BM25 index, then says so. */
+/** Worker-thread entry of `writeBm25Aside`: seals and writes a handed-off BM25 index in its stored layout, then says so. */
 const job = workerData as { roots: string[]; path: string; parts?: Bm25Parts }
 try {
   for (const root of job.roots) confineTo(root)
@@ -11,7 +11,7 @@ try {
   // Only the index may hold the fresh postings: sealing replaces them, and tens of megabytes kept
   // alive by workerData through the encoding would add to the build's peak memory.
   job.parts = undefined
-  writeRecordSync(job.path, BM25_RECORD_KIND, BM25_RECORD_VERSION, index.snapshot())
+  writeBm25(job.path, index)
   parentPort!.postMessage({ ok: true })
 } catch (error) {
   // A full disk or read-only folder travels as data (a thread's errors lose their class): see faultFromJSON.

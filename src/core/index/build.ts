@@ -3,7 +3,8 @@ import { CorruptFileError, unlessCorrupt, VltError } from '../errors.js'
 import { BlobReader, listTreeAndSubmodules, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
-import { readRecord, refuseShippedRecords, writeRecord } from '../store/index.js'
+import type { Bm25Index, Bm25Recovery } from '../search/index.js'
+import { readRecord, refuseShippedRecords, unlessUnwritableSync, writeRecord } from '../store/index.js'
 import type { TreeAggregates } from './aggregates.js'
 import { blobRunner, IN_THREAD_LIMIT, type BlobRunner } from './blob-runner.js'
 import { summarize, type BlobSummary, type BlobTask } from './blob-task.js'
@@ -112,7 +113,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   let aggregates: TreeAggregates | null = null
   if (!delta) {
-    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash) : (await aggregatesModule()).createAggregates()
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : (await aggregatesModule()).createAggregates()
     // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
     if (!aggregates) {
       ctx.repairs.rebuilt(`built the index of tree ${treeHash.slice(0, 12)} from the blob records`)
@@ -408,10 +409,38 @@ export async function anchorOf(ctx: IndexContext, manifest: TreeManifest): Promi
   return anchor && isCurrent(ctx, anchor) && anchor.aggregatesTree === anchor.treeHash ? anchor : null
 }
 
-/** A tree's stored aggregates; null when missing or damaged (noted in the repairs). */
-export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string): Promise<TreeAggregates | null> {
-  const { loadAggregates } = await aggregatesModule()
-  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash)), noteDamage(ctx))
+/**
+ * A tree's stored aggregates; null when missing or damaged (noted in the repairs). With the tree's
+ * manifest, a damaged BM25 block a query finds later is rebuilt then (see `bm25Recovery`).
+ */
+export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, manifest?: TreeManifest): Promise<TreeAggregates | null> {
+  const { loadAggregates, writeBm25 } = await aggregatesModule()
+  const recovery = manifest && bm25Recovery(ctx, manifest, writeBm25)
+  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash), recovery), noteDamage(ctx))
+}
+
+/**
+ * The stored BM25 index is checked block by block as it is read: a damaged block is found by a
+ * query (or by a build reading it whole to patch it), which rebuilds the index from the blob records of the tree's files (as a damaged record
+ * found on loading is), stores it in place of the damaged file and notes both in the repairs, for
+ * the query's one warning line. The rebuilt file's bytes depend only on the files (search/stored.ts),
+ * so a build writing the same tree meanwhile writes the same bytes.
+ */
+function bm25Recovery(ctx: IndexContext, manifest: TreeManifest, writeBm25: (path: string, index: Bm25Index) => void): Bm25Recovery {
+  const files = new Map(manifest.files.map((file) => [file.path, file]))
+  return {
+    chunksOf: (path) => {
+      const file = files.get(path)
+      if (!file || file.skipped) return undefined
+      const record = ctx.blobs.readOrHeal(file, { path })
+      return record && !record.skipped ? record.analyzed : undefined
+    },
+    rebuilt: (index, damage) => {
+      ctx.repairs.damaged(damage)
+      unlessUnwritableSync(() => writeBm25(damage.path, index))
+      ctx.repairs.rebuilt(`rebuilt the BM25 index of tree ${manifest.treeHash.slice(0, 12)} from the blob records`)
+    },
+  }
 }
 
 /**
@@ -424,7 +453,7 @@ export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts:
   if (!manifest) return null
   const anchor = await anchorOf(ctx, manifest)
   if (!anchor) return null
-  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash)
+  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor)
   if (!aggregates || anchor === manifest) return aggregates && { manifest, aggregates }
 
   const fromAnchor = new Map(anchor.files.map((file) => [file.path, file]))

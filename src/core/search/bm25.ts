@@ -17,6 +17,7 @@ import { analyzePath, analyzeQuery, type AnalyzedChunks } from './analyze.js'
 import { FreshPostings, freshSegment, type FreshParts } from './fresh.js'
 import { mergeSegments } from './merge.js'
 import { eachPosting, findTerm, grow, type Segment } from './segment.js'
+import { storedParts, StoredPostings } from './stored.js'
 
 export const BM25_K1 = 1.2
 export const BM25_B = 0.75
@@ -74,6 +75,16 @@ export interface Bm25Parts {
   fileCounts: number[]
 }
 
+/**
+ * How a stored index is rebuilt when a query finds one of its blocks damaged: the files' chunks
+ * from where they came (blob records), and what to do with the rebuilt index (store it, report).
+ */
+export interface Bm25Recovery {
+  /** The analysed chunks of a stored file; undefined when they cannot be had (the damage is then thrown). */
+  chunksOf(path: string): AnalyzedChunks | undefined
+  rebuilt(index: Bm25Index, damage: CorruptFileError): void
+}
+
 const SNAPSHOT_VERSION = 1
 /** Fresh postings beyond this are sealed before a query rather than scanned. */
 const FRESH_SCAN_LIMIT = 1 << 16
@@ -81,9 +92,16 @@ const FRESH_SCAN_LIMIT = 1 << 16
 const FULL_MERGE_RATIO = 0.1
 
 export class Bm25Index {
+  /**
+   * The index as stored (see stored.ts), queried in place: documents [0, stored.docEnd), with no
+   * segment beside it. Read into a segment once the index is sealed (a change is being saved).
+   */
+  private stored: StoredPostings | undefined
+  private recovery: Bm25Recovery | undefined
   private segments: Segment[] = []
   /** Tombstoned documents still present in each segment's postings (drives exact df counting). */
   private segmentDead: number[] = []
+  private storedDead = 0
   private fresh = new FreshPostings(0)
 
   /** Per document id: owning file slot (-1 = tombstone) and weighted length. */
@@ -170,6 +188,7 @@ export class Bm25Index {
     // Fresh postings of removed documents are skipped by their tombstone, and dropped at seal.
     const tier = this.segments.findIndex((s) => start >= s.docBase && start < s.docEnd)
     if (tier >= 0) this.segmentDead[tier] += end - start
+    else if (this.stored && start < this.stored.docEnd) this.storedDead += end - start
     return true
   }
 
@@ -181,20 +200,33 @@ export class Bm25Index {
       this.scores = new Float64Array(this.docEnd)
       this.touched = new Int32Array(this.docEnd)
     }
-    const { scores, touched, docFile, docLengths, segments } = this
+    const { scores, touched, docFile, docLengths, stored } = this
     let touchedCount = 0
     const n = this.liveDocs
     const tfBase = BM25_K1 * (1 - BM25_B)
     const tfPerLength = (BM25_K1 * BM25_B * n) / this.liveLength
     const freshPostings = this.freshPostingsOf(terms)
+    // A stored index has no segment beside it: its postings of each term are read as one of their
+    // own, all before scoring, so a damaged block (thrown) leaves no score behind.
+    let storedSegments: Array<Segment | undefined> = []
+    try {
+      if (stored) storedSegments = terms.map((term) => stored.termSegment(term))
+    } catch (error) {
+      if (!(error instanceof CorruptFileError) || !this.recovery) throw error
+      this.recover(error)
+      return this.search(query, options)
+    }
 
     for (let q = 0; q < terms.length; q++) {
+      const storedSegment = storedSegments[q]
+      const segments = stored ? (storedSegment ? [storedSegment] : []) : this.segments
+      const dead = stored ? [this.storedDead] : this.segmentDead
       const found = segments.map((segment) => findTerm(segment, terms[q]))
       let df = freshPostings[q].length / 2
       for (let s = 0; s < segments.length; s++) {
         const index = found[s]
         if (index < 0) continue
-        if (this.segmentDead[s] === 0) df += segments[s].postingStarts[index + 1] - segments[s].postingStarts[index]
+        if (dead[s] === 0) df += segments[s].postingStarts[index + 1] - segments[s].postingStarts[index]
         else eachPosting(segments[s], index, (doc) => { if (docFile[doc] >= 0) df++ })
       }
       if (df === 0) continue
@@ -247,6 +279,7 @@ export class Bm25Index {
    * a large index can then run beside other work (see index/aggregates.ts).
    */
   handOff(): { parts: Bm25Parts; transfer: ArrayBuffer[] } {
+    this.readStored()
     const parts: Bm25Parts = {
       // A segment's term lookup table is derived: rebuilt on the first query, never moved.
       segments: this.segments.map(({ termSlots: _derived, ...segment }) => segment),
@@ -265,6 +298,52 @@ export class Bm25Index {
     for (const segment of parts.segments) arrays.push(segment.termOffsets, segment.postingStarts, segment.docByteStarts, segment.docBytes, segment.tfs)
     Object.assign(this, new Bm25Index())
     return { parts, transfer: [...new Set(arrays.map((array) => array.buffer as ArrayBuffer))] }
+  }
+
+  /**
+   * The index in its stored layout (stored.ts), as payload parts for a record. Seals everything into
+   * one segment first (see `seal`), which changes no result.
+   */
+  storedParts(): Uint8Array[] {
+    this.seal(true)
+    const live = this.liveSlots()
+    return storedParts({
+      segment: this.segments[0],
+      docEnd: this.docEnd,
+      docLengths: this.docLengths,
+      paths: live.map((slot) => this.paths[slot]!),
+      fileStarts: live.map((slot) => this.fileStarts[slot]),
+      fileCounts: live.map((slot) => this.fileCounts[slot]),
+    })
+  }
+
+  /**
+   * An index over a stored one, which it now owns: queried in place until it changes and is sealed.
+   * With `recovery`, a damaged block found by a query is rebuilt from the files' chunks and the
+   * query answered from that; without, the CorruptFileError is thrown.
+   */
+  static fromStored(stored: StoredPostings, recovery?: Bm25Recovery): Bm25Index {
+    const index = new Bm25Index()
+    index.recovery = recovery
+    const docEnd = stored.docEnd
+    index.ensureDocCapacity(docEnd)
+    index.docEnd = docEnd
+    index.docLengths.set(stored.docLengths)
+    let start = 0
+    stored.paths.forEach((path, slot) => {
+      const count = stored.fileCounts[slot]
+      index.paths.push(path)
+      index.fileStarts.push(start)
+      index.fileCounts.push(count)
+      index.slots.set(path, slot)
+      index.docFile.fill(slot, start, start + count)
+      start += count
+    })
+    for (let doc = 0; doc < docEnd; doc++) index.liveLength += index.docLengths[doc]
+    index.liveDocs = docEnd
+    index.stored = stored
+    index.fresh = new FreshPostings(docEnd)
+    return index
   }
 
   /** The index `handOff` gave away. */
@@ -355,12 +434,15 @@ export class Bm25Index {
 
   /**
    * Moves fresh postings into a segment: merged with the tail, or with everything when the tail
-   * and tombstones have grown past FULL_MERGE_RATIO of the base. Merging renumbers the merged
-   * range's live documents densely, dropping tombstones.
+   * and tombstones have grown past FULL_MERGE_RATIO of the base, or when `compact` asks for one
+   * segment (to be stored). Merging renumbers the merged range's live documents densely, dropping
+   * tombstones.
    */
-  private seal(): void {
+  private seal(compact = false): void {
+    this.readStored()
     const base = this.segments[0]
-    const full = !base || this.docEnd - base.docEnd + this.segmentDead[0] > FULL_MERGE_RATIO * (base.docEnd - base.docBase)
+    if (compact && base && this.segments.length === 1 && this.segmentDead[0] === 0 && this.fresh.docs === 0) return
+    const full = compact || !base || this.docEnd - base.docEnd + this.segmentDead[0] > FULL_MERGE_RATIO * (base.docEnd - base.docBase)
     if (this.fresh.docs === 0 && !full) return
     const from = full ? 0 : base.docEnd
     const { docFile, docLengths } = this
@@ -404,6 +486,47 @@ export class Bm25Index {
     this.segmentDead.push(0)
     this.docEnd = next
     this.fresh = new FreshPostings(next)
+  }
+
+  /**
+   * Replaces the stored tier, found damaged, by the same files indexed again: added in the stored
+   * order (by path), their documents get the stored ids, so tombstones and fresh postings laid over
+   * the stored tier still apply.
+   */
+  private recover(damage: CorruptFileError): void {
+    const stored = this.stored!
+    const rebuilt = new Bm25Index()
+    stored.paths.forEach((path, slot) => {
+      const chunks = this.recovery!.chunksOf(path)
+      if (!chunks || chunks.docs.length !== stored.fileCounts[slot]) throw damage
+      rebuilt.addFile(path, chunks)
+    })
+    this.recovery!.rebuilt(rebuilt, damage)
+    rebuilt.seal(true)
+    this.segments = [rebuilt.segments[0]]
+    this.segmentDead = [this.storedDead]
+    this.stored = undefined
+    this.storedDead = 0
+    this.recovery = undefined
+    stored.close()
+  }
+
+  /** Reads a stored index into the base segment, for a seal or a hand-off to change it. */
+  private readStored(): void {
+    const stored = this.stored
+    if (!stored) return
+    let segment: Segment
+    try {
+      segment = stored.toSegment()
+    } catch (error) {
+      if (!(error instanceof CorruptFileError) || !this.recovery) throw error
+      return this.recover(error)
+    }
+    this.segments = [segment]
+    this.segmentDead = [this.storedDead]
+    this.stored = undefined
+    this.storedDead = 0
+    stored.close()
   }
 
   /** Fresh postings of each query term as [doc, tf, doc, tf, …]. */

@@ -68,8 +68,11 @@ export async function writeFileAtomic(path: string, data: Uint8Array, opts: Writ
   if (durable) await syncDirectory(dirname(path))
 }
 
-/** Same as writeFileAtomic, for worker threads' hot path where a promise per file costs more than the write. */
-export function writeFileAtomicSync(path: string, data: Uint8Array, opts: WriteOptions = {}): void {
+/**
+ * Same as writeFileAtomic, for worker threads' hot path where a promise per file costs more than
+ * the write. `data` may come in parts, written one after the other (a large record never copied whole).
+ */
+export function writeFileAtomicSync(path: string, data: Uint8Array | readonly Uint8Array[], opts: WriteOptions = {}): void {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
   try {
@@ -85,8 +88,10 @@ export function writeFileAtomicSync(path: string, data: Uint8Array, opts: WriteO
     }
     try {
       try {
-        let written = 0
-        while (written < data.length) written += writeSync(fd, data, written)
+        for (const part of data instanceof Uint8Array ? [data] : data) {
+          let written = 0
+          while (written < part.length) written += writeSync(fd, part, written)
+        }
         if (durable) fsyncSync(fd)
       } finally {
         closeSync(fd)

@@ -5,18 +5,25 @@
  *
  *   offset   size  field
  *   0        3     magic "VLT"
- *   3        1     container format: 1 = payload is msgpack; 2 = payload is brotli-compressed msgpack
+ *   3        1     container format: 1 = payload as written; 2 = payload is brotli-compressed msgpack
  *                  (bumped only if this framing itself changes)
  *   4        1     k = byte length of the kind (1..255)
  *   5        k     kind, ASCII, e.g. "blob-artifact", "tree-manifest", "bm25"
  *   5+k      4     format version of that kind, u32 LE
  *   9+k      4     n = payload length, u32 LE
- *   13+k     n     payload, msgpack (compressed in format 2)
+ *   13+k     n     payload, msgpack (compressed in format 2; a kind may instead lay its payload out
+ *                  for direct access, see `frameParts`: search/stored.ts's BM25 blocks, each with a
+ *                  checksum of its own)
  *   13+k+n   4     CRC-32 (zlib) of bytes [0, 13+k+n), u32 LE
  *
- * The checksum covers the bytes as stored, so damage is found before anything is decompressed.
+ * The trailing CRC covers the whole file, so verify, the remote cache and status check a record
+ * of either payload the same way; a reader of a block layout checks only the header here
+ * (`openFramedSync`) and each block it reads by the block's own checksum. The checksum covers the
+ * bytes as stored, so damage is found before anything is decompressed.
  */
+import { closeSync, fstatSync, readSync } from 'node:fs'
 import { brotliCompressSync, brotliDecompressSync, constants, crc32 } from 'node:zlib'
+import { openConfinedSync } from './confine.js'
 import { Packr } from './msgpack.js'
 import { CorruptFileError } from '../errors.js'
 
@@ -52,23 +59,14 @@ export interface EncodeOptions {
 
 /** Frames a payload as a record of `kind` at format `version`. */
 export function encodeRecord(kind: string, version: number, payload: unknown, options: EncodeOptions = {}): Buffer {
-  const kindBytes = Buffer.from(kind, 'latin1')
-  if (kindBytes.length === 0 || kindBytes.length > 255 || !/^[\x21-\x7e]+$/.test(kind)) {
-    throw new Error(`record kind must be 1 to 255 printable ASCII characters: ${JSON.stringify(kind)}`)
-  }
-  if (!Number.isInteger(version) || version < 0 || version > 0xffffffff) throw new Error(`record version must be a u32: ${version}`)
+  const kindBytes = kindBytesOf(kind, version)
   const packed = packr.pack(payload)
   const body = options.compress ? brotliCompressSync(packed, BROTLI) : packed
   if (body.length > 0xffffffff) throw new Error(`record payload of ${body.length} bytes exceeds 4 GiB`)
 
   const headerBytes = FIXED_HEADER + kindBytes.length + 8
   const buf = Buffer.allocUnsafe(headerBytes + body.length + CHECKSUM_BYTES)
-  buf.set(MAGIC, 0)
-  buf[3] = options.compress ? COMPRESSED : PLAIN
-  buf[4] = kindBytes.length
-  kindBytes.copy(buf, FIXED_HEADER)
-  buf.writeUInt32LE(version, FIXED_HEADER + kindBytes.length)
-  buf.writeUInt32LE(body.length, FIXED_HEADER + kindBytes.length + 4)
+  writeHeader(buf, kindBytes, version, body.length, options.compress ? COMPRESSED : PLAIN)
   body.copy(buf, headerBytes)
   // msgpackr keeps packing into the buffer it last grew (module-wide): once a tree-sized payload
   // is copied out, let that buffer go rather than hold it for the life of the process.
@@ -76,6 +74,93 @@ export function encodeRecord(kind: string, version: number, payload: unknown, op
   const end = headerBytes + body.length
   buf.writeUInt32LE(crc32(buf.subarray(0, end)), end)
   return buf
+}
+
+/**
+ * Frames a payload given in parts (a layout of its own, not msgpack) as a record of `kind`: the
+ * parts are not copied into one buffer, so a large payload is written as it was built.
+ */
+export function frameParts(kind: string, version: number, parts: readonly Uint8Array[]): Uint8Array[] {
+  const kindBytes = kindBytesOf(kind, version)
+  const length = parts.reduce((sum, part) => sum + part.length, 0)
+  if (length > 0xffffffff) throw new Error(`record payload of ${length} bytes exceeds 4 GiB`)
+  const header = Buffer.allocUnsafe(FIXED_HEADER + kindBytes.length + 8)
+  writeHeader(header, kindBytes, version, length, PLAIN)
+  let crc = crc32(header)
+  for (const part of parts) crc = crc32(part, crc)
+  const trailer = Buffer.allocUnsafe(CHECKSUM_BYTES)
+  trailer.writeUInt32LE(crc, 0)
+  return [header, ...parts, trailer]
+}
+
+/** Bytes of the header a record's payload starts after (`frameParts`' first part). */
+export function headerLength(kind: string): number {
+  return FIXED_HEADER + Buffer.byteLength(kind, 'latin1') + 8
+}
+
+function kindBytesOf(kind: string, version: number): Buffer {
+  const kindBytes = Buffer.from(kind, 'latin1')
+  if (kindBytes.length === 0 || kindBytes.length > 255 || !/^[\x21-\x7e]+$/.test(kind)) {
+    throw new Error(`record kind must be 1 to 255 printable ASCII characters: ${JSON.stringify(kind)}`)
+  }
+  if (!Number.isInteger(version) || version < 0 || version > 0xffffffff) throw new Error(`record version must be a u32: ${version}`)
+  return kindBytes
+}
+
+function writeHeader(buf: Buffer, kindBytes: Buffer, version: number, payloadLength: number, container: typeof PLAIN | typeof COMPRESSED): void {
+  buf.set(MAGIC, 0)
+  buf[3] = container
+  buf[4] = kindBytes.length
+  kindBytes.copy(buf, FIXED_HEADER)
+  buf.writeUInt32LE(version, FIXED_HEADER + kindBytes.length)
+  buf.writeUInt32LE(payloadLength, FIXED_HEADER + kindBytes.length + 4)
+}
+
+/** A record opened for reading its payload in place: its descriptor, and where the payload lies in the file. */
+export interface OpenRecord {
+  fd: number
+  start: number
+  end: number
+}
+
+/**
+ * Opens the record of `kind` at `version` at `path` and checks its header and length against the
+ * file's size, not its checksum: for a payload laid out in blocks that carry their own (see
+ * `frameParts`), read as needed. Throws CorruptFileError as `checkRecord` does, also when the file
+ * is missing; the caller closes the descriptor.
+ */
+export function openFramedSync(path: string, kind: string, version: number): OpenRecord {
+  const fd = openConfinedSync(path)
+  if (fd === undefined) throw new CorruptFileError(path, 'missing')
+  try {
+    const size = fstatSync(fd).size
+    const head = Buffer.alloc(Math.min(size, FIXED_HEADER + 255 + 8))
+    readSync(fd, head, 0, head.length, 0)
+    const fail = (reason: string): never => {
+      throw new CorruptFileError(path, reason)
+    }
+    if (size === 0) fail('empty file')
+    if (MAGIC.some((byte, i) => i < size && head[i] !== byte)) fail('bad magic: not a vlt record')
+    if (size < FIXED_HEADER) fail(`truncated: ${size} bytes, shorter than a record header`)
+    if (head[3] === COMPRESSED) fail('a compressed payload where a block layout was expected')
+    if (head[3] !== PLAIN) fail(`unknown record container format ${head[3]} (this build reads ${PLAIN} and ${COMPRESSED})`)
+    const kindLength = head[4]!
+    const headerBytes = FIXED_HEADER + kindLength + 8
+    if (size < headerBytes + CHECKSUM_BYTES) fail(`truncated: ${size} bytes, shorter than its ${headerBytes + CHECKSUM_BYTES}-byte header and checksum`)
+    const found = head.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength)
+    if (found !== kind) fail(`wrong kind: a '${found}' record where a '${kind}' record was expected`)
+    const foundVersion = head.readUInt32LE(FIXED_HEADER + kindLength)
+    if (foundVersion !== version) {
+      fail(`unknown version: '${kind}' format version ${foundVersion} is ${foundVersion > version ? 'newer than' : 'older than'} the version ${version} this build reads`)
+    }
+    const end = headerBytes + head.readUInt32LE(FIXED_HEADER + kindLength + 4)
+    if (size < end + CHECKSUM_BYTES) fail(`truncated: header announces ${end + CHECKSUM_BYTES} bytes, file has ${size}`)
+    if (size > end + CHECKSUM_BYTES) fail(`${size - end - CHECKSUM_BYTES} unexpected bytes after the record's end`)
+    return { fd, start: headerBytes, end }
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
 }
 
 /** A record whose framing holds: its kind, its version, and where its payload lies in `bytes`. */

@@ -1,0 +1,481 @@
+/**
+ * The BM25 index as stored: laid out so a query reads the few blocks it needs instead of decoding
+ * the whole index, and numbered so the same files give the same bytes whatever order they came in.
+ *
+ * Payload layout (offsets from the payload's start, integers u32 LE, varints LEB128):
+ *
+ *   header      docEnd, fileCount, termCount, dictBlocks; then (offset, length, CRC-32) of the
+ *               files, lengths and dictionary-index sections; the offsets of the dictionary blocks
+ *               and of the postings; CRC-32 of the header's bytes before it
+ *   files       u32 chunk count per file, then each path as varint length + UTF-8, by path
+ *   lengths     u32 weighted length per document
+ *   dict index  per dictionary block: offset (from the blocks' start), length, CRC-32, then its
+ *               first term as varint length + UTF-8
+ *   dict blocks up to DICT_BLOCK_TERMS terms each, sorted: u32 offset of the block's first postings
+ *               (from the postings' start); per term: varint length + UTF-8, varint df, varint doc
+ *               bytes, u32 CRC-32 of its postings
+ *   postings    per term: ascending document ids as varint gaps (the first from -1), then one byte
+ *               of weighted tf per document
+ *
+ * Documents are numbered by (path, chunk order) and terms sorted by code unit: nothing depends on
+ * the order files were added in, so a sharded merge writes the bytes a single init does. Opening
+ * reads and checks the header, the file table, the lengths and the dictionary index (small: a few
+ * bytes per document and per block of terms); a query term costs one dictionary block and its
+ * postings, each checked against its checksum when read, so damage anywhere is found by whoever
+ * reads it (CorruptFileError, as a damaged record).
+ */
+import { closeSync, readSync } from 'node:fs'
+import { crc32 } from 'node:zlib'
+import { CorruptFileError } from '../errors.js'
+import { findTerm, type Segment } from './segment.js'
+
+/** Terms per dictionary block: a query term reads one block of about this many entries. */
+const DICT_BLOCK_TERMS = 64
+const HEADER_BYTES = 4 * 4 + 3 * 12 + 2 * 4 + 4
+
+/** What `storedParts` needs of an index: one sealed segment holding every live document, and its files. */
+export interface StoredSource {
+  /** Undefined when the index has no document. */
+  segment: Segment | undefined
+  docEnd: number
+  docLengths: Uint32Array
+  paths: string[]
+  fileStarts: number[]
+  fileCounts: number[]
+}
+
+/** The stored payload, in parts (see `frameParts` in store/record.ts): header first. */
+export function storedParts(source: StoredSource): Uint8Array[] {
+  const { segment, docEnd, docLengths, paths, fileStarts, fileCounts } = source
+  // Files by path; a document's new id is its file's new start plus its chunk index.
+  const order = paths.map((_, slot) => slot).sort((a, b) => (paths[a]! < paths[b]! ? -1 : 1))
+  const remap = new Int32Array(docEnd)
+  const lengths = new Uint32Array(docEnd)
+  const files = new ByteSink()
+  let next = 0
+  for (const slot of order) files.u32(fileCounts[slot]!)
+  for (const slot of order) {
+    files.text(paths[slot]!)
+    for (let chunk = 0; chunk < fileCounts[slot]!; chunk++) {
+      const old = fileStarts[slot]! + chunk
+      remap[old] = next
+      lengths[next++] = docLengths[old]!
+    }
+  }
+  if (next !== docEnd) throw new Error(`bm25: ${docEnd} documents but files hold ${next}`)
+
+  const terms = segment ? sortedTerms(segment) : []
+  const dictIndex = new ByteSink()
+  const dict = new ByteSink()
+  const postings = new ByteSink()
+  const scratch = new PostingScratch()
+  for (let first = 0; first < terms.length; first += DICT_BLOCK_TERMS) {
+    // A block is a few kilobytes: a small chunk, not the megabyte the large sections grow by.
+    const block = new ByteSink(1 << 12)
+    block.u32(postings.length)
+    for (const term of terms.slice(first, first + DICT_BLOCK_TERMS)) {
+      const index = findTerm(segment!, term)
+      const df = scratch.load(segment!, index, remap)
+      const { bytes, docBytes } = scratch.encode()
+      postings.bytes(bytes)
+      block.text(term)
+      block.varint(df)
+      block.varint(docBytes)
+      block.u32(crc32(bytes))
+    }
+    const bytes = block.finish()
+    dictIndex.u32(dict.length)
+    dictIndex.u32(bytes.length)
+    dictIndex.u32(crc32(bytes))
+    dictIndex.text(terms[first]!)
+    dict.bytes(bytes)
+  }
+
+  const sections = [files.finish(), new Uint8Array(lengths.buffer), dictIndex.finish()]
+  const header = Buffer.alloc(HEADER_BYTES)
+  let at = 0
+  for (const value of [docEnd, paths.length, terms.length, Math.ceil(terms.length / DICT_BLOCK_TERMS)]) at = header.writeUInt32LE(value, at)
+  let offset = HEADER_BYTES
+  for (const section of sections) {
+    at = header.writeUInt32LE(offset, at)
+    at = header.writeUInt32LE(section.length, at)
+    at = header.writeUInt32LE(crc32(section), at)
+    offset += section.length
+  }
+  at = header.writeUInt32LE(offset, at)
+  at = header.writeUInt32LE(offset + dict.length, at)
+  header.writeUInt32LE(crc32(header.subarray(0, at)), at)
+  return [header, ...sections, ...dict.chunks(), ...postings.chunks()]
+}
+
+/** The segment's terms in code-unit order (the order queries binary-search the dictionary index in). */
+function sortedTerms(segment: Segment): string[] {
+  const { termText, termOffsets } = segment
+  const terms = new Array<string>(termOffsets.length - 1)
+  for (let t = 0; t < terms.length; t++) terms[t] = termText.slice(termOffsets[t], termOffsets[t + 1])
+  return terms.sort()
+}
+
+/** One term's postings under new document ids, sorted when renumbering broke their order. */
+class PostingScratch {
+  docs = new Int32Array(1024)
+  tfs = new Uint8Array(1024)
+  private keys = new Float64Array(1024)
+  private out = new Uint8Array(6 * 1024)
+  private df = 0
+
+  load(segment: Segment, index: number, remap: Int32Array): number {
+    const start = segment.postingStarts[index]!
+    const df = segment.postingStarts[index + 1]! - start
+    if (df > this.docs.length) {
+      const size = Math.max(df, this.docs.length * 2)
+      this.docs = new Int32Array(size)
+      this.tfs = new Uint8Array(size)
+      this.keys = new Float64Array(size)
+    }
+    const { docs, tfs } = this
+    let at = segment.docByteStarts[index]!
+    let doc = segment.docBase - 1
+    let sorted = true
+    for (let p = 0; p < df; p++) {
+      let byte = segment.docBytes[at++]!
+      let gap = byte & 0x7f
+      for (let shift = 7; byte & 0x80; shift += 7) {
+        byte = segment.docBytes[at++]!
+        gap |= (byte & 0x7f) << shift
+      }
+      doc += gap
+      docs[p] = remap[doc]!
+      tfs[p] = segment.tfs[start + p]!
+      if (p > 0 && docs[p]! < docs[p - 1]!) sorted = false
+    }
+    if (!sorted) {
+      const keys = this.keys.subarray(0, df)
+      for (let p = 0; p < df; p++) keys[p] = docs[p]! * 256 + tfs[p]!
+      keys.sort()
+      for (let p = 0; p < df; p++) {
+        docs[p] = Math.floor(keys[p]! / 256)
+        tfs[p] = keys[p]! % 256
+      }
+    }
+    this.df = df
+    return df
+  }
+
+  /** The loaded postings as stored: document gaps (varints), then tfs. */
+  encode(): { bytes: Uint8Array; docBytes: number } {
+    const { df, docs, tfs } = this
+    if (this.out.length < 6 * df) this.out = new Uint8Array(6 * df)
+    const out = this.out
+    let at = 0
+    let last = -1
+    for (let p = 0; p < df; p++) {
+      let gap = docs[p]! - last
+      last = docs[p]!
+      while (gap >= 0x80) {
+        out[at++] = (gap & 0x7f) | 0x80
+        gap >>>= 7
+      }
+      out[at++] = gap
+    }
+    const docBytes = at
+    out.set(tfs.subarray(0, df), at)
+    return { bytes: out.subarray(0, at + df), docBytes }
+  }
+}
+
+/** Bytes appended into fixed-size chunks, so a large payload never needs one contiguous buffer. */
+class ByteSink {
+  private full: Uint8Array[] = []
+  private chunk: Uint8Array
+  private at = 0
+  /** Bytes in the chunks before the current one. */
+  private before = 0
+
+  constructor(private readonly chunkSize = 1 << 20) {
+    this.chunk = new Uint8Array(chunkSize)
+  }
+
+  get length(): number {
+    return this.before + this.at
+  }
+
+  u32(value: number): void {
+    this.room(4)
+    const chunk = this.chunk
+    chunk[this.at++] = value & 0xff
+    chunk[this.at++] = (value >>> 8) & 0xff
+    chunk[this.at++] = (value >>> 16) & 0xff
+    chunk[this.at++] = value >>> 24
+  }
+
+  varint(value: number): void {
+    this.room(5)
+    while (value >= 0x80) {
+      this.chunk[this.at++] = (value & 0x7f) | 0x80
+      value >>>= 7
+    }
+    this.chunk[this.at++] = value
+  }
+
+  text(value: string): void {
+    const bytes = Buffer.from(value, 'utf8')
+    this.varint(bytes.length)
+    this.bytes(bytes)
+  }
+
+  bytes(bytes: Uint8Array): void {
+    for (let from = 0; from < bytes.length; ) {
+      if (this.at === this.chunk.length) this.room(1)
+      const count = Math.min(bytes.length - from, this.chunk.length - this.at)
+      this.chunk.set(bytes.subarray(from, from + count), this.at)
+      this.at += count
+      from += count
+    }
+  }
+
+  chunks(): Uint8Array[] {
+    return this.at === 0 ? this.full : [...this.full, this.chunk.subarray(0, this.at)]
+  }
+
+  finish(): Uint8Array {
+    return Buffer.concat(this.chunks())
+  }
+
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.chunk.length) return
+    this.full.push(this.chunk.subarray(0, this.at))
+    this.before += this.at
+    this.chunk = new Uint8Array(this.chunkSize)
+    this.at = 0
+  }
+}
+
+/** Descriptors of stored indexes no longer referenced: closed when their index is collected. */
+const descriptors = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd)
+  } catch {
+    // Closed already: nothing holds it.
+  }
+})
+
+/**
+ * A stored index opened for queries: its file and length tables in memory, its terms and postings
+ * read from the file when a query names them.
+ */
+export class StoredPostings {
+  readonly docEnd: number
+  readonly paths: string[]
+  readonly fileCounts: Uint32Array
+  readonly docLengths: Uint32Array
+  readonly termCount: number
+  private readonly blockOffsets: Uint32Array
+  private readonly blockLengths: Uint32Array
+  private readonly blockCrcs: Uint32Array
+  private readonly firstTerms: string[]
+  private readonly dictBase: number
+  private readonly postingsBase: number
+  private closed = false
+
+  /**
+   * Opens the payload at bytes [start, end) of the file `fd` (which this object owns from now on);
+   * `path` names the file in errors. Throws CorruptFileError when a table fails its checks.
+   */
+  constructor(private readonly fd: number, private readonly start: number, private readonly end: number, private readonly path: string) {
+    descriptors.register(this, fd, this)
+    try {
+      const header = this.read(0, HEADER_BYTES, undefined, 'header')
+      const crcAt = HEADER_BYTES - 4
+      if (header.readUInt32LE(crcAt) !== crc32(header.subarray(0, crcAt))) this.fail('header checksum mismatch')
+      const field = (k: number): number => header.readUInt32LE(4 * k)
+      this.docEnd = field(0)
+      const fileCount = field(1)
+      this.termCount = field(2)
+      const blocks = field(3)
+      const section = (k: number, name: string): Buffer => this.read(field(4 + 3 * k), field(5 + 3 * k), field(6 + 3 * k), name)
+      const files = new Reader(section(0, 'file table'), this.fail)
+      this.fileCounts = files.u32s(fileCount)
+      this.paths = Array.from({ length: fileCount }, () => files.text())
+      const lengths = section(1, 'document lengths')
+      if (lengths.length !== 4 * this.docEnd) this.fail('document lengths disagree with the document count')
+      this.docLengths = new Uint32Array(lengths.buffer.slice(lengths.byteOffset, lengths.byteOffset + lengths.length))
+      const index = new Reader(section(2, 'dictionary index'), this.fail)
+      this.blockOffsets = new Uint32Array(blocks)
+      this.blockLengths = new Uint32Array(blocks)
+      this.blockCrcs = new Uint32Array(blocks)
+      this.firstTerms = new Array<string>(blocks)
+      for (let b = 0; b < blocks; b++) {
+        this.blockOffsets[b] = index.u32()
+        this.blockLengths[b] = index.u32()
+        this.blockCrcs[b] = index.u32()
+        this.firstTerms[b] = index.text()
+      }
+      this.dictBase = field(13)
+      this.postingsBase = field(14)
+      let documents = 0
+      for (const count of this.fileCounts) documents += count
+      if (documents !== this.docEnd) this.fail('the file table disagrees with the document count')
+      if (this.dictBase > this.postingsBase || this.postingsBase > end - start) this.fail('sections lie past the end')
+    } catch (error) {
+      this.close()
+      throw error
+    }
+  }
+
+  /** The postings of `term` as a segment of that one term, or undefined when no document has it. */
+  termSegment(term: string): Segment | undefined {
+    // The last block whose first term is not after `term`.
+    let low = 0
+    let high = this.firstTerms.length - 1
+    if (high < 0 || term < this.firstTerms[0]!) return undefined
+    while (low < high) {
+      const middle = (low + high + 1) >> 1
+      if (this.firstTerms[middle]! <= term) low = middle
+      else high = middle - 1
+    }
+    const block = new Reader(this.read(this.dictBase + this.blockOffsets[low]!, this.blockLengths[low]!, this.blockCrcs[low]!, 'dictionary block'), this.fail)
+    let offset = block.u32()
+    while (!block.done) {
+      const text = block.text()
+      const df = block.varint()
+      const docBytes = block.varint()
+      const crc = block.u32()
+      if (text === term) {
+        const bytes = this.read(this.postingsBase + offset, docBytes + df, crc, 'postings')
+        return oneTermSegment(term, this.docEnd, df, bytes.subarray(0, docBytes), bytes.subarray(docBytes))
+      }
+      offset += docBytes + df
+    }
+    return undefined
+  }
+
+  /** The whole index as one in-memory segment (every block read and checked): for an index about to change. */
+  toSegment(): Segment {
+    const terms: string[] = []
+    const postingStarts = new Uint32Array(this.termCount + 1)
+    const docByteStarts = new Uint32Array(this.termCount + 1)
+    const dict = this.read(this.dictBase, this.postingsBase - this.dictBase, undefined, 'dictionary')
+    const postings = this.read(this.postingsBase, this.end - this.start - this.postingsBase, undefined, 'postings')
+    // Sized by the postings region: doc bytes plus one tf byte per posting.
+    const docBytes = new Uint8Array(postings.length)
+    const tfs = new Uint8Array(postings.length)
+    let postingCount = 0
+    let docByteCount = 0
+    for (let b = 0; b < this.firstTerms.length; b++) {
+      const bytes = dict.subarray(this.blockOffsets[b]!, this.blockOffsets[b]! + this.blockLengths[b]!)
+      if (bytes.length !== this.blockLengths[b] || crc32(bytes) !== this.blockCrcs[b]) this.fail(`dictionary block ${b} checksum mismatch`)
+      const block = new Reader(bytes, this.fail)
+      let offset = block.u32()
+      while (!block.done) {
+        terms.push(block.text())
+        const df = block.varint()
+        const termDocBytes = block.varint()
+        const crc = block.u32()
+        const posting = postings.subarray(offset, offset + termDocBytes + df)
+        if (posting.length !== termDocBytes + df || crc32(posting) !== crc) this.fail(`postings of a term in dictionary block ${b} checksum mismatch`)
+        docBytes.set(posting.subarray(0, termDocBytes), docByteCount)
+        tfs.set(posting.subarray(termDocBytes), postingCount)
+        docByteCount += termDocBytes
+        postingCount += df
+        postingStarts[terms.length] = postingCount
+        docByteStarts[terms.length] = docByteCount
+        offset += termDocBytes + df
+      }
+    }
+    if (terms.length !== this.termCount) this.fail('the dictionary disagrees with the term count')
+    const termOffsets = new Uint32Array(terms.length + 1)
+    for (let t = 0; t < terms.length; t++) termOffsets[t + 1] = termOffsets[t]! + terms[t]!.length
+    return {
+      docBase: 0,
+      docEnd: this.docEnd,
+      termText: terms.join(''),
+      termOffsets,
+      postingStarts,
+      docByteStarts,
+      docBytes: docBytes.slice(0, docByteCount),
+      tfs: tfs.slice(0, postingCount),
+    }
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    descriptors.unregister(this)
+    closeSync(this.fd)
+  }
+
+  private readonly fail = (reason: string): never => {
+    throw new CorruptFileError(this.path, reason)
+  }
+
+  /** Bytes [offset, offset + length) of the payload, checked against `crc` when given. */
+  private read(offset: number, length: number, crc: number | undefined, what: string): Buffer {
+    if (this.closed) throw new Error(`bm25: ${this.path} was closed`)
+    if (offset + length > this.end - this.start) this.fail(`${what} lies past the end`)
+    const bytes = Buffer.allocUnsafe(length)
+    let done = 0
+    while (done < length) {
+      const count = readSync(this.fd, bytes, done, length - done, this.start + offset + done)
+      if (count === 0) this.fail(`truncated inside the ${what}`)
+      done += count
+    }
+    if (crc !== undefined && crc32(bytes) !== crc) this.fail(`${what} at byte ${this.start + offset} checksum mismatch`)
+    return bytes
+  }
+}
+
+function oneTermSegment(term: string, docEnd: number, df: number, docBytes: Uint8Array, tfs: Uint8Array): Segment {
+  return {
+    docBase: 0,
+    docEnd,
+    termText: term,
+    termOffsets: Uint32Array.of(0, term.length),
+    postingStarts: Uint32Array.of(0, df),
+    docByteStarts: Uint32Array.of(0, docBytes.length),
+    docBytes,
+    tfs,
+  }
+}
+
+/** Sequential reads over a checked block; running past its end is damage. */
+class Reader {
+  private at = 0
+
+  constructor(private readonly bytes: Buffer, private readonly fail: (reason: string) => never) {}
+
+  get done(): boolean {
+    return this.at >= this.bytes.length
+  }
+
+  u32(): number {
+    if (this.at + 4 > this.bytes.length) this.fail('a table ends early')
+    const value = this.bytes.readUInt32LE(this.at)
+    this.at += 4
+    return value
+  }
+
+  u32s(count: number): Uint32Array {
+    const values = new Uint32Array(count)
+    for (let k = 0; k < count; k++) values[k] = this.u32()
+    return values
+  }
+
+  varint(): number {
+    let value = 0
+    for (let shift = 0; ; shift += 7) {
+      if (this.at >= this.bytes.length || shift > 28) this.fail('a table ends early')
+      const byte = this.bytes[this.at++]!
+      value += (byte & 0x7f) * 2 ** shift
+      if (!(byte & 0x80)) return value
+    }
+  }
+
+  text(): string {
+    const length = this.varint()
+    if (this.at + length > this.bytes.length) this.fail('a table ends early')
+    const value = this.bytes.toString('utf8', this.at, this.at + length)
+    this.at += length
+    return value
+  }
+}
