@@ -5,13 +5,14 @@
  *
  * A loaded set decodes each part on first access: a definition lookup needs only the symbol
  * table, and on a 10k-file tree decoding all three parts costs several times a query's budget.
- * Loading still reads and checksums every file, so damage is found where callers handle it
- * (by rebuilding), not in the middle of a query; that costs a tenth of decoding.
+ * A build's load reads and checksums every file, so damage is found where callers handle it (by
+ * rebuilding). A query over a stored tree opens the symbol table instead (graph/symbols-file.ts)
+ * and reads the graph on first use; damage it finds then is handled by `markDamaged`.
  */
 import { join } from 'node:path'
-import { CodeGraph, SymbolTable } from '../graph/index.js'
+import { CodeGraph, encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
 import { Bm25Index } from '../search/index.js'
-import { checkRecord, confinedRoots, decodePayload, faultFromJSON, readFileConfined, writeRecord, type RecordFrame } from '../store/index.js'
+import { checkRecord, confinedRoots, decodePayload, faultFromJSON, readFileConfined, readFileConfinedSync, writeFileAtomic, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -19,8 +20,11 @@ import { startWorker } from './pool.js'
 export const BM25_RECORD_KIND = 'bm25'
 export const BM25_RECORD_VERSION = 1
 export const SYMBOLS_RECORD_KIND = 'symbols'
-/** 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt. */
-export const SYMBOLS_RECORD_VERSION = 2
+/**
+ * 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt.
+ * 3: laid out in blocks a query reads by name (graph/symbols-file.ts).
+ */
+export const SYMBOLS_RECORD_VERSION = SYMBOLS_VERSION
 export const GRAPH_RECORD_KIND = 'graph'
 export const GRAPH_RECORD_VERSION = 1
 
@@ -139,20 +143,51 @@ export async function readChecked(path: string, kind: string, version: number): 
   return checkRecord(bytes, kind, version, path)
 }
 
-/** Throws CorruptFileError when a file is missing, damaged or of another version (the caller rebuilds). */
-export async function loadAggregates(treeDir: string): Promise<TreeAggregates> {
+/**
+ * Stored aggregates a query found damaged after loading them (a symbol block, the graph, both read
+ * on first use): the next load checks them whole first, so the damage is found where loading's
+ * callers rebuild. See `markDamaged`.
+ */
+const damaged = new Set<string>()
+
+/** Notes a damaged file of a tree's aggregates found by a query; false when `path` is none of them. */
+export function markDamaged(path: string): boolean {
+  if (!/[\\/]trees[\\/][^\\/]+[\\/](symbols|graph)\.mpk$/.test(path)) return false
+  damaged.add(path)
+  return true
+}
+
+/**
+ * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
+ * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
+ * stored, the symbol table is opened, not read (its header and block directory are checked here,
+ * each block when a lookup reads it) and the graph is read on first use (`def` rarely needs it).
+ * Damage a query finds later is handled by `markDamaged`.
+ */
+export async function loadAggregates(treeDir: string, opts: { open?: boolean } = {}): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const [bm25, symbols, graph] = await Promise.all([
+  const whole = (path: string): boolean => !opts.open || damaged.has(path)
+  const [bm25, , graph] = await Promise.all([
     readChecked(files.bm25, BM25_RECORD_KIND, BM25_RECORD_VERSION),
-    readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
-    readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
+    // Checked whole, or left to the checksums of its directory and blocks.
+    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION).then(() => undefined) : undefined,
+    whole(files.graph) ? readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION) : undefined,
   ])
+  damaged.delete(files.symbols)
+  damaged.delete(files.graph)
+  const symbols = SymbolsFile.open(files.symbols)
   return new Aggregates({
-    // Checksummed once, above: decoding only unpacks.
+    // Checksummed once, above (or on first use): decoding only unpacks.
     bm25: () => Bm25Index.fromSnapshot(decodePayload(bm25, files.bm25), files.bm25),
-    symbols: () => SymbolTable.fromSnapshot(decodePayload(symbols, files.symbols), files.symbols),
-    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph, files.graph), table, files.graph),
+    symbols: () => SymbolTable.open(symbols),
+    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph ?? readCheckedSync(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION), files.graph), table, files.graph),
   })
+}
+
+function readCheckedSync(path: string, kind: string, version: number): RecordFrame {
+  const bytes = readFileConfinedSync(path)
+  if (bytes === undefined) throw new CorruptFileError(path, 'missing')
+  return checkRecord(bytes, kind, version, path)
 }
 
 /**
@@ -219,6 +254,6 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
 /** Writes the symbol table; returns the string-id remapping the graph's snapshot needs. */
 async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
   const { data, remap } = symbols.snapshot()
-  await writeRecord(path, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, data)
+  await writeFileAtomic(path, encodeSymbolsFile(data))
   return remap
 }

@@ -408,10 +408,10 @@ export async function anchorOf(ctx: IndexContext, manifest: TreeManifest): Promi
   return anchor && isCurrent(ctx, anchor) && anchor.aggregatesTree === anchor.treeHash ? anchor : null
 }
 
-/** A tree's stored aggregates; null when missing or damaged (noted in the repairs). */
-export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string): Promise<TreeAggregates | null> {
+/** A tree's stored aggregates; null when missing or damaged (noted in the repairs). `open`: see loadAggregates. */
+export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, open = false): Promise<TreeAggregates | null> {
   const { loadAggregates } = await aggregatesModule()
-  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash)), noteDamage(ctx))
+  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash), { open }), noteDamage(ctx))
 }
 
 /**
@@ -424,7 +424,8 @@ export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts:
   if (!manifest) return null
   const anchor = await anchorOf(ctx, manifest)
   if (!anchor) return null
-  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash)
+  // Queried as stored, its aggregates are opened rather than read; a delta tree's are patched, so read whole.
+  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor === manifest)
   if (!aggregates || anchor === manifest) return aggregates && { manifest, aggregates }
 
   const fromAnchor = new Map(anchor.files.map((file) => [file.path, file]))
