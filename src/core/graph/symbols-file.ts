@@ -96,35 +96,46 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer {
     def0[f + 1] = d
   }
   // Definition entries: each definition under its name, and under its qualified name when it differs.
-  const entryDef: number[] = []
-  const entryKey: number[] = []
-  for (let d = 0; d < defs; d++) {
-    entryDef.push(d)
-    entryKey.push(data.defName[d])
+  let entries = defs
+  for (let d = 0; d < defs; d++) if (data.defQName[d] !== data.defName[d]) entries++
+  const entryDef = new Uint32Array(entries)
+  const entryKey = new Uint32Array(entries)
+  for (let d = 0, e = 0; d < defs; d++) {
+    entryDef[e] = d
+    entryKey[e++] = data.defName[d]
     if (data.defQName[d] !== data.defName[d]) {
-      entryDef.push(d)
-      entryKey.push(data.defQName[d])
+      entryDef[e] = d
+      entryKey[e++] = data.defQName[d]
     }
   }
-  // Postings: (name, file, references summed over the file's rows), in file order.
-  const postName: number[] = []
-  const postFile: number[] = []
-  const postCount: number[] = []
+  // Postings: (name, file, references summed over the file's rows), in file order; counted first, to be typed arrays.
   const slot = new Int32Array(strings.length).fill(-1)
+  let posts = 0
   for (let f = 0, r = 0; f < files; f++) {
-    const first = postName.length
+    for (const end = r + data.refCounts[f]; r < end; r++) {
+      if (slot[data.refName[r]] !== f) {
+        slot[data.refName[r]] = f
+        posts++
+      }
+    }
+  }
+  const postName = new Uint32Array(posts)
+  const postFile = new Uint32Array(posts)
+  const postCount = new Uint32Array(posts)
+  slot.fill(-1)
+  for (let f = 0, r = 0, p = 0; f < files; f++) {
+    const first = p
     for (const end = r + data.refCounts[f]; r < end; r++) {
       const name = data.refName[r]
       if (slot[name] < first) {
-        slot[name] = postName.length
-        postName.push(name)
-        postFile.push(f)
-        postCount.push(0)
+        slot[name] = p
+        postName[p] = name
+        postFile[p++] = f
       }
       postCount[slot[name]] += data.refCount[r]
     }
   }
-  const buckets = Math.max(1, Math.ceil((entryDef.length + postName.length) / ROWS_PER_BUCKET))
+  const buckets = Math.max(1, Math.ceil((entries + posts) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.length)
   for (let id = 0; id < strings.length; id++) bucketOfString[id] = bucketOf(strings[id]!, buckets)
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
@@ -137,8 +148,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer {
       data.sigText.slice(d === 0 ? 0 : data.sigEnds[d - 1], data.sigEnds[d]), strings[data.defScope[d]]!,
     ]
   }
-  const blocks: Buffer[] = [block(data), block(Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR))]
-  for (let b = 0; b < buckets; b++) {
+  const bucketBlock = (b: number): Buffer => {
     const byKey = new Map<number, { defs: DefRow[]; files: number[]; counts: number[] }>()
     const entry = (key: number): { defs: DefRow[]; files: number[]; counts: number[] } => {
       let value = byKey.get(key)
@@ -163,9 +173,11 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer {
       bucket.refFiles.push(value.files)
       bucket.refCounts.push(value.counts)
     }
-    blocks.push(block(bucket))
+    return block(bucket)
   }
 
+  const blocks = [block(data), block(Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR))]
+  for (let b = 0; b < buckets; b++) blocks.push(bucketBlock(b))
   const symbols = defs
   const provisional: Directory = { files, symbols, buckets, ends: new Uint32Array(blocks.length) }
   // The directory's size does not depend on the offsets' values (a typed array packs at its length).
@@ -202,7 +214,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer {
 const EMPTY = Buffer.alloc(0)
 
 /** `order` lists the indices of `keys` grouped by the bucket of each key, stable; bucket b's are [starts[b], starts[b + 1]). */
-function groupBy(keys: number[], bucketOfKey: Uint32Array, buckets: number): { order: Uint32Array; starts: Uint32Array } {
+function groupBy(keys: Uint32Array, bucketOfKey: Uint32Array, buckets: number): { order: Uint32Array; starts: Uint32Array } {
   const starts = new Uint32Array(buckets + 1)
   for (const key of keys) starts[bucketOfKey[key] + 1]++
   for (let b = 0; b < buckets; b++) starts[b + 1] += starts[b]
@@ -217,8 +229,12 @@ function block(value: unknown): Buffer {
   const out = Buffer.allocUnsafe(4 + body.length)
   out.writeUInt32LE(crc32(body), 0)
   body.copy(out, 4)
+  // msgpackr keeps packing into the buffer it last grew: let a table-sized one go once copied (as record.ts does).
+  if (body.length > LARGE_BLOCK) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
   return out
 }
+
+const LARGE_BLOCK = 1 << 24
 
 /** Descriptors of opened files, closed once their SymbolsFile is collected. */
 const descriptors = new FinalizationRegistry<number>((fd) => closeSync(fd))
