@@ -39,7 +39,7 @@ describe('stored symbol table (symbols-file.ts)', () => {
     dir = mkdtempSync(join(tmpdir(), 'vlt-symbols-file-'))
     confineTo(dir)
     path = join(dir, 'symbols.mpk')
-    writeFileSync(path, encodeSymbolsFile(memory.snapshot().data))
+    writeFileSync(path, Buffer.concat(encodeSymbolsFile(memory.snapshot().data)))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -107,6 +107,6 @@ describe('stored symbol table (symbols-file.ts)', () => {
   })
 
   it('lays out the same table in the same bytes', () => {
-    assert.deepEqual(encodeSymbolsFile(bigTable().snapshot().data), readFileSync(path))
+    assert.deepEqual(Buffer.concat(encodeSymbolsFile(bigTable().snapshot().data)), readFileSync(path))
   })
 })

@@ -79,11 +79,12 @@ export function bucketOf(key: string, buckets: number): number {
 
 /**
  * The record file of a canonical snapshot (SymbolTable.snapshot), framed as record.ts frames a
- * record, its payload the layout as a msgpack bin. Rows are sorted into buckets with typed
- * arrays, only one bucket's objects exist at a time, and each block is copied once, into the file
- * (packing the layout as a record payload would copy a 10k-file table three times more).
+ * record, its payload the layout as a msgpack bin, in parts written one after the other: joined
+ * into one buffer, or packed as a record payload, a 10k-file table would be copied once or three
+ * times more at the peak of a build's memory. Rows are sorted into buckets with typed arrays,
+ * and only one bucket's objects exist at a time.
  */
-export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer {
+export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer[] {
   const strings = data.strings.split(STRING_SEPARATOR)
   const files = data.paths.length
   const defs = data.defName.length
@@ -190,28 +191,26 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer {
   const kind = Buffer.from(SYMBOLS_KIND, 'latin1')
   const payload = 13 + kind.length
   const base = payload + 5
-  const out = Buffer.allocUnsafe(base + layout + 4)
-  out.write('VLT', 0, 'latin1')
-  out[3] = 1
-  out[4] = kind.length
-  kind.copy(out, 5)
-  out.writeUInt32LE(SYMBOLS_VERSION, 5 + kind.length)
-  out.writeUInt32LE(5 + layout, 9 + kind.length)
-  out[payload] = 0xc6 // msgpack bin 32
-  out.writeUInt32BE(layout, payload + 1)
-  out.writeUInt32LE(directory.length, base)
-  out.writeUInt32LE(crc32(directory), base + 4)
-  directory.copy(out, base + 8)
-  let offset = base + 8 + directory.length
-  for (let i = 0; i < blocks.length; i++) {
-    offset += blocks[i]!.copy(out, offset)
-    blocks[i] = EMPTY
-  }
-  out.writeUInt32LE(crc32(out.subarray(0, offset)), offset)
-  return out
+  const head = Buffer.allocUnsafe(base + 8)
+  head.write('VLT', 0, 'latin1')
+  head[3] = 1
+  head[4] = kind.length
+  kind.copy(head, 5)
+  head.writeUInt32LE(SYMBOLS_VERSION, 5 + kind.length)
+  head.writeUInt32LE(5 + layout, 9 + kind.length)
+  head[payload] = 0xc6 // msgpack bin 32
+  head.writeUInt32BE(layout, payload + 1)
+  head.writeUInt32LE(directory.length, base)
+  head.writeUInt32LE(crc32(directory), base + 4)
+  const parts = [head, directory, ...blocks]
+  let crc = 0
+  for (const part of parts) crc = crc32(part, crc)
+  const tail = Buffer.allocUnsafe(4)
+  tail.writeUInt32LE(crc, 0)
+  parts.push(tail)
+  return parts
 }
 
-const EMPTY = Buffer.alloc(0)
 
 /** `order` lists the indices of `keys` grouped by the bucket of each key, stable; bucket b's are [starts[b], starts[b + 1]). */
 function groupBy(keys: Uint32Array, bucketOfKey: Uint32Array, buckets: number): { order: Uint32Array; starts: Uint32Array } {
