@@ -5,3 +5,4 @@ export { AMBIGUITY_LIMIT, PRIVATE_WEIGHT, EDGE_TYPES, type EdgeType } from './ed
 export { pagerank, prepareEdges, PAGERANK_TOLERANCE, type WeightedEdges, type PreparedEdges, type PagerankOptions } from './pagerank.js'
 export { resolveImport, type ImportSpec, type ImportTarget } from './imports.js'
 export type { FileContent } from './file-symbols.js'
+export { encodeSymbolsFile, SymbolsFile, SYMBOLS_VERSION, type KeyedDefinition } from './symbols-file.js'

@@ -10,6 +10,7 @@ import { FileSymbols, fileSymbolsOf, SYMBOL_KINDS, type FileContent, type Symbol
 import { resolveImport, type ImportTarget } from './imports.js'
 import { PathIndex, pathKeys } from './paths.js'
 import { STRING_SEPARATOR, StringTable } from './strings.js'
+import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
 
 /** A definition as extracted, plus the file that holds it. */
 export interface SymbolInfo extends SymbolDef {
@@ -54,7 +55,13 @@ export interface SymbolsSnapshot extends Omit<SymbolColumns, 'sigText'> {
 }
 
 export class SymbolTable {
-  private readonly files = new Map<string, FileSymbols>()
+  private readonly fileMap = new Map<string, FileSymbols>()
+  private stringTable: StringTable
+  /**
+   * The stored table this one was opened from, until something needs all of it: lookups by name
+   * (`def`, a name's references) read only their blocks; anything else loads the whole table.
+   */
+  private stored: SymbolsFile | undefined
   /** Path → its record before the first change since the last commit (null: it did not exist). */
   private readonly changes = new Map<string, FileSymbols | null>()
   private pathIndex: PathIndex | undefined
@@ -65,13 +72,43 @@ export class SymbolTable {
   private postings: { starts: Uint32Array; files: Uint32Array; counts: Uint32Array } | undefined
   private starImporting: string[] | undefined
 
-  constructor(readonly strings = new StringTable()) {}
+  constructor(strings = new StringTable()) {
+    this.stringTable = strings
+  }
+
+  /** A view of a stored table: blocks are read as lookups need them (see symbols-file.ts). */
+  static open(stored: SymbolsFile): SymbolTable {
+    const table = new SymbolTable()
+    table.stored = stored
+    return table
+  }
+
+  get strings(): StringTable {
+    this.load()
+    return this.stringTable
+  }
+
+  private get files(): Map<string, FileSymbols> {
+    this.load()
+    return this.fileMap
+  }
+
+  /** Loads the whole stored table, once, for whatever needs more than a lookup by name. */
+  private load(): void {
+    if (!this.stored) return
+    const { stored } = this
+    const whole = SymbolTable.fromSnapshot(stored.table(), stored.path)
+    this.stored = undefined
+    this.stringTable = whole.stringTable
+    for (const [path, file] of whole.fileMap) this.fileMap.set(path, file)
+  }
 
   get fileCount(): number {
-    return this.files.size
+    return this.stored ? this.stored.fileCount : this.files.size
   }
 
   get symbolCount(): number {
+    if (this.stored) return this.stored.symbolCount
     let count = 0
     for (const file of this.files.values()) count += file.defs
     return count
@@ -121,10 +158,12 @@ export class SymbolTable {
   }
 
   byName(name: string): SymbolInfo[] {
+    if (this.stored) return firstPerFile(this.stored.definitions(name).filter((d) => d.byName))
     return this.infos(this.nameIndex(), this.strings.find(name))
   }
 
   byQualifiedName(qualifiedName: string): SymbolInfo[] {
+    if (this.stored) return firstPerFile(this.stored.definitions(qualifiedName).filter((d) => d.byQualifiedName))
     this.qualifiedNames ??= DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defQName)
     return this.infos(this.qualifiedNames, this.strings.find(qualifiedName))
   }
@@ -138,10 +177,33 @@ export class SymbolTable {
       if (key[at + 1] === ':') continue
       const path = key.slice(0, at)
       const name = key.slice(at + 1)
-      if (this.files.has(path)) return this.definitions(path).filter((s) => s.name === name || s.qualifiedName === name)
+      if (this.hasFile(path)) return this.keyed(name).filter((d) => d.info.path === path).map((d) => d.info)
     }
     const qualified = this.byQualifiedName(key)
     return qualified.length > 0 ? qualified : this.byName(key)
+  }
+
+  hasFile(path: string): boolean {
+    return this.stored ? this.stored.hasFile(path) : this.files.has(path)
+  }
+
+  /**
+   * Every definition named or qualified `key`, in path then definition order, with how it
+   * matched: the lookup `def` needs, answered from the key's block of a stored table.
+   */
+  keyed(key: string): KeyedDefinition[] {
+    if (this.stored) return this.stored.definitions(key)
+    const id = this.strings.find(key)
+    if (id < 0) return []
+    const out: KeyedDefinition[] = []
+    this.sortedFiles().forEach((file, f) => {
+      const { defName, defQName } = file.cols
+      for (let d = file.def0; d < file.def0 + file.defs; d++) {
+        if (defName[d] !== id && defQName[d] !== id) continue
+        out.push({ info: this.info(file, d - file.def0), file: f, def: d - file.def0, byName: defName[d] === id, byQualifiedName: defQName[d] === id })
+      }
+    })
+    return out
   }
 
   definitions(path: string): SymbolInfo[] {
@@ -152,6 +214,7 @@ export class SymbolTable {
 
   /** Files referencing `name`, most references first (ties by path). */
   referencesTo(name: string): ReferencePosting[] {
+    if (this.stored) return this.stored.references(name).sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
     const id = this.strings.find(name)
     if (id < 0) return []
     const postings = this.buildPostings()
@@ -358,7 +421,7 @@ export class SymbolTable {
     let m = 0
     for (let f = 0; f < files; f++) {
       const path = strings[data.paths[f]]!
-      table.files.set(path, new FileSymbols(path, data.paths[f], data.languages[f]!, cols, d, data.defCounts[f], r, data.refCounts[f], m, data.importCounts[f]))
+      table.fileMap.set(path, new FileSymbols(path, data.paths[f], data.languages[f]!, cols, d, data.defCounts[f], r, data.refCounts[f], m, data.importCounts[f]))
       d += data.defCounts[f]
       r += data.refCounts[f]
       m += data.importCounts[f]
@@ -460,6 +523,19 @@ export class SymbolTable {
     this.qualifiedNames = undefined
     this.postings = undefined
   }
+}
+
+/** The first definition of each qualified name per file, as the name indexes keep (DefIndex.build). */
+function firstPerFile(found: KeyedDefinition[]): SymbolInfo[] {
+  const seen = new Set<string>()
+  const out: SymbolInfo[] = []
+  for (const { info, file } of found) {
+    const key = `${file}\u0000${info.qualifiedName}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push(info)
+  }
+  return out
 }
 
 /** Records in `dirtyNames` the names whose (file, qualified name) pairs differ between two versions of a file. */

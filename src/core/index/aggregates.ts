@@ -5,15 +5,17 @@
  *
  * A loaded set decodes each part on first access: a definition lookup needs only the symbol
  * table, and on a 10k-file tree decoding all three parts costs several times a query's budget.
- * Loading reads and checksums the symbol table and graph whole, so damage is found where callers
- * handle it (by rebuilding); the BM25 index is stored in blocks a query reads on demand
- * (search/stored.ts), so loading checks its header and tables only, and a damaged block is found
- * by the query that reads it.
+ * A build's load reads and checksums the symbol table and graph whole, so damage is found where
+ * callers handle it (by rebuilding). A query over a stored tree opens the symbol table instead
+ * (graph/symbols-file.ts) and reads the graph on first use; damage it finds then is handled by
+ * `markDamaged`. The BM25 index is always stored in blocks a query reads on demand
+ * (search/stored.ts): loading checks its header and tables only, and a damaged block is found by the
+ * query that reads it, which rebuilds the index (`Bm25Recovery`).
  */
 import { join } from 'node:path'
-import { CodeGraph, SymbolTable } from '../graph/index.js'
+import { CodeGraph, encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery } from '../search/index.js'
-import { checkRecord, confinedRoots, decodePayload, faultFromJSON, openFramedSync, readFileConfined, writeFramedSync, writeRecord, type RecordFrame } from '../store/index.js'
+import { checkRecord, confinedRoots, decodePayload, faultFromJSON, openFramedSync, readFileConfined, readFileConfinedSync, writeFileAtomic, writeFramedSync, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -22,8 +24,11 @@ export const BM25_RECORD_KIND = 'bm25'
 /** 2: blocks read on demand, documents numbered by path (search/stored.ts); 1 was one msgpack snapshot. */
 export const BM25_RECORD_VERSION = 2
 export const SYMBOLS_RECORD_KIND = 'symbols'
-/** 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt. */
-export const SYMBOLS_RECORD_VERSION = 2
+/**
+ * 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt.
+ * 3: laid out in blocks a query reads by name (graph/symbols-file.ts).
+ */
+export const SYMBOLS_RECORD_VERSION = SYMBOLS_VERSION
 export const GRAPH_RECORD_KIND = 'graph'
 export const GRAPH_RECORD_VERSION = 1
 
@@ -143,22 +148,51 @@ export async function readChecked(path: string, kind: string, version: number): 
 }
 
 /**
- * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
- * rebuilds). `recovery` rebuilds the BM25 index when a query finds a block of it damaged.
+ * Stored aggregates a query found damaged after loading them (a symbol block, the graph, both read
+ * on first use): the next load checks them whole first, so the damage is found where loading's
+ * callers rebuild. See `markDamaged`.
  */
-export async function loadAggregates(treeDir: string, recovery?: Bm25Recovery): Promise<TreeAggregates> {
+const damaged = new Set<string>()
+
+/** Notes a damaged file of a tree's aggregates found by a query; false when `path` is none of them. */
+export function markDamaged(path: string): boolean {
+  if (!/[\\/]trees[\\/][^\\/]+[\\/](symbols|graph)\.mpk$/.test(path)) return false
+  damaged.add(path)
+  return true
+}
+
+/**
+ * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
+ * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
+ * stored, the symbol table is opened, not read (its header and block directory are checked here,
+ * each block when a lookup reads it) and the graph is read on first use (`def` rarely needs it).
+ * Damage a query finds later is handled by `markDamaged`; `recovery` rebuilds the BM25 index when a
+ * query finds a block of it damaged.
+ */
+export async function loadAggregates(treeDir: string, opts: { open?: boolean; recovery?: Bm25Recovery } = {}): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const [symbols, graph] = await Promise.all([
-    readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION),
-    readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION),
+  const whole = (path: string): boolean => !opts.open || damaged.has(path)
+  const [, graph] = await Promise.all([
+    // Checked whole, or left to the checksums of its directory and blocks.
+    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION).then(() => undefined) : undefined,
+    whole(files.graph) ? readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION) : undefined,
   ])
+  damaged.delete(files.symbols)
+  damaged.delete(files.graph)
+  const symbols = SymbolsFile.open(files.symbols)
   const bm25 = openBm25(files.bm25)
   return new Aggregates({
-    bm25: () => Bm25Index.fromStored(bm25, recovery),
-    // Checksummed once, above: decoding only unpacks.
-    symbols: () => SymbolTable.fromSnapshot(decodePayload(symbols, files.symbols), files.symbols),
-    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph, files.graph), table, files.graph),
+    // Checksummed once, above (or on first use): decoding only unpacks.
+    bm25: () => Bm25Index.fromStored(bm25, opts.recovery),
+    symbols: () => SymbolTable.open(symbols),
+    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph ?? readCheckedSync(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION), files.graph), table, files.graph),
   })
+}
+
+function readCheckedSync(path: string, kind: string, version: number): RecordFrame {
+  const bytes = readFileConfinedSync(path)
+  if (bytes === undefined) throw new CorruptFileError(path, 'missing')
+  return checkRecord(bytes, kind, version, path)
 }
 
 /**
@@ -236,6 +270,6 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
 /** Writes the symbol table; returns the string-id remapping the graph's snapshot needs. */
 async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
   const { data, remap } = symbols.snapshot()
-  await writeRecord(path, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION, data)
+  await writeFileAtomic(path, encodeSymbolsFile(data))
   return remap
 }

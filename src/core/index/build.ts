@@ -411,12 +411,13 @@ export async function anchorOf(ctx: IndexContext, manifest: TreeManifest): Promi
 
 /**
  * A tree's stored aggregates; null when missing or damaged (noted in the repairs). With the tree's
- * manifest, a damaged BM25 block a query finds later is rebuilt then (see `bm25Recovery`).
+ * manifest, a damaged BM25 block a query finds later is rebuilt then (see `bm25Recovery`). `open`:
+ * see loadAggregates.
  */
-export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, manifest?: TreeManifest): Promise<TreeAggregates | null> {
+export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string, manifest?: TreeManifest, open = false): Promise<TreeAggregates | null> {
   const { loadAggregates, writeBm25 } = await aggregatesModule()
   const recovery = manifest && bm25Recovery(ctx, manifest, writeBm25)
-  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash), recovery), noteDamage(ctx))
+  return unlessCorrupt(() => loadAggregates(ctx.paths.treeDir(treeHash), { open, ...(recovery ? { recovery } : {}) }), noteDamage(ctx))
 }
 
 /**
@@ -453,7 +454,8 @@ export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts:
   if (!manifest) return null
   const anchor = await anchorOf(ctx, manifest)
   if (!anchor) return null
-  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor)
+  // Queried as stored, its aggregates are opened rather than read; a delta tree's are patched, so read whole.
+  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor, anchor === manifest)
   if (!aggregates || anchor === manifest) return aggregates && { manifest, aggregates }
 
   const fromAnchor = new Map(anchor.files.map((file) => [file.path, file]))

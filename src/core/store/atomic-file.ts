@@ -35,7 +35,8 @@ export function tempPathFor(path: string): string {
   return `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.vlt-tmp`
 }
 
-export async function writeFileAtomic(path: string, data: Uint8Array, opts: WriteOptions = {}): Promise<void> {
+/** `data` in parts: written one after the other, never joined (a large record built in blocks). */
+export async function writeFileAtomic(path: string, data: Uint8Array | Iterable<Uint8Array>, opts: WriteOptions = {}): Promise<void> {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
   try {
@@ -52,7 +53,12 @@ export async function writeFileAtomic(path: string, data: Uint8Array, opts: Writ
     }
     try {
       try {
-        await file.writeFile(data)
+        if (data instanceof Uint8Array) await file.writeFile(data)
+        else {
+          for (const part of data) {
+            for (let at = 0; at < part.length; ) at += (await file.write(part, at)).bytesWritten
+          }
+        }
         if (durable) await file.sync()
       } finally {
         await file.close()

@@ -1,11 +1,12 @@
 /**
  * Definitions matching what a user typed: `name`, `Class.method` (any qualified name),
  * `module.name` (a qualified name inside a file or package whose path ends with the module) or
- * `path:name`. Scans the table's definition columns by string id instead of building its name
- * indexes: a few milliseconds over 300k definitions, where an index costs ~90 ms to build cold.
+ * `path:name`. Asks the table for the definitions under each key (SymbolTable.keyed): a stored
+ * table reads only that key's block, a patched one scans its columns by string id (a few
+ * milliseconds over 300k definitions, where a name index costs ~90 ms to build cold).
  */
 import type { SymbolInfo, SymbolTable } from '../../graph/symbol-table.js'
-import type { FileSymbols } from '../../graph/file-symbols.js'
+import type { KeyedDefinition } from '../../graph/symbols-file.js'
 
 /**
  * How a definition matched, lower is better: 0 the qualified name (module-qualified included,
@@ -35,24 +36,20 @@ const SEPARATOR = /::|\./
  */
 export function findCandidates(table: SymbolTable, query: string, every = false): Candidate[] {
   const { path, name } = splitPath(query)
-  const strings = table.strings
-  if (path !== null) {
-    const file = table.file(path)
-    const id = strings.find(name)
-    // `path:extract` is the file's function extract before its BaseArchive.extract.
-    if (file) return id < 0 ? [] : collect(table, [file], (q, n) => (q === id ? QUALIFIED : n === id ? NAME : null), every)
+  // `path:extract` is the file's function extract before its BaseArchive.extract.
+  if (path !== null && table.hasFile(path)) {
+    return collect(table.keyed(name).filter((d) => d.info.path === path), (d) => (d.byQualifiedName ? QUALIFIED : NAME), every)
   }
-  const qualified = strings.find(name)
-  const bare = strings.find(nameOf(name))
-  const out = qualified < 0 && bare < 0 ? [] : collect(table, table.sortedFiles(), (q, n) => (q === qualified ? QUALIFIED : n === bare ? NAME : null), every)
+  const bare = nameOf(name)
+  const matches = [...table.keyed(name).filter((d) => d.byQualifiedName), ...table.keyed(bare).filter((d) => d.byName)]
+  const out = collect(inOrder(matches), (d) => (d.info.qualifiedName === name ? QUALIFIED : NAME), every)
   // `module.name`: each dotted prefix tried as a module path, the rest as a qualified name in it.
   const parts = name.split(SEPARATOR)
   for (let cut = 1; cut < parts.length; cut++) {
-    const rest = strings.find(parts.slice(cut).join('.'))
-    if (rest < 0) continue
+    const rest = parts.slice(cut).join('.')
     const modulePath = parts.slice(0, cut).join('/')
-    const files = table.sortedFiles().filter((file) => inModule(file.path, modulePath))
-    for (const hit of collect(table, files, (q) => (q === rest ? QUALIFIED : null), every)) {
+    const inIt = table.keyed(rest).filter((d) => d.byQualifiedName && inModule(d.info.path, modulePath))
+    for (const hit of collect(inIt, () => QUALIFIED, every)) {
       const same = out.find((c) => c.path === hit.path && c.line === hit.line && c.qualifiedName === hit.qualifiedName)
       if (same) same.tier = QUALIFIED
       else out.push(hit)
@@ -81,23 +78,30 @@ export function inModule(path: string, modulePath: string): boolean {
   return (base === '__init__' || base === 'index' || base === 'mod') && endsWith(dir)
 }
 
-/** Definitions in `files` whose (qualified name id, name id) `tierOf` accepts. */
-function collect(table: SymbolTable, files: readonly FileSymbols[], tierOf: (qualifiedName: number, name: number) => MatchTier | null, every: boolean): Candidate[] {
+/** Definitions in path then definition order, each once (a definition found under its name and its qualified name). */
+function inOrder(found: KeyedDefinition[]): KeyedDefinition[] {
+  const seen = new Set<string>()
+  return found
+    .sort((a, b) => a.file - b.file || a.def - b.def)
+    .filter((d) => {
+      const key = `${d.file}:${d.def}`
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    })
+}
+
+/** Candidates of `found` (in path then definition order) at the tier `tierOf` gives; unless `every`, a qualified name once per file. */
+function collect(found: KeyedDefinition[], tierOf: (d: KeyedDefinition) => MatchTier, every: boolean): Candidate[] {
   const out: Candidate[] = []
-  for (const file of files) {
-    const { defName, defQName } = file.cols
-    let seen: Set<number> | undefined
-    for (let d = file.def0; d < file.def0 + file.defs; d++) {
-      const tier = tierOf(defQName[d], defName[d])
-      if (tier === null) continue
-      if (!every) {
-        seen ??= new Set()
-        if (seen.has(defQName[d])) continue
-        seen.add(defQName[d])
-      }
-      out.push({ ...table.info(file, d - file.def0), tier })
+  const seen = new Set<string>()
+  for (const d of found) {
+    if (!every) {
+      const key = `${d.file}\u0000${d.info.qualifiedName}`
+      if (seen.has(key)) continue
+      seen.add(key)
     }
+    out.push({ ...d.info, tier: tierOf(d) })
   }
   return out
 }
-

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CorruptFileError } from '../../src/core/errors.js'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
+import { encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type FileContent } from '../../src/core/graph/index.js'
+import { checkRecord, confineTo } from '../../src/core/store/index.js'
+import type { SymbolDef, SymbolKind, SymbolRef } from '../../src/core/parse/types.js'
+
+function def(qualifiedName: string, kind: SymbolKind, line: number, signature = ''): SymbolDef {
+  const dot = qualifiedName.lastIndexOf('.')
+  return { name: qualifiedName.slice(dot + 1), qualifiedName, kind, line, endLine: line + 2, column: 4, signature, scope: dot < 0 ? '' : qualifiedName.slice(0, dot) }
+}
+
+function content(symbols: SymbolDef[], references: string[] = []): FileContent {
+  const refs: SymbolRef[] = references.map((name) => ({ name, line: 1, column: 0, kind: 'call', enclosing: '' }))
+  return { language: 'python', symbols, references: toReferenceColumns(refs), imports: [] }
+}
+
+/** A table large enough for many buckets: 400 files, each defining and calling names shared with others. */
+function bigTable(): SymbolTable {
+  const table = new SymbolTable()
+  for (let f = 0; f < 400; f++) {
+    const defs = [def(`f${f}`, 'function', 1, `def f${f}():`), def(`C${f % 7}.area`, 'method', 5, 'def area(self):'), def('area', 'function', 9 + f)]
+    if (f % 50 === 0) defs.push(def('area', 'function', 2000)) // a name a file defines twice
+    table.addFile(`pkg/m${String(f).padStart(3, '0')}.py`, content(defs, [`f${(f + 1) % 400}`, 'area', 'area', `C${f % 7}`]))
+  }
+  table.commit()
+  return table
+}
+
+describe('stored symbol table (symbols-file.ts)', () => {
+  let dir: string
+  let path: string
+  const memory = bigTable()
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vlt-symbols-file-'))
+    confineTo(dir)
+    path = join(dir, 'symbols.mpk')
+    writeFileSync(path, Buffer.concat(encodeSymbolsFile(memory.snapshot().data)))
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('is a record whose frame checks whole, and answers lookups as the table it was made from', () => {
+    assert.equal(checkRecord(readFileSync(path), 'symbols', SYMBOLS_VERSION, path).kind, 'symbols')
+    const stored = SymbolTable.open(SymbolsFile.open(path))
+    assert.equal(stored.fileCount, 400)
+    assert.equal(stored.symbolCount, memory.symbolCount)
+    for (const name of ['area', 'C3.area', 'f17', 'f399', 'missing']) {
+      assert.deepEqual(stored.byName(name), memory.byName(name), name)
+      assert.deepEqual(stored.byQualifiedName(name), memory.byQualifiedName(name), name)
+      assert.deepEqual(stored.lookup(name), memory.lookup(name), name)
+      assert.deepEqual(stored.keyed(name), memory.keyed(name), name)
+      assert.deepEqual(stored.referencesTo(name), memory.referencesTo(name), name)
+    }
+    assert.deepEqual(stored.lookup('pkg/m050.py:area'), memory.lookup('pkg/m050.py:area'))
+    assert.equal(stored.hasFile('pkg/m050.py'), true)
+    assert.equal(stored.hasFile('pkg/m050'), false)
+    // Whatever needs more than a lookup loads the whole table.
+    assert.deepEqual(stored.sortedFiles().map((file) => file.path), memory.sortedFiles().map((file) => file.path))
+    assert.deepEqual(stored.snapshot().data, memory.snapshot().data)
+  })
+
+  it('reads only the blocks a lookup needs: damage elsewhere is not read, damage there is a damaged record', () => {
+    const bytes = readFileSync(path)
+    // The whole table's block comes first, right after the directory: damage its middle.
+    const damaged = Buffer.from(bytes)
+    damaged[damaged.length >> 2] ^= 0xff
+    writeFileSync(path, damaged)
+    const stored = SymbolTable.open(SymbolsFile.open(path))
+    assert.deepEqual(stored.byName('f17'), memory.byName('f17'))
+    assert.deepEqual(stored.referencesTo('area'), memory.referencesTo('area'))
+    assert.throws(() => stored.sortedFiles(), (error: unknown) => error instanceof CorruptFileError && error.path === path && /block 0 checksum mismatch/.test(error.reason))
+
+    // Each name's block: one byte flipped in the last block makes some lookup fail, as a damaged record.
+    const tail = Buffer.from(bytes)
+    tail[tail.length - 8] ^= 0xff
+    writeFileSync(path, tail)
+    const names = Array.from({ length: 400 }, (_, f) => `f${f}`)
+    const failed = names.filter((name) => {
+      try {
+        SymbolTable.open(SymbolsFile.open(path)).byName(name)
+        return false
+      } catch (error) {
+        assert.ok(error instanceof CorruptFileError && /block \d+ checksum mismatch/.test(error.reason), String(error))
+        return true
+      }
+    })
+    assert.ok(failed.length > 0 && failed.length < names.length, `${failed.length} lookups failed`)
+  })
+
+  it('refuses a damaged directory, another version or a truncated file on opening', () => {
+    const bytes = readFileSync(path)
+    const cases: Array<[Buffer, RegExp]> = [
+      [Buffer.from(bytes.subarray(0, bytes.length - 100)), /truncated/],
+      [Buffer.concat([bytes.subarray(0, 40), Buffer.from([bytes[40]! ^ 0xff]), bytes.subarray(41)]), /block directory checksum mismatch/],
+      [(() => { const b = Buffer.from(bytes); b.writeUInt32LE(2, 12); return b })(), /unknown version.*format version 2/],
+    ]
+    for (const [damaged, reason] of cases) {
+      writeFileSync(path, damaged)
+      assert.throws(() => SymbolsFile.open(path), (error: unknown) => error instanceof CorruptFileError && reason.test(error.reason), String(reason))
+    }
+    rmSync(path)
+    assert.throws(() => SymbolsFile.open(path), (error: unknown) => error instanceof CorruptFileError && error.reason === 'missing')
+  })
+
+  it('lays out the same table in the same bytes', () => {
+    assert.deepEqual(Buffer.concat(encodeSymbolsFile(bigTable().snapshot().data)), readFileSync(path))
+  })
+})
