@@ -43,8 +43,12 @@ export interface Inspection {
   anchor: TreeManifest | null
   missingRecords: BlobItem[]
   damagedRecords: BlobItem[]
-  /** The aggregates are framed soundly but a part's payload does not decode (`decode` only). */
-  undecodableAggregates: boolean
+  /**
+   * A part of the aggregates fails its checks or does not decode (`decode` only): rebuilt by verify.
+   * Loading alone no longer finds all damage — the BM25 index and the symbol table are opened, their
+   * blocks checked when a query reads them — so whole-file damage must be repaired here.
+   */
+  damagedAggregates: boolean
   /** Cache records beside the aggregates that fail their checks (`caches` only). */
   damagedCaches: string[]
   /** How many records were read: blob records, and the others. */
@@ -67,7 +71,7 @@ export function shownPath(ctx: IndexContext, path: string): string {
 
 export async function inspectTree(ctx: IndexContext, tree: string | null, how: { decode: boolean; caches: boolean }): Promise<Inspection> {
   const shown = (path: string): string => shownPath(ctx, path)
-  const result: Inspection = { problems: [], manifest: null, anchor: null, missingRecords: [], damagedRecords: [], undecodableAggregates: false, damagedCaches: [], checked: { blobRecords: 0, records: 0 } }
+  const result: Inspection = { problems: [], manifest: null, anchor: null, missingRecords: [], damagedRecords: [], damagedAggregates: false, damagedCaches: [], checked: { blobRecords: 0, records: 0 } }
   const note = (path: string, problem: string): void => void result.problems.push({ path: shown(path), problem })
   /** The record, undefined when absent, null when damaged (noted). */
   const read = async <T>(path: string, kind: string, version: number): Promise<T | null | undefined> => {
@@ -140,6 +144,7 @@ async function inspectAggregates(dir: string, decode: boolean, result: Inspectio
       sound = false
     }
   }
+  if (!sound) result.damagedAggregates = decode
   if (!decode || !sound) return
   try {
     const aggregates = await loadAggregates(dir)
@@ -148,7 +153,7 @@ async function inspectAggregates(dir: string, decode: boolean, result: Inspectio
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
     note(error.path, error.reason)
-    result.undecodableAggregates = true
+    result.damagedAggregates = true
   }
 }
 

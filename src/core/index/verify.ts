@@ -80,7 +80,7 @@ async function repair(ctx: IndexContext, found: Inspection, opts: BuildOptions):
     }
     const manifest = await loadManifest(ctx, tree)
     const anchor = manifest && (await anchorOf(ctx, manifest))
-    if (found.undecodableAggregates && anchor) await rebuildAggregates(ctx, anchor, opts)
+    if (found.damagedAggregates && anchor) await rebuildAggregates(ctx, anchor, opts)
     // Caches beside the aggregates are their owners' to rebuild, on first use.
     for (const path of found.damagedCaches) removeConfinedSync(path)
   }, lockOptions(opts))
