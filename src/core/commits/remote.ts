@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { RemoteCache } from '../cache/index.js'
-import { CorruptFileError } from '../errors.js'
+import { passesChecks } from '../errors.js'
 import { decodeRecord, encodeRecord, readFileConfined, writeFileAtomic, type VltPaths } from '../store/index.js'
 import { DIFF_ATTRIBUTES, ECMA_FUNCNAME } from './log.js'
 import { COMMIT_PACK_KIND, COMMIT_PACK_VERSION, packIdOf, type PackRef } from './store.js'
@@ -73,7 +73,7 @@ export async function pushRemotePacks(remote: RemoteCache, paths: VltPaths, head
 }
 
 function decodeBundle(bytes: Buffer, head: string): CommitBundle | undefined {
-  const bundle = passes(() => decodeRecord<CommitBundle>(bytes, BUNDLE_KIND, BUNDLE_VERSION, 'commit bundle'))
+  const bundle = passesChecks(() => decodeRecord<CommitBundle>(bytes, BUNDLE_KIND, BUNDLE_VERSION, 'commit bundle'))
   const wellFormed = bundle?.head === head
     && Array.isArray(bundle.packs)
     && bundle.packs.every((pack) => typeof pack?.id === 'string' && typeof pack.digest === 'string' && Number.isSafeInteger(pack.commits) && pack.commits > 0)
@@ -82,7 +82,7 @@ function decodeBundle(bytes: Buffer, head: string): CommitBundle | undefined {
 
 /** Whether the pack is what the bundle says: well-formed commits, exactly `expected` in order, under the id they give it. */
 function acceptPack(bytes: Buffer, pack: PackRef, expected: readonly string[]): boolean {
-  const record = passes(() => decodeRecord<{ commits: CommitRecord[] }>(bytes, COMMIT_PACK_KIND, COMMIT_PACK_VERSION, `commit pack ${pack.id}`))
+  const record = passesChecks(() => decodeRecord<{ commits: CommitRecord[] }>(bytes, COMMIT_PACK_KIND, COMMIT_PACK_VERSION, `commit pack ${pack.id}`))
   const commits = record?.commits
   return Array.isArray(commits)
     && commits.length === pack.commits
@@ -101,11 +101,3 @@ function isCommitRecord(value: unknown): value is CommitRecord {
     && commit.files.every((file) => typeof file?.path === 'string' && typeof file.status === 'string' && (file.from === undefined || typeof file.from === 'string') && (file.symbols === undefined || (Array.isArray(file.symbols) && file.symbols.every((name) => typeof name === 'string'))))
 }
 
-function passes<T>(check: () => T): T | undefined {
-  try {
-    return check()
-  } catch (error) {
-    if (error instanceof CorruptFileError) return undefined
-    throw error
-  }
-}

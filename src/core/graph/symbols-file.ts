@@ -21,11 +21,11 @@
  * Buckets rather than one block per name: a block per name would make the offset table as large
  * as the names; a few hundred rows per bucket keep the directory small and a read at a few pages.
  */
-import { closeSync, fstatSync, readSync } from 'node:fs'
+import { closeSync, fstatSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
 import { Packr } from '../store/msgpack.js'
-import { openConfinedSync } from '../store/index.js'
+import { openConfinedSync, readAtSync } from '../store/index.js'
 import { SYMBOL_KINDS } from './file-symbols.js'
 import { STRING_SEPARATOR } from './strings.js'
 import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
@@ -272,14 +272,14 @@ export class SymbolsFile {
     if (fd === undefined) throw new CorruptFileError(path, 'missing')
     try {
       const size = fstatSync(fd).size
-      const head = readAt(fd, 0, Math.min(size, 1 << 16))
+      const head = readAtSync(fd, 0, Math.min(size, 1 << 16))
       const base = payloadStart(head, size, path)
       const fail = (reason: string): never => {
         throw new CorruptFileError(path, reason)
       }
       if (base + 8 > size) fail('truncated: no block directory')
       const dirLength = head.readUInt32LE(base)
-      const dirBytes = base + 8 + dirLength <= head.length ? head.subarray(base + 8, base + 8 + dirLength) : readAt(fd, base + 8, dirLength)
+      const dirBytes = base + 8 + dirLength <= head.length ? head.subarray(base + 8, base + 8 + dirLength) : readAtSync(fd, base + 8, dirLength)
       if (dirBytes.length !== dirLength || crc32(dirBytes) !== head.readUInt32LE(base + 4)) fail('block directory checksum mismatch')
       const directory = packr.unpack(dirBytes) as Directory
       if (!(directory.ends instanceof Uint32Array) || directory.ends.length !== directory.buckets + FIRST_BUCKET) fail('malformed block directory')
@@ -367,7 +367,7 @@ export class SymbolsFile {
   private block(i: number): unknown {
     const { ends } = this.directory
     const start = i === 0 ? this.firstBlock : ends[i - 1]!
-    const bytes = readAt(this.fd, this.base + start, ends[i]! - start)
+    const bytes = readAtSync(this.fd, this.base + start, ends[i]! - start)
     if (bytes.length < 4 || crc32(bytes.subarray(4)) !== bytes.readUInt32LE(0)) throw new CorruptFileError(this.path, `block ${i} checksum mismatch`)
     try {
       return packr.unpack(bytes.subarray(4))
@@ -403,13 +403,3 @@ function payloadStart(head: Buffer, size: number, path: string): number {
   return payload + 1 + lengthBytes
 }
 
-function readAt(fd: number, position: number, length: number): Buffer {
-  const out = Buffer.allocUnsafe(length)
-  let read = 0
-  while (read < length) {
-    const n = readSync(fd, out, read, length - read, position + read)
-    if (n === 0) break
-    read += n
-  }
-  return read === length ? out : out.subarray(0, read)
-}

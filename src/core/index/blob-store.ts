@@ -17,7 +17,7 @@
  * is noted in the store's Repairs; a reader that must have the record (a query's artifact) calls
  * `readOrHeal`, which extracts it again on the spot.
  */
-import { closeSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { CorruptFileError } from '../errors.js'
@@ -29,6 +29,7 @@ import {
   ensureDirSync,
   listDirConfinedSync,
   openConfinedSync,
+  readAtSync,
   readFileConfinedSync,
   readRecordSync,
   removeConfinedSync,
@@ -608,14 +609,7 @@ function readRange(path: string, offset: number, length: number): Buffer | undef
   const fd = openConfinedSync(path)
   if (fd === undefined) return undefined
   try {
-    const bytes = Buffer.allocUnsafe(length)
-    let filled = 0
-    while (filled < length) {
-      const read = readSync(fd, bytes, filled, length - filled, offset + filled)
-      if (read === 0) break
-      filled += read
-    }
-    return filled === length ? bytes : bytes.subarray(0, filled)
+    return readAtSync(fd, offset, length)
   } finally {
     closeSync(fd)
   }

@@ -12,7 +12,7 @@
  * and the tree built here.
  */
 import { silentProgress } from '../cli/progress.js'
-import { CorruptFileError } from '../errors.js'
+import { passesChecks } from '../errors.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import { checkRecord, decodeRecord, encodeRecord, readFileConfined, writeFileAtomic } from '../store/index.js'
 import { keyOf } from './blob-store.js'
@@ -73,8 +73,8 @@ export async function takeRemoteTree(ctx: IndexContext, treeHash: string, opts: 
   const fetched = await Promise.all(
     parts.map((part) =>
       remote.getContent(bundle!.parts[part.name]!, (bytes) => {
-        if (part.kind !== MANIFEST_KIND) return passes(() => checkRecord(bytes, part.kind, part.version, part.path)) !== undefined
-        manifest = passes(() => decodeRecord<TreeManifest>(bytes, MANIFEST_KIND, MANIFEST_VERSION, part.path))
+        if (part.kind !== MANIFEST_KIND) return passesChecks(() => checkRecord(bytes, part.kind, part.version, part.path)) !== undefined
+        manifest = passesChecks(() => decodeRecord<TreeManifest>(bytes, MANIFEST_KIND, MANIFEST_VERSION, part.path))
         return manifest !== undefined && describesTree(ctx, manifest, treeHash, selection)
       }),
     ),
@@ -139,7 +139,7 @@ export async function pushRemoteTree(ctx: IndexContext, treeHash: string): Promi
 }
 
 function decodeBundle(bytes: Buffer, treeHash: string, parts: Part[]): TreeBundle | undefined {
-  const bundle = passes(() => decodeRecord<TreeBundle>(bytes, BUNDLE_KIND, BUNDLE_VERSION, `remote cache bundle of tree ${treeHash}`))
+  const bundle = passesChecks(() => decodeRecord<TreeBundle>(bytes, BUNDLE_KIND, BUNDLE_VERSION, `remote cache bundle of tree ${treeHash}`))
   const named = bundle?.parts
   const whole = bundle?.treeHash === treeHash && typeof named === 'object' && named !== null && parts.every((part) => typeof named[part.name] === 'string')
   return whole ? bundle : undefined
@@ -161,12 +161,3 @@ function describesTree(ctx: IndexContext, manifest: TreeManifest, treeHash: stri
   })
 }
 
-/** The value, or undefined when it fails a record check. */
-function passes<T>(check: () => T): T | undefined {
-  try {
-    return check()
-  } catch (error) {
-    if (error instanceof CorruptFileError) return undefined
-    throw error
-  }
-}

@@ -24,9 +24,10 @@
  * postings, each checked against its checksum when read, so damage anywhere is found by whoever
  * reads it (CorruptFileError, as a damaged record).
  */
-import { closeSync, readSync } from 'node:fs'
+import { closeSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
+import { readAtSync } from '../store/index.js'
 import { findTerm, type Segment } from './segment.js'
 
 /** Terms per dictionary block: a query term reads one block of about this many entries. */
@@ -413,13 +414,8 @@ export class StoredPostings {
   private read(offset: number, length: number, crc: number | undefined, what: string): Buffer {
     if (this.closed) throw new Error(`bm25: ${this.path} was closed`)
     if (offset + length > this.end - this.start) this.fail(`${what} lies past the end`)
-    const bytes = Buffer.allocUnsafe(length)
-    let done = 0
-    while (done < length) {
-      const count = readSync(this.fd, bytes, done, length - done, this.start + offset + done)
-      if (count === 0) this.fail(`truncated inside the ${what}`)
-      done += count
-    }
+    const bytes = readAtSync(this.fd, this.start + offset, length)
+    if (bytes.length < length) this.fail(`truncated inside the ${what}`)
     if (crc !== undefined && crc32(bytes) !== crc) this.fail(`${what} at byte ${this.start + offset} checksum mismatch`)
     return bytes
   }

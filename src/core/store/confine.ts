@@ -152,6 +152,21 @@ export function openConfinedSync(path: string): number | undefined {
   return openRegularSync(path, READ_FLAGS)
 }
 
+/**
+ * Up to `length` bytes of the open file at `position`: fewer only where the file ends (a reader of
+ * records checks lengths itself), as many reads as the kernel needs.
+ */
+export function readAtSync(fd: number, position: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length)
+  let filled = 0
+  while (filled < length) {
+    const read = readSync(fd, bytes, filled, length - filled, position + filled)
+    if (read === 0) break
+    filled += read
+  }
+  return filled === length ? bytes : bytes.subarray(0, filled)
+}
+
 /** A descriptor appending to the regular file at `path` (created, with its folders, if missing): logs. */
 export function openForAppendSync(path: string): number {
   ensureDirSync(dirname(path))

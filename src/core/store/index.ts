@@ -19,6 +19,7 @@ export {
   openConfined,
   openConfinedSync,
   openForAppendSync,
+  readAtSync,
   readFileConfined,
   readFileConfinedSync,
   removeConfined,
