@@ -14,7 +14,7 @@ describe('scip decode', () => {
     const decoded = decodeScip(bytes)
     assert.equal(decoded.tool, 'scip-fake 1.0')
     assert.deepEqual(decoded.symbols, [FOO])
-    assert.deepEqual(decoded.documents, [{ path: 'src/a.ts', rows: [0, 16, 0, 19, 0, 1, 4, 2, 5, 1, 0, 0] }])
+    assert.deepEqual(decoded.documents, [{ path: 'src/a.ts', rows: [0, 16, 0, 19, 0, 1, 4, 2, 5, 1, 0, 0], encoding: 0 }], 'encoding 0: unspecified (scip-typescript leaves it out)')
     assert.equal(decoded.documents[0]!.rows.length, 2 * ROW)
     assert.equal(decoded.hovers.get(0), 'function foo(): number')
   })
