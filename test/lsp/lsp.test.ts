@@ -6,6 +6,7 @@ import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { connect } from '../mcp/mcp-helpers.js'
+import { isProcessAlive } from '../../src/core/store/liveness.js'
 
 const FILES = {
   'tsconfig.json': '{"compilerOptions":{"strict":true,"target":"es2020","module":"commonjs"},"include":["src"]}\n',
@@ -55,15 +56,6 @@ async function until(what: string, done: () => boolean, ms = 30_000): Promise<vo
   }
 }
 
-/** True while a process of that pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('LSP enrichment (typescript-language-server)', function () {
   // A language server starts in seconds, more on a loaded machine: the bound is generous here.
@@ -141,7 +133,7 @@ describe('LSP enrichment (typescript-language-server)', function () {
         assert.deepEqual(warnings, ['warning: typescript-language-server did not answer within 1500 ms; answering without it'])
         assert.ok(Date.now() - started < 60_000)
         const pid = Number(readFileSync(pidFile, 'utf8'))
-        assert.equal(alive(pid), false, 'the hanging server was left running')
+        assert.equal(isProcessAlive(pid), false, 'the hanging server was left running')
       } finally {
         hanging.cleanup()
       }
@@ -184,12 +176,12 @@ describe('LSP servers kept by the query daemon and the MCP server', function () 
     assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): unknown')
     assert.deepEqual(serversOf(daemon), [server])
     process.kill(server, 'SIGKILL')
-    await until('the killed server is gone', () => !alive(server))
+    await until('the killed server is gone', () => !isProcessAlive(server))
     assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): unknown')
     const [restarted] = serversOf(daemon)
     assert.ok(restarted !== undefined && restarted !== server, 'the crashed server was not started again')
     vlt(repo.dir, ['daemon', 'stop'], env)
-    await until('the server is stopped with the daemon', () => !alive(restarted))
+    await until('the server is stopped with the daemon', () => !isProcessAlive(restarted))
   })
 
   it('stops the servers after [lsp] idle_s unused, and leaves none behind a daemon killed outright', async () => {
@@ -200,13 +192,13 @@ describe('LSP servers kept by the query daemon and the MCP server', function () 
     assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): number')
     const [idle] = serversOf(daemon)
     assert.ok(idle, 'the daemon keeps no language server')
-    await until('the idle server is stopped', () => !alive(idle))
+    await until('the idle server is stopped', () => !isProcessAlive(idle))
     assert.equal(daemonPid(env), daemon, 'the daemon itself stopped')
     assert.equal(typeOf(env), 'function totalRadius(shapes: Circle[]): number')
     const [again] = serversOf(daemon)
     assert.ok(again, 'no server was started at the next need')
     process.kill(daemon, 'SIGKILL')
-    await until('the server of a killed daemon exits', () => !alive(again))
+    await until('the server of a killed daemon exits', () => !isProcessAlive(again))
   })
 
   it('gives MCP find_definition and find_references the hover type with [lsp] enabled, from one kept server', async () => {
@@ -221,7 +213,7 @@ describe('LSP servers kept by the query daemon and the MCP server', function () 
       assert.ok(server, 'the MCP server keeps no language server')
       assert.equal(childrenOf(process.pid, 'mcp').flatMap(serversOf).length, 1)
       await mcp.close()
-      await until('the server is stopped with the MCP server', () => !alive(server))
+      await until('the server is stopped with the MCP server', () => !isProcessAlive(server))
     } finally {
       await mcp.close()
     }

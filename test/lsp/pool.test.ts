@@ -3,23 +3,15 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LspServers, LspSession } from '../../src/core/lsp/index.js'
+import { isProcessAlive } from '../../src/core/store/liveness.js'
 
-/** True while a process of that pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Whether the process is gone within a few seconds (a killed child lingers until it is reaped). */
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await sleep(100)
-  return !alive(pid)
+  for (let i = 0; i < 50 && isProcessAlive(pid); i++) await sleep(100)
+  return !isProcessAlive(pid)
 }
 
 describe('kept language servers (LspServers)', function () {
@@ -72,7 +64,7 @@ describe('kept language servers (LspServers)', function () {
     // Right after its miss it may still be loading a project: kept.
     assert.deepEqual(await ask(), ['warning: typescript-language-server did not answer within 1000 ms; answering without it'])
     assert.deepEqual(pids(), [first])
-    assert.ok(alive(first!))
+    assert.ok(isProcessAlive(first!))
     // Silent for a further timeout since: hung, killed, started again.
     await sleep(1100)
     assert.deepEqual(await ask(), ['warning: typescript-language-server did not answer within 1000 ms; answering without it'])
