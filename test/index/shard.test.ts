@@ -3,7 +3,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, real
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inShard, parseShard } from '../../src/core/index/shard.js'
-import { encodeRecord } from '../../src/core/store/index.js'
+import { MANIFEST_KIND, MANIFEST_VERSION } from '../../src/core/index/manifest.js'
+import { decodeRecord, encodeRecord } from '../../src/core/store/index.js'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { cloneGitRepo, createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
@@ -75,6 +76,14 @@ describe('index/shard: init --shard K/N in separate clones, then merge', functio
     assert.deepEqual({ ...merged, merged: null, durationMs: 0, commits: null, warnings: [] }, { ...whole, merged: null, extracted: 0, durationMs: 0, commits: null, warnings: [] })
     for (const args of [['coderag', 'def', 'step_7'], ['coderag', 'refs', 'step_3'], ['coderag', 'search', 'pipeline step'], ['coderag', 'map']]) {
       assert.deepEqual(vltJson(merger.dir, args), vltJson(single.dir, args), args.join(' '))
+    }
+    // The records arrive in another order, and the tree's aggregates are byte for byte those of the single
+    // init (its manifest too, but for its creation time).
+    const manifest = (dir: string) => ({ ...decodeRecord<{ createdAt: string }>(readFileSync(join(dir, '.vlt', 'trees', whole.treeHash, 'manifest.mpk')), MANIFEST_KIND, MANIFEST_VERSION, 'manifest'), createdAt: null })
+    assert.deepEqual(manifest(merger.dir), manifest(single.dir))
+    for (const part of ['bm25.mpk', 'symbols.mpk', 'graph.mpk']) {
+      const bytes = (dir: string): Buffer => readFileSync(join(dir, '.vlt', 'trees', whole.treeHash, part))
+      assert.ok(bytes(merger.dir).equals(bytes(single.dir)), `${part} differs from the single init's`)
     }
   })
 
