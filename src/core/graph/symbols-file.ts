@@ -299,14 +299,7 @@ export class SymbolsFile {
   /** Whether the table holds the file at `path`. */
   hasFile(path: string): boolean {
     const paths = this.sortedPaths()
-    let lo = 0
-    let hi = paths.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (paths[mid]! < path) lo = mid + 1
-      else hi = mid
-    }
-    return paths[lo] === path
+    return paths[lowerBound(paths, path)] === path
   }
 
   /** Definitions named or qualified `key`, in path then definition order. */
@@ -342,15 +335,8 @@ export class SymbolsFile {
       }
       this.buckets.set(b, bucket)
     }
-    const { keys } = bucket
-    let lo = 0
-    let hi = keys.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (keys[mid]! < key) lo = mid + 1
-      else hi = mid
-    }
-    return keys[lo] === key ? { bucket, at: lo } : undefined
+    const at = lowerBound(bucket.keys, key)
+    return bucket.keys[at] === key ? { bucket, at } : undefined
   }
 
   private sortedPaths(): string[] {
@@ -403,3 +389,14 @@ function payloadStart(head: Buffer, size: number, path: string): number {
   return payload + 1 + lengthBytes
 }
 
+/** The first index of the sorted `values` whose value is not below `key` (values.length when none). */
+function lowerBound<T extends string | number>(values: readonly T[], key: T): number {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (values[mid]! < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
