@@ -156,6 +156,26 @@ describe('query daemon (built CLI)', function () {
     assert.equal(status()!.served, served + 3, 'all answered by the daemon')
   })
 
+  it('rebuilds a stored symbol table whose block a served query finds damaged, saying so in one warning line', async () => {
+    const expected = vlt(repo.dir, ['coderag', 'def', 'Greeter.welcome'], OFF)
+    const { pid } = await startViaQuery()
+    const tree = repo.git('rev-parse', 'HEAD^{tree}')
+    const symbols = join(repo.dir, '.vlt', 'trees', tree, 'symbols.mpk')
+    const bytes = readFileSync(symbols)
+    // A table this small has one bucket: the last block, before the record's own checksum.
+    bytes[bytes.length - 8]! ^= 0xff
+    writeFileSync(symbols, bytes)
+
+    const served = vlt(repo.dir, ['coderag', 'def', 'Greeter.welcome'], ON)
+    assert.equal(served.status, 0, served.stderr)
+    assert.equal(served.stdout, expected.stdout)
+    assert.match(served.stderr, /^warning: .*symbols\.mpk: checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records\n$/)
+    const again = vlt(repo.dir, ['coderag', 'refs', 'greet'], ON)
+    assert.equal(again.stderr, '', 'whole again')
+    assert.match(again.stdout, /app\/main\.py:5/)
+    assert.equal(status()!.pid, pid, 'answered by the same daemon')
+  })
+
   it('survives a client that hangs up mid-request', async () => {
     const { build } = await startViaQuery()
     const env = envFingerprint(cliEnv(ON), ['OPENROUTER_API_KEY'])

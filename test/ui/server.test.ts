@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert'
-import { readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer as createNetServer, type Server } from 'node:net'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { startUiServer, type UiServer } from '../../src/core/ui/index.js'
 import { vlt, vltSpawn } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
@@ -20,6 +21,7 @@ describe('git vlt ui: the server', function () {
   let server: UiServer
   let keyCommit: string
   const ends: string[] = []
+  const warnings: string[] = []
   const get = (path: string, headers: Record<string, string> = {}) => httpRequest(server.port, path, { headers: { 'x-vlt-token': server.token, ...headers } })
 
   before(async () => {
@@ -28,7 +30,7 @@ describe('git vlt ui: the server', function () {
     symlinkSync('/etc/passwd', join(repo.dir, 'passwd-link'))
     symlinkSync('/etc', join(repo.dir, 'etc-link'))
     keyCommit = repo.commit('Add the deployment settings')
-    server = await startUiServer({ cwd: repo.dir, onAnswerEnd: (outcome) => ends.push(outcome) })
+    server = await startUiServer({ cwd: repo.dir, onAnswerEnd: (outcome) => ends.push(outcome), warn: (message) => warnings.push(message) })
   })
   after(async () => {
     await server?.close()
@@ -124,6 +126,23 @@ describe('git vlt ui: the server', function () {
       assert.ok(refs.json.references.some((r: { path: string }) => r.path === 'src/store.ts'))
       const search = await get('/api/search?q=blob+record+lock')
       assert.ok(search.json.files.length > 0)
+    })
+
+    it('answers again from a rebuilt index when a query finds a block of the stored symbol table damaged', async () => {
+      assert.equal((await get('/api/def?symbol=acquireLock')).status, 200, 'indexed')
+      const symbols = join(repo.dir, '.vlt', 'trees', repo.git('rev-parse', 'HEAD^{tree}'), 'symbols.mpk')
+      const bytes = readFileSync(symbols)
+      // A table this small has one bucket: the last block, before the record's own checksum.
+      bytes[bytes.length - 8]! ^= 0xff
+      writeFileSync(symbols, bytes)
+      // Past the context's reuse time: the next query opens the stored table again and reads the damaged block.
+      await sleep(3_100)
+      warnings.length = 0
+      const def = await get('/api/def?symbol=acquireLock')
+      assert.equal(def.status, 200, JSON.stringify(def.json))
+      assert.equal(def.json.definitions[0].path, 'src/lock.ts')
+      assert.equal(warnings.length, 1, warnings.join('\n'))
+      assert.match(warnings[0]!, /symbols\.mpk: checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records/)
     })
 
     it('reads notes and threads, and names no endpoint it does not have', async () => {

@@ -1,4 +1,5 @@
-import { CorruptFileError, VltError } from '../errors.js'
+import { VltError } from '../errors.js'
+import { answerRebuildingDamage } from '../index/damage.js'
 import { askDaemon } from '../daemon/client.js'
 import { terminalProgress } from './progress.js'
 import type { QueryName, QueryParams, QueryResults } from './queries.js'
@@ -35,19 +36,9 @@ export abstract class QueryCommand extends VltCommand {
     return result
   }
 
-  /**
-   * A query reads its stored aggregates as it needs them (a symbol block, the graph): damage found
-   * there is noted and the query run once more, whose load then finds it, reports it in one line
-   * and rebuilds, as for damage found on loading.
-   */
+  /** Damage found in what the query reads after loading: see answerRebuildingDamage. */
   private async inProcess<N extends QueryName>(name: N, params: QueryParams[N], cwd: string): Promise<QueryResults[N]> {
-    try {
-      return await this.answer(name, params, cwd)
-    } catch (error) {
-      const { markDamaged } = await import('../index/aggregates.js')
-      if (!(error instanceof CorruptFileError) || !markDamaged(error.path)) throw error
-      return this.answer(name, params, cwd)
-    }
+    return answerRebuildingDamage(() => this.answer(name, params, cwd))
   }
 
   private async answer<N extends QueryName>(name: N, params: QueryParams[N], cwd: string): Promise<QueryResults[N]> {

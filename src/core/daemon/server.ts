@@ -17,6 +17,7 @@ import { dirname } from 'node:path'
 import { QUERIES, QUERY_NAMES, type QueryName } from '../cli/queries.js'
 import { VltError } from '../errors.js'
 import { openRepo } from '../git/index.js'
+import { answerRebuildingDamage } from '../index/index.js'
 import { CHECK_INTERVAL_ENV, WarmIndex } from '../mcp/warm-index.js'
 import { acquireLock, ensureDirSync, removeConfinedSync, type Lock } from '../store/index.js'
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
@@ -199,9 +200,9 @@ class Daemon {
     const sink: Sink = { notes: [], indexWarnings: [] }
     this.open.add(sink)
     try {
-      const qctx = await this.warm.get()
       const run = QUERIES[command] as (qctx: unknown, params: unknown, io: unknown) => Promise<unknown>
-      const result = await run(qctx, params, { note: (message: string) => sink.notes.push(message), indexWarnings: sink.indexWarnings, lsp: this.warm.lsp })
+      const io = { note: (message: string) => sink.notes.push(message), indexWarnings: sink.indexWarnings, lsp: this.warm.lsp }
+      const result = await answerRebuildingDamage(async () => run(await this.warm.get(), params, io), () => this.warm.forget())
       this.served++
       return { type: 'result', result, notes: sink.notes }
     } catch (error) {

@@ -8,7 +8,7 @@
  * A build's load reads and checksums the symbol table and graph whole, so damage is found where
  * callers handle it (by rebuilding). A query over a stored tree opens the symbol table instead
  * (graph/symbols-file.ts) and reads the graph on first use; damage it finds then is handled by
- * `markDamaged`. The BM25 index is always stored in blocks a query reads on demand
+ * `markDamaged` (damage.ts). The BM25 index is always stored in blocks a query reads on demand
  * (search/stored.ts): loading checks its header and tables only, and a damaged block is found by the
  * query that reads it, which rebuilds the index (`Bm25Recovery`).
  */
@@ -18,6 +18,7 @@ import { Bm25Index, StoredPostings, type Bm25Recovery } from '../search/index.js
 import { checkRecord, confinedRoots, decodePayload, faultFromJSON, openFramedSync, readFileConfined, readFileConfinedSync, writeFileAtomic, writeFramedSync, writeRecord, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
+import { foundWhole, isNotedDamaged } from './damage.js'
 import { startWorker } from './pool.js'
 
 export const BM25_RECORD_KIND = 'bm25'
@@ -148,37 +149,24 @@ export async function readChecked(path: string, kind: string, version: number): 
 }
 
 /**
- * Stored aggregates a query found damaged after loading them (a symbol block, the graph, both read
- * on first use): the next load checks them whole first, so the damage is found where loading's
- * callers rebuild. See `markDamaged`.
- */
-const damaged = new Set<string>()
-
-/** Notes a damaged file of a tree's aggregates found by a query; false when `path` is none of them. */
-export function markDamaged(path: string): boolean {
-  if (!/[\\/]trees[\\/][^\\/]+[\\/](symbols|graph)\.mpk$/.test(path)) return false
-  damaged.add(path)
-  return true
-}
-
-/**
  * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
  * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
  * stored, the symbol table is opened, not read (its header and block directory are checked here,
  * each block when a lookup reads it) and the graph is read on first use (`def` rarely needs it).
- * Damage a query finds later is handled by `markDamaged`; `recovery` rebuilds the BM25 index when a
+ * Damage a query finds later is handled by `markDamaged` (damage.ts); `recovery` rebuilds the BM25 index when a
  * query finds a block of it damaged.
  */
 export async function loadAggregates(treeDir: string, opts: { open?: boolean; recovery?: Bm25Recovery } = {}): Promise<TreeAggregates> {
   const files = paths(treeDir)
-  const whole = (path: string): boolean => !opts.open || damaged.has(path)
+  // A file a query found damaged (damage.ts) is checked whole until it passes (the caller rebuilds it).
+  const whole = (path: string): boolean => !opts.open || isNotedDamaged(path)
   const [, graph] = await Promise.all([
     // Checked whole, or left to the checksums of its directory and blocks.
     whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION).then(() => undefined) : undefined,
     whole(files.graph) ? readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION) : undefined,
   ])
-  damaged.delete(files.symbols)
-  damaged.delete(files.graph)
+  foundWhole(files.symbols)
+  foundWhole(files.graph)
   const symbols = SymbolsFile.open(files.symbols)
   const bm25 = openBm25(files.bm25)
   return new Aggregates({

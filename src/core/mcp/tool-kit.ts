@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
 import { visibleText } from '../display/index.js'
 import { VltError } from '../errors.js'
+import { answerRebuildingDamage } from '../index/index.js'
 import { countTokens } from '../repomap/index.js'
 import type { ToolEnv, ToolSpec } from '../tools/index.js'
 import type { Conversation } from '../conversation/index.js'
@@ -32,7 +33,7 @@ export function registerVltTool<In extends z.ZodRawShape, Out extends z.ZodRawSh
     try {
       conversation = await env.conversation(typeof args.context === 'string' ? args.context : undefined)
       await conversation.refresh()
-      const answer = await spec.run(args, conversation)
+      const answer = await answerRebuildingDamage(() => spec.run(args, conversation!), () => env.index.forget?.())
       const tokens = Math.max(countTokens(answer.text), countTokens(JSON.stringify(answer.structured)))
       const earlier = established(conversation, answer.remember.symbols, answer.text)
       if (!options.recordsItself) conversation.record({ tool: name, via: `mcp:${env.clientId()}`, input: args, tokens, ...answer.remember })

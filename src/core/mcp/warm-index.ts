@@ -82,6 +82,12 @@ export class WarmIndex {
     return promise
   }
 
+  /** Drops the loaded context, in which a query found damage: the next get() opens it again. */
+  forget(): void {
+    this.current = undefined
+    this.dirty = true
+  }
+
   /** Stops watching and kills the language servers (the owner is exiting). */
   close(): void {
     this.watcher?.close()

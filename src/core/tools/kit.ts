@@ -69,6 +69,8 @@ export interface ToolIndex {
   readonly repo: Repo
   /** The up-to-date query context. */
   get(): Promise<QueryContext>
+  /** Drops a context kept loaded, in which a query found damage (see index/damage.ts). */
+  forget?(): void
   /** The language servers the MCP server keeps: with `[lsp] enabled`, definitions carry their hover types. */
   readonly lsp?: LspServers
 }

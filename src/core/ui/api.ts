@@ -10,7 +10,7 @@ import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { UsageError } from '../errors.js'
 import { openRepo, type Repo } from '../git/index.js'
 import { fileHistory } from '../history/index.js'
-import { indexStatus, syncIndex } from '../index/index.js'
+import { answerRebuildingDamage, indexStatus, syncIndex } from '../index/index.js'
 import { createLlmClient } from '../llm/index.js'
 import { readNote } from '../notes/index.js'
 import { openQueryContext, type QueryContext } from '../query/context.js'
@@ -88,7 +88,8 @@ export interface ApiRoute {
 
 export function apiRoutes(session: RepoSession): Map<string, ApiRoute> {
   const { repo, config } = session
-  const get = (handle: ApiHandler): ApiRoute => ({ method: 'GET', handle })
+  // A query finding damage in what it reads after loading: answered again from a context opened afresh (index/damage.ts).
+  const get = (handle: ApiHandler): ApiRoute => ({ method: 'GET', handle: (params) => answerRebuildingDamage(() => handle(params), () => session.forgetContext()) })
   return new Map<string, ApiRoute>([
     [
       '/api/info',
