@@ -74,6 +74,12 @@ export class WarmIndex {
    */
   async get(): Promise<QueryContext> {
     const arrivedAt = performance.now()
+    // The watcher's events of a change made just before this call (a commit, then at once a
+    // question) may still wait in the kernel's queue: the event loop's poll phase delivers them,
+    // so "nothing changed" below waits for one. An immediate queued from the check phase runs in
+    // the next turn, so two of them always have a poll phase between them (one did not when this
+    // call came from the poll phase itself: the events arrived a millisecond after the decision).
+    if (this.watcher) await new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
     while (this.refreshing && this.refreshing.startedAt < arrivedAt) await this.refreshing.promise.catch(() => undefined)
     if (this.refreshing) return this.refreshing.promise
     if (this.current && !this.needsCheck() && recordsLook(this.current.qctx) === this.current.records) return this.current.qctx
