@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert'
+import { writeFileSync } from 'node:fs'
 import { vlt, vltJson, vltJsonAsync } from '../helpers/cli.js'
 import { startFakeEmbeddingsServer } from '../helpers/fake-embeddings-server.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
@@ -30,7 +31,9 @@ describe('notes commands', function () {
 
   it('search adds the configured vector path, and warns once when the server fails', async () => {
     const server = await startFakeEmbeddingsServer({ dimensions: 16 })
-    const user = userConfigFile(`[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n`)
+    // A generous deadline while the server answers (a loaded machine is slow to), a short one once it hangs.
+    const embedding = (timeoutMs: number) => `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = ${timeoutMs}\n`
+    const user = userConfigFile(embedding(10_000))
     try {
       const section = 'Runbook > Restart\n\n## Restart\n\nRestart the indexer with a sync.'
       const hybrid = await vltJsonAsync(repo.dir, ['notes', 'search', section], user.env)
@@ -38,6 +41,7 @@ describe('notes commands', function () {
       assert.deepEqual([hybrid.results[0].path, hybrid.results[0].startLine, hybrid.results[0].methods, hybrid.results[0].score], ['docs/runbook.md', 6, ['bm25', 'vector'], 1])
 
       server.script = () => ({ kind: 'hang' })
+      writeFileSync(user.path, embedding(300))
       const fallback = await vltJsonAsync(repo.dir, ['notes', 'search', 'restart indexer'], user.env)
       assert.equal(fallback.warnings.length, 1)
       assert.match(fallback.warnings[0], /^embeddings unavailable \(timeout\): /)

@@ -93,11 +93,14 @@ describe('notes vector search', function () {
   })
 
   it('uses the provider configured in the user config, and falls back when it times out', async () => {
-    await withUserConfig(`[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = 300\n`, async () => {
+    const embedding = (timeoutMs: number) => `[embedding]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "fake-embed"\ntimeout_ms = ${timeoutMs}\n`
+    // A generous deadline while the server answers (a loaded machine is slow to), a short one once it hangs.
+    await withUserConfig(embedding(10_000), async () => {
       const configured = await findNotes(repo.dir, SECTION_TEXTS[2]!)
       assert.deepEqual(configured.warnings, [])
       assert.deepEqual(configured.results[0]!.methods, ['bm25', 'vector'])
-
+    })
+    await withUserConfig(embedding(300), async () => {
       server.script = () => ({ kind: 'hang' })
       const started = Date.now()
       const warnings: string[] = []
