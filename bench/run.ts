@@ -1,12 +1,18 @@
 /**
  * `npm run bench -- <suite> [args]`: runs one benchmark suite and prints its figures
- * (also written as JSON to bench/results/<suite>.json).
+ * (also written as JSON to bench/results/<suite>.json, or the name the suite's `resultName` gives for
+ * these args: runs over different corpora must not overwrite each other's figures).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const SUITES: Record<string, { describe: string; load: () => Promise<{ run(args: string[]): Promise<unknown> }> }> = {
+interface Suite {
+  run(args: string[]): Promise<unknown>
+  resultName?(args: string[]): string
+}
+
+const SUITES: Record<string, { describe: string; load: () => Promise<Suite> }> = {
   index: { describe: 'cold init, incremental and no-change sync on Linux 10k C files and Django, vs universal-ctags', load: () => import('./index-bench.js') },
   bm25: { describe: 'Bm25Index build/snapshot/query latency on Linux 10k chunks', load: () => import('./bm25.js') },
   tags: { describe: 'parse vs tags-query cost (ms/MB) per language on real code', load: () => import('./tags-bench.js') },
@@ -36,8 +42,9 @@ if (!suite || !SUITES[suite]) {
   process.stderr.write(`usage: npm run bench -- <suite>\n${Object.entries(SUITES).map(([name, s]) => `  ${name.padEnd(10)} ${s.describe}`).join('\n')}\n`)
   process.exit(2)
 }
-const figures = await (await SUITES[suite].load()).run(args)
+const loaded = await SUITES[suite].load()
+const figures = await loaded.run(args)
 const out = join(dirname(fileURLToPath(import.meta.url)), 'results')
 mkdirSync(out, { recursive: true })
-writeFileSync(join(out, `${suite}.json`), `${JSON.stringify(figures, null, 2)}\n`)
+writeFileSync(join(out, `${loaded.resultName?.(args) ?? suite}.json`), `${JSON.stringify(figures, null, 2)}\n`)
 process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`)

@@ -165,11 +165,21 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
   }
 }
 
+const corporaOf = (args: string[]): CorpusName[] => {
+  const names = args.filter((arg) => !arg.startsWith('--')) as CorpusName[]
+  return names.length ? names : ['linux10k']
+}
+
+/** bench/results/scale.json for Linux 10k (the default), scale-<corpora>.json for others. */
+export function resultName(args: string[]): string {
+  const names = corporaOf(args)
+  return names.join() === 'linux10k' ? 'scale' : `scale-${names.join('-')}`
+}
+
 export async function run(args: string[]): Promise<unknown> {
   execFileSync('ctags', ['--version'])
   const skip = new Set(args.filter((arg) => arg.startsWith('--skip=')).flatMap((arg) => arg.slice('--skip='.length).split(',')))
-  const names = args.filter((arg) => !arg.startsWith('--')) as CorpusName[]
   const results = []
-  for (const name of names.length ? names : ['linux10k' as CorpusName]) results.push(await scaleCorpus(name, skip))
+  for (const name of corporaOf(args)) results.push(await scaleCorpus(name, skip))
   return { machine: `${process.platform} ${process.arch}, node ${process.version}, 2 cores`, results }
 }
