@@ -47,7 +47,7 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
     run: async (args, conversation) => {
       // As the oracle will expand it (the wrapper has just re-read the context).
       const question = conversation.expandQuery(args.question).query
-      const response = await askOracle(env.index.root, args.question, { sources: args.sources, warn: env.warn, author: env.clientId(), context: conversation as Conversation, via: `mcp:${env.clientId()}` })
+      const response = await askOracle(env.index.root, args.question, { sources: args.sources, warn: env.warn, author: env.clientId(), context: conversation as Conversation, via: `mcp:${env.clientId()}`, queryContext: () => env.index.get() })
       const sources = response.sources.map(({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }) => ({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }))
       const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4), env.maxTokens)
       const freshness = await currentFreshness(env)

@@ -131,7 +131,7 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
   let missing: MissingSymbol[] = []
   let claimed: string[] = []
   const code = index
-    ? openQueryContextIn(index, { warn, progress: options.progress }).then((opened) => (qctx = opened))
+    ? (options.queryContext?.() ?? openQueryContextIn(index, { warn, progress: options.progress })).then((opened) => (qctx = opened))
     : Promise.resolve(null)
   code.catch(() => {})
   // The question with the words the index defines as its symbols ("when was setupmethod added"): the code and git paths ask about them.

@@ -6,6 +6,7 @@
 import type { Diagnostic } from '../lsp/index.js'
 import type { Progress } from '../cli/progress.js'
 import type { Conversation } from '../conversation/index.js'
+import type { QueryContext } from '../query/context.js'
 import type { SearchExplain } from '../query/search/index.js'
 import type { RetrievalMethod, RetrievalResult, SourceType } from '../sources/retrieval.js'
 
@@ -46,6 +47,12 @@ export interface OracleOptions {
   /** Index warnings and progress while the code index is built or synced. */
   warn?: (message: string) => void
   progress?: Progress
+  /**
+   * The query context of a caller that keeps one warm (the MCP server): used instead of opening and
+   * syncing one per question, so that a question asked while that caller is building the index waits
+   * for its build rather than for the index lock, which it may not get in time.
+   */
+  queryContext?: () => Promise<QueryContext>
   /** Where the LLM's API key is looked up (default process.env). */
   env?: NodeJS.ProcessEnv
   /** One line per step of the agent loop ("searching code… (search_code)"), for a terminal. */
