@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
-import { connect } from '../mcp/mcp-helpers.js'
+import { connect, textOf } from '../mcp/mcp-helpers.js'
 import { isProcessAlive } from '../../src/core/store/liveness.js'
 
 const FILES = {
@@ -214,6 +214,27 @@ describe('LSP servers kept by the query daemon and the MCP server', function () 
       assert.equal(childrenOf(process.pid, 'mcp').flatMap(serversOf).length, 1)
       await mcp.close()
       await until('the server is stopped with the MCP server', () => !isProcessAlive(server))
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("gives MCP ask_oracle the diagnostics of the cited files from the kept server, started once for two questions", async () => {
+    config = userConfigFile('[lsp]\nenabled = true\ntimeout_ms = 120000\n')
+    const mcp = await connect(repo.dir, config.env)
+    const servers = (): number[] => childrenOf(process.pid, 'mcp').flatMap(serversOf)
+    try {
+      const first = await mcp.call('ask_oracle', { question: 'where is totalRadius defined?' })
+      const broken = first.structuredContent.diagnostics?.find((d: { path: string; line: number }) => d.path === 'src/shapes.ts' && d.line === 10)
+      assert.ok(broken, JSON.stringify(first.structuredContent))
+      assert.equal(broken.severity, 'error')
+      assert.match(broken.message, /not assignable to type 'number'/)
+      assert.match(textOf(first), /^src\/shapes\.ts:10:\d+: error: .*not assignable to type 'number'/m)
+      const [server] = servers()
+      assert.ok(server, 'the MCP server killed the language server after the answer')
+      const second = await mcp.call('ask_oracle', { question: 'where is totalRadius defined?' })
+      assert.ok(second.structuredContent.diagnostics?.some((d: { path: string; line: number }) => d.path === 'src/shapes.ts' && d.line === 10), JSON.stringify(second.structuredContent))
+      assert.deepEqual(servers(), [server], 'the second question started another server')
     } finally {
       await mcp.close()
     }
