@@ -142,7 +142,7 @@ export class LspServers {
   }
 
   private async start(spec: ServerSpec): Promise<RunningServer | null> {
-    const command = await findInstalled(spec.command, this.root)
+    const command = findInstalled(spec.command, this.root)
     if (!command) return null
     const connection = new LspConnection(command, spec.args, this.root)
     this.connections.add(connection)

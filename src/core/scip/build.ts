@@ -72,7 +72,7 @@ export async function buildScip(index: IndexContext, options: ScipBuildOptions):
   for (const indexer of INDEXERS) {
     const wanted = indexer.languages.filter((l) => languages.has(l))
     if (wanted.length === 0) continue
-    const executable = explicit.get(indexer.name) ?? (await findInstalled(indexer.name, root))
+    const executable = explicit.get(indexer.name) ?? findInstalled(indexer.name, root)
     if (executable) plan.push({ indexer, executable })
     else uncovered.push(...wanted)
   }
