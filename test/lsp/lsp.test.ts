@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
@@ -7,6 +7,7 @@ import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { connect, textOf } from '../mcp/mcp-helpers.js'
 import { isProcessAlive } from '../../src/core/store/liveness.js'
+import { hangingServer } from './hanging-server.js'
 
 const FILES = {
   'tsconfig.json': '{"compilerOptions":{"strict":true,"target":"es2020","module":"commonjs"},"include":["src"]}\n',
@@ -119,9 +120,7 @@ describe('LSP enrichment (typescript-language-server)', function () {
     // A "language server" on the user's PATH that reads its requests and never answers.
     const bin = mkdtempSync(join(tmpdir(), 'vlt-lsp-hang-'))
     try {
-      const pidFile = join(bin, 'pid')
-      writeFileSync(join(bin, 'typescript-language-server'), `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid))\nprocess.stdin.on('data', () => {})\nsetInterval(() => {}, 1000)\n`)
-      chmodSync(join(bin, 'typescript-language-server'), 0o755)
+      const pidFile = hangingServer(bin, 'typescript-language-server')
       const hanging = userConfigFile('[lsp]\ntimeout_ms = 1500\n')
       try {
         const started = Date.now()
