@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
@@ -62,6 +62,21 @@ describe('LSP enrichment (pyright-langserver)', function () {
       assert.match(wrong.message, /is not assignable to declared type "int"/)
     } finally {
       enabled.cleanup()
+    }
+  })
+
+  it("never runs the repository's programs through the server: PATH entries inside it are left out of the server's PATH too", () => {
+    // pyright runs `python3` from PATH for its search paths: one planted in the repository, on a PATH
+    // that names the repository's bin/ (a user with `.` or ./bin on PATH), must not be it.
+    const other = createGitRepo({ files: { ...FILES, 'bin/python3': '#!/bin/sh\ntouch "$(dirname "$0")/../ran"\nexit 1\n' } })
+    try {
+      chmodSync(join(other.dir, 'bin/python3'), 0o755)
+      other.commit('a python3 of its own')
+      const typed = vltJson(other.dir, ['coderag', 'def', 'greet', '--lsp'], { ...config.env, PATH: `${join(other.dir, 'bin')}:${process.env.PATH}` })
+      assert.equal(typed.definitions[0].type, TYPE)
+      assert.equal(existsSync(join(other.dir, 'ran')), false, "the server ran the repository's python3")
+    } finally {
+      other.cleanup()
     }
   })
 

@@ -67,9 +67,13 @@ describe('coderag scip (SCIP import and build)', function () {
     mkdirSync(join(repo.dir, 'node_modules', '.bin'), { recursive: true })
     writeFileSync(join(repo.dir, 'node_modules', '.bin', 'scip-typescript'), `#!/bin/sh\ntouch ${canary}\nexit 1\n`)
     chmodSync(join(repo.dir, 'node_modules', '.bin', 'scip-typescript'), 0o755)
+    // Nor a program it runs itself: the real scip-typescript is `#!/usr/bin/env node`.
+    writeFileSync(join(repo.dir, 'node_modules', '.bin', 'node'), `#!/bin/sh\ntouch ${canary}-node\nexit 1\n`)
+    chmodSync(join(repo.dir, 'node_modules', '.bin', 'node'), 0o755)
     const path = `${join(repo.dir, 'node_modules', '.bin')}:node_modules/.bin:${process.env.PATH}`
     const result = vltJson(repo.dir, ['coderag', 'scip', 'build', '--output', built], { PATH: path })
     assert.equal(existsSync(canary), false, 'the repository\'s scip-typescript was run')
+    assert.equal(existsSync(`${canary}-node`), false, "the repository's node ran the indexer")
     assert.deepEqual(result.indexers.map((i: { name: string }) => i.name), ['scip-typescript'])
     assert.equal(result.commit, repo.git('rev-parse', 'HEAD'))
     assert.equal(result.documents, 2)

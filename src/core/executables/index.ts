@@ -25,6 +25,15 @@ export function findEachInstalled(names: readonly string[], root: string, path =
   return names.map((name) => dirs.map((dir) => join(dir, name)).find(isExecutable) ?? null)
 }
 
+/**
+ * The PATH a program run over the repository gets: the user's without the entries findInstalled
+ * leaves out. The program looks up its own helpers there (pyright runs `python3` for its search
+ * paths), and must not find the repository's.
+ */
+export function trustedPath(root: string, path = process.env.PATH): string {
+  return userDirs(root, path).join(delimiter)
+}
+
 /** PATH's absolute entries that exist and lie outside `root` (both compared as real paths), in order. */
 function userDirs(root: string, path: string | undefined): string[] {
   const realRoot = realpathSync.native(root)

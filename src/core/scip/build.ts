@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import type { Progress } from '../cli/progress.js'
 import { UsageError, VltError } from '../errors.js'
-import { findInstalled } from '../executables/index.js'
+import { findInstalled, trustedPath } from '../executables/index.js'
 import { listTree } from '../git/index.js'
 import type { IndexContext } from '../index/context.js'
 import { languageForPath } from '../parse/languages.js'
@@ -124,7 +124,8 @@ async function exists(path: string): Promise<boolean> {
 /** Runs an indexer in the repository; a failure is one line: its last line of output. */
 function run(executable: string, args: string[], cwd: string): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn(executable, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    // What the indexer runs itself (scip-python: python3, pip) is looked up where it was, never in the repository.
+    const child = spawn(executable, args, { cwd, env: { ...process.env, PATH: trustedPath(cwd) }, stdio: ['ignore', 'pipe', 'pipe'] })
     let tail = ''
     const keep = (chunk: Buffer): void => {
       tail = (tail + chunk.toString('utf8')).slice(-4_000)
