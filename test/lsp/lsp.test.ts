@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
-import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
+import { userConfigFile, withUserConfig, type UserConfigFile } from '../helpers/user-config.js'
 import { connect, textOf } from '../mcp/mcp-helpers.js'
 import { isProcessAlive } from '../../src/core/store/liveness.js'
 import { hangingServer } from './hanging-server.js'
+import { startUiServer } from '../../src/core/ui/index.js'
+import { askEvents } from '../ui/http.js'
 
 const FILES = {
   'tsconfig.json': '{"compilerOptions":{"strict":true,"target":"es2020","module":"commonjs"},"include":["src"]}\n',
@@ -142,7 +144,7 @@ describe('LSP enrichment (typescript-language-server)', function () {
   })
 })
 
-describe('LSP servers kept by the query daemon and the MCP server', function () {
+describe('LSP servers kept by the query daemon, the MCP server and the UI server', function () {
   this.timeout(300_000)
   if (process.platform !== 'linux') return
   let repo: GitFixture
@@ -216,6 +218,29 @@ describe('LSP servers kept by the query daemon and the MCP server', function () 
     } finally {
       await mcp.close()
     }
+  })
+
+  it("gives the UI's answers the diagnostics of the cited files from the server it keeps, started once for two questions", async () => {
+    await withUserConfig('[lsp]\nenabled = true\ntimeout_ms = 120000\n', async () => {
+      const ui = await startUiServer({ cwd: repo.dir })
+      try {
+        const diagnosticsOf = async (): Promise<Array<{ path: string; line: number; severity: string }>> => {
+          const { events } = await askEvents(ui.port, ui.token, { question: 'where is totalRadius defined?', sources: ['code'] })
+          const answer = events.find((e) => e.event === 'answer')
+          assert.ok(answer, JSON.stringify(events))
+          return answer.data.diagnostics ?? []
+        }
+        assert.ok((await diagnosticsOf()).some((d) => d.path === 'src/shapes.ts' && d.line === 10 && d.severity === 'error'))
+        const [server] = serversOf(process.pid)
+        assert.ok(server, 'the UI server killed the language server after the answer')
+        assert.ok((await diagnosticsOf()).some((d) => d.path === 'src/shapes.ts' && d.line === 10))
+        assert.deepEqual(serversOf(process.pid), [server], 'the second question started another server')
+        await ui.close()
+        await until('the server is stopped with the UI server', () => !isProcessAlive(server))
+      } finally {
+        await ui.close().catch(() => undefined)
+      }
+    })
   })
 
   it("gives MCP ask_oracle the diagnostics of the cited files from the kept server, started once for two questions", async () => {
