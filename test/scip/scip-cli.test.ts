@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { scipDocument, scipIndex } from './scip-encode.js'
@@ -288,5 +288,14 @@ describe('coderag scip (SCIP import and build)', function () {
     assert.equal(missing.status, 2)
     assert.match(missing.stderr, /cannot read .*nope\.scip: ENOENT/)
     assert.equal(vlt(repo.dir, ['coderag', 'scip', 'import', built, '--commit', 'no-such-rev']).status, 2)
+  })
+
+  it("says why an indexer failed in one line: its last line of output that is not a stack frame", () => {
+    const indexer = join(repo.dir, '..', `${repo.dir.split('/').pop()}-failing`, 'scip-typescript')
+    mkdirSync(dirname(indexer))
+    writeFileSync(indexer, '#!/bin/sh\necho "Error: no tsconfig.json could be loaded" >&2\necho "    at load (/x/index.js:1:1)" >&2\necho "    at main (/x/index.js:2:2)" >&2\nexit 1\n')
+    chmodSync(indexer, 0o755)
+    const failed = vlt(repo.dir, ['coderag', 'scip', 'build', '--indexer', indexer])
+    assert.deepEqual([failed.status, failed.stderr], [1, 'git vlt: scip-typescript failed (exit 1): Error: no tsconfig.json could be loaded\n'])
   })
 })

@@ -121,7 +121,7 @@ async function exists(path: string): Promise<boolean> {
   )
 }
 
-/** Runs an indexer in the repository; a failure is one line: its last line of output. */
+/** Runs an indexer in the repository; a failure is one line: its last line of output that is not a stack frame. */
 function run(executable: string, args: string[], cwd: string): Promise<void> {
   return new Promise((done, fail) => {
     // What the indexer runs itself (scip-python: python3, pip) is looked up where it was, never in the repository.
@@ -135,7 +135,8 @@ function run(executable: string, args: string[], cwd: string): Promise<void> {
     child.on('error', (error) => fail(new VltError(`${basename(executable)} could not be started: ${error.message}`)))
     child.on('close', (code, signal) => {
       if (code === 0) return done()
-      const last = tail.trim().split('\n').at(-1) ?? ''
+      // A Node indexer that throws ends with its stack: the error's own line says more than a frame.
+      const last = tail.trim().split('\n').filter((line) => !/^\s+at /.test(line)).at(-1)?.trim() ?? ''
       fail(new VltError(`${basename(executable)} failed (${signal ?? `exit ${code}`})${last ? `: ${last}` : ''}`))
     })
   })
