@@ -11,6 +11,7 @@ import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/inde
 import { APPENDS, currentFreshness, fitItems, freshnessSchema } from '../tools/index.js'
 import type { Conversation } from '../conversation/index.js'
 import type { Diagnostic } from '../lsp/index.js'
+import { countTokens } from '../repomap/index.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 
 const roleUsageSchema = z.object({ model: z.string(), requests: z.number(), inputTokens: z.number(), outputTokens: z.number(), costCents: z.union([z.number(), z.literal('unknown')]) })
@@ -67,10 +68,14 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
         // The servers find_definition uses: one start per repository, not one per question.
         lsp: env.index.lsp,
       })
+      const diagnostics = fitDiagnostics(response.diagnostics ?? [], env.maxTokens)
       const sources = response.sources.map(({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }) => ({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }))
-      const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4), env.maxTokens)
+      const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4) + countTokens(diagnostics.lines.join('\n')), env.maxTokens)
       const freshness = await currentFreshness(env)
-      const cut = kept < sources.length ? [`(${sources.length - kept} more source(s) cut to fit the output cap; their citations are in the answer)`] : []
+      const cut = [
+        ...(kept < sources.length ? [`(${sources.length - kept} more source(s) cut to fit the output cap; their citations are in the answer)`] : []),
+        ...(diagnostics.cut > 0 ? [`(${diagnostics.cut} more diagnostic(s) cut to fit the output cap)`] : []),
+      ]
       return {
         structured: {
           question,
@@ -83,9 +88,9 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
           ...(response.context ? { context: response.context } : {}),
           ...(response.usageByRole ? { usageByRole: response.usageByRole } : {}),
           ...(response.agent ? { toolCalls: response.agent.toolCalls.map(({ id, name, arguments: input, status, durationMs }) => ({ id, name, arguments: input, status, durationMs })) } : {}),
-          ...(response.diagnostics ? { diagnostics: response.diagnostics } : {}),
+          ...(response.diagnostics ? { diagnostics: diagnostics.kept } : {}),
         },
-        text: [response.answer, ...diagnosticLines(response.diagnostics ?? []), ...response.warnings.map((w) => `warning: ${w}`), ...cut].join('\n'),
+        text: [response.answer, ...diagnostics.lines, ...response.warnings.map((w) => `warning: ${w}`), ...cut].join('\n'),
         remember: {
           summary: `answered (${response.queryType}) from ${response.sources.length} source(s)`,
           insights: response.sources[0] ? [`${question} → ${response.sources[0].sourcePath}`] : [],
@@ -97,8 +102,16 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
   }, { recordsItself: true })
 }
 
-/** As compilers print them, under the answer: `path:line:column: severity: message (source)`. */
-function diagnosticLines(diagnostics: readonly Diagnostic[]): string[] {
-  if (diagnostics.length === 0) return []
-  return ['', 'Diagnostics of the cited files:', ...diagnostics.map((d) => `${d.path}:${d.line}:${d.column + 1}: ${d.severity}: ${d.message.split('\n')[0]}${d.source ? ` (${d.source})` : ''}`)]
+/** Diagnostics take at most this share of the output cap: the answer and its evidence come first. */
+const DIAGNOSTICS_SHARE = 0.25
+
+/**
+ * The diagnostics that fit their share of the output cap (a file can have hundreds), in the
+ * servers' order, and their lines under the answer as compilers print them:
+ * `path:line:column: severity: message (source)`.
+ */
+export function fitDiagnostics(diagnostics: readonly Diagnostic[], maxTokens: number): { kept: Diagnostic[]; lines: string[]; cut: number } {
+  const line = (d: Diagnostic): string => `${d.path}:${d.line}:${d.column + 1}: ${d.severity}: ${d.message.split('\n')[0]}${d.source ? ` (${d.source})` : ''}`
+  const kept = diagnostics.slice(0, fitItems(diagnostics, line, 0, Math.floor(maxTokens * DIAGNOSTICS_SHARE)))
+  return { kept, lines: kept.length === 0 ? [] : ['', 'Diagnostics of the cited files:', ...kept.map(line)], cut: diagnostics.length - kept.length }
 }
