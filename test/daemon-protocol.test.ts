@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -38,11 +38,40 @@ describe('query daemon protocol and paths', () => {
 
   it('fingerprints only the environment an answer can depend on', () => {
     const base = { GIT_DIR: '/x', VLT_MCP_CHECK_MS: '5', MY_KEY: 'k', PWD: '/a', _: 'node' }
-    const print = envFingerprint(base, ['MY_KEY'])
-    assert.equal(envFingerprint({ ...base, PWD: '/b', _: 'git', SHLVL: '3', GIT_EXEC_PATH: '/usr/lib/git-core', GIT_VLT_DAEMON: '1' }, ['MY_KEY']), print)
-    assert.notEqual(envFingerprint({ ...base, GIT_CONFIG_PARAMETERS: "'core.excludesfile'='x'" }, ['MY_KEY']), print)
-    assert.notEqual(envFingerprint({ ...base, MY_KEY: 'other' }, ['MY_KEY']), print)
-    assert.notEqual(envFingerprint({ ...base, GIT_DIR: '/y' }, ['MY_KEY']), print)
+    const root = tmpdir()
+    const print = envFingerprint(base, root, { keyNames: ['MY_KEY'] })
+    assert.equal(envFingerprint({ ...base, PWD: '/b', _: 'git', SHLVL: '3', GIT_EXEC_PATH: '/usr/lib/git-core', GIT_VLT_DAEMON: '1' }, root, { keyNames: ['MY_KEY'] }), print)
+    assert.notEqual(envFingerprint({ ...base, GIT_CONFIG_PARAMETERS: "'core.excludesfile'='x'" }, root, { keyNames: ['MY_KEY'] }), print)
+    assert.notEqual(envFingerprint({ ...base, MY_KEY: 'other' }, root, { keyNames: ['MY_KEY'] }), print)
+    assert.notEqual(envFingerprint({ ...base, GIT_DIR: '/y' }, root, { keyNames: ['MY_KEY'] }), print)
+  })
+
+  it('depends on which language servers PATH finds, not on PATH itself', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vlt-fingerprint-'))
+    try {
+      const repo = join(dir, 'repo')
+      const servers = join(dir, 'servers')
+      const gitCore = join(dir, 'git-core')
+      for (const made of [repo, servers, gitCore, join(repo, 'bin')]) mkdirSync(made)
+      const executable = (path: string): void => {
+        writeFileSync(path, '#!/bin/sh\n')
+        chmodSync(path, 0o755)
+      }
+      executable(join(servers, 'pyright-langserver'))
+      executable(join(gitCore, 'git'))
+      executable(join(repo, 'bin', 'gopls'))
+      const path = process.env.PATH ?? ''
+      const print = (PATH: string): string => envFingerprint({ PATH }, repo, { keyNames: [] })
+      // A client whose PATH finds another pyright-langserver would start another server than the daemon's.
+      assert.notEqual(print(`${servers}:${path}`), print(path))
+      // `git vlt` puts git's exec path first, `git-vlt` does not: the same servers, the same daemon.
+      assert.equal(print(`${gitCore}:${path}`), print(path))
+      assert.equal(print(`${gitCore}:${servers}:${path}`), print(`${servers}:${path}`))
+      // An entry inside the repository is never searched (src/core/executables), so it changes nothing.
+      assert.equal(print(`${join(repo, 'bin')}:${path}`), print(path))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('depends on the user config: its key names and its text', async () => {
@@ -53,7 +82,7 @@ describe('query daemon protocol and paths', () => {
       assert.deepEqual([first.daemon, first.keyNames], [false, ['OPENROUTER_API_KEY', 'MY_LLM_KEY']])
       const second = await withUserConfig('[llm]\napi_key_env = "MY_LLM_KEY"\nmodel = "other/model"\n[query]\ndaemon = false\n', () => repoSettings(repo))
       assert.notEqual(first.userConfig, undefined)
-      assert.notEqual(envFingerprint({}, [], first.userConfig), envFingerprint({}, []))
+      assert.notEqual(envFingerprint({}, repo, first), envFingerprint({}, repo, { keyNames: first.keyNames }))
       assert.notEqual(second.userConfig, first.userConfig, 'an edited user config is another environment: the daemon is replaced')
     } finally {
       rmSync(repo, { recursive: true, force: true })

@@ -1,13 +1,15 @@
 import { strict as assert } from 'node:assert'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Server } from 'node:net'
-import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { envFingerprint } from '../src/core/daemon/identity.js'
 import { encodeLine, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest } from '../src/core/daemon/protocol.js'
 import { EXTRACTOR_VERSION } from '../src/core/parse/version.js'
 import { isProcessAlive } from '../src/core/store/liveness.js'
-import { cliEnv, vlt, vltAsync, vltJson, type CliRun } from './helpers/cli.js'
+import { CLI, cliEnv, vlt, vltAsync, vltJson, type CliRun } from './helpers/cli.js'
 import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
 import { userConfigFile } from './helpers/user-config.js'
 
@@ -178,7 +180,7 @@ describe('query daemon (built CLI)', function () {
 
   it('survives a client that hangs up mid-request', async () => {
     const { build } = await startViaQuery()
-    const env = envFingerprint(cliEnv(ON), ['OPENROUTER_API_KEY'])
+    const env = envFingerprint(cliEnv(ON), repo.dir, { keyNames: ['OPENROUTER_API_KEY'] })
     await exchange({ protocol: PROTOCOL_VERSION, build, env, vltDir: join(repo.dir, '.vlt'), type: 'query', command: 'search', params: { query: 'greet' } }, { hangUp: true })
     await waitFor('the abandoned query to be answered', () => status()!.served === 1)
     assert.deepEqual(vltJson(repo.dir, ['coderag', 'def', 'greet'], ON), vltJson(repo.dir, ['coderag', 'def', 'greet'], OFF))
@@ -223,7 +225,7 @@ describe('query daemon (built CLI)', function () {
 
   it('a daemon of another build exits when a client calls, and the client answers in process', async () => {
     const { pid } = await startViaQuery()
-    const env = envFingerprint(cliEnv(ON), ['OPENROUTER_API_KEY'])
+    const env = envFingerprint(cliEnv(ON), repo.dir, { keyNames: ['OPENROUTER_API_KEY'] })
     const replies = await exchange({ protocol: PROTOCOL_VERSION, build: `${PROTOCOL_VERSION}/0.0.0/0`, env, vltDir: join(repo.dir, '.vlt'), type: 'query', command: 'def', params: { symbol: 'greet', limit: 20 } })
     assert.deepEqual(replies, [{ type: 'accepted' }, { type: 'mismatch', reason: 'the client is another build of git-vlt' }])
     await waitFor('the old daemon to exit', () => !isProcessAlive(pid))
@@ -264,6 +266,35 @@ describe('query daemon (built CLI)', function () {
       await waitFor('the daemon started with the old config to exit', () => !isProcessAlive(first.pid))
     } finally {
       user.cleanup()
+    }
+  })
+
+  it('serves `git vlt` and `git-vlt` from one daemon, and not a client whose PATH finds another language server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vlt-daemon-path-'))
+    try {
+      // git-vlt installed on PATH, as npm links it; `git vlt` finds it there (and puts its exec path first).
+      mkdirSync(join(dir, 'bin'))
+      symlinkSync(CLI, join(dir, 'bin', 'git-vlt'))
+      const path = `${join(dir, 'bin')}:${dirname(process.execPath)}:${process.env.PATH}`
+      const def = (command: string[], PATH: string): unknown => {
+        const child = spawnSync(command[0]!, [...command.slice(1), 'coderag', 'def', 'greet', '--json'], { cwd: repo.dir, env: cliEnv({ ...ON, PATH }), encoding: 'utf8' })
+        assert.equal(child.status, 0, child.stderr)
+        return JSON.parse(child.stdout)
+      }
+      const answer = vltJson(repo.dir, ['coderag', 'def', 'greet'], OFF)
+      assert.deepEqual(def([join(dir, 'bin', 'git-vlt')], path), answer)
+      const daemon = await waitFor('the daemon', () => status({ ...ON, PATH: path }))
+      assert.deepEqual(def(['git', 'vlt'], path), answer)
+      assert.deepEqual(def([join(dir, 'bin', 'git-vlt')], path), answer)
+      assert.deepEqual([status({ ...ON, PATH: path })!.pid, status({ ...ON, PATH: path })!.served], [daemon.pid, 2], 'git vlt and git-vlt replaced each other\'s daemon')
+      // Another pyright-langserver first on PATH: `--lsp` would start another server than the daemon's.
+      mkdirSync(join(dir, 'servers'))
+      writeFileSync(join(dir, 'servers', 'pyright-langserver'), '#!/bin/sh\n')
+      chmodSync(join(dir, 'servers', 'pyright-langserver'), 0o755)
+      assert.deepEqual(def(['git', 'vlt'], `${join(dir, 'servers')}:${path}`), answer)
+      await waitFor('the daemon of the other PATH to exit', () => !isProcessAlive(daemon.pid))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

@@ -1,12 +1,15 @@
 import { strict as assert } from 'node:assert'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
-import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
-import { connect } from '../mcp/mcp-helpers.js'
+import { userConfigFile, withUserConfig, type UserConfigFile } from '../helpers/user-config.js'
+import { connect, textOf } from '../mcp/mcp-helpers.js'
 import { isProcessAlive } from '../../src/core/store/liveness.js'
+import { hangingServer } from './hanging-server.js'
+import { startUiServer } from '../../src/core/ui/index.js'
+import { askEvents } from '../ui/http.js'
 
 const FILES = {
   'tsconfig.json': '{"compilerOptions":{"strict":true,"target":"es2020","module":"commonjs"},"include":["src"]}\n',
@@ -119,9 +122,7 @@ describe('LSP enrichment (typescript-language-server)', function () {
     // A "language server" on the user's PATH that reads its requests and never answers.
     const bin = mkdtempSync(join(tmpdir(), 'vlt-lsp-hang-'))
     try {
-      const pidFile = join(bin, 'pid')
-      writeFileSync(join(bin, 'typescript-language-server'), `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid))\nprocess.stdin.on('data', () => {})\nsetInterval(() => {}, 1000)\n`)
-      chmodSync(join(bin, 'typescript-language-server'), 0o755)
+      const pidFile = hangingServer(bin, 'typescript-language-server')
       const hanging = userConfigFile('[lsp]\ntimeout_ms = 1500\n')
       try {
         const started = Date.now()
@@ -143,7 +144,7 @@ describe('LSP enrichment (typescript-language-server)', function () {
   })
 })
 
-describe('LSP servers kept by the query daemon and the MCP server', function () {
+describe('LSP servers kept by the query daemon, the MCP server and the UI server', function () {
   this.timeout(300_000)
   if (process.platform !== 'linux') return
   let repo: GitFixture
@@ -214,6 +215,50 @@ describe('LSP servers kept by the query daemon and the MCP server', function () 
       assert.equal(childrenOf(process.pid, 'mcp').flatMap(serversOf).length, 1)
       await mcp.close()
       await until('the server is stopped with the MCP server', () => !isProcessAlive(server))
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("gives the UI's answers the diagnostics of the cited files from the server it keeps, started once for two questions", async () => {
+    await withUserConfig('[lsp]\nenabled = true\ntimeout_ms = 120000\n', async () => {
+      const ui = await startUiServer({ cwd: repo.dir })
+      try {
+        const diagnosticsOf = async (): Promise<Array<{ path: string; line: number; severity: string }>> => {
+          const { events } = await askEvents(ui.port, ui.token, { question: 'where is totalRadius defined?', sources: ['code'] })
+          const answer = events.find((e) => e.event === 'answer')
+          assert.ok(answer, JSON.stringify(events))
+          return answer.data.diagnostics ?? []
+        }
+        assert.ok((await diagnosticsOf()).some((d) => d.path === 'src/shapes.ts' && d.line === 10 && d.severity === 'error'))
+        const [server] = serversOf(process.pid)
+        assert.ok(server, 'the UI server killed the language server after the answer')
+        assert.ok((await diagnosticsOf()).some((d) => d.path === 'src/shapes.ts' && d.line === 10))
+        assert.deepEqual(serversOf(process.pid), [server], 'the second question started another server')
+        await ui.close()
+        await until('the server is stopped with the UI server', () => !isProcessAlive(server))
+      } finally {
+        await ui.close().catch(() => undefined)
+      }
+    })
+  })
+
+  it("gives MCP ask_oracle the diagnostics of the cited files from the kept server, started once for two questions", async () => {
+    config = userConfigFile('[lsp]\nenabled = true\ntimeout_ms = 120000\n')
+    const mcp = await connect(repo.dir, config.env)
+    const servers = (): number[] => childrenOf(process.pid, 'mcp').flatMap(serversOf)
+    try {
+      const first = await mcp.call('ask_oracle', { question: 'where is totalRadius defined?' })
+      const broken = first.structuredContent.diagnostics?.find((d: { path: string; line: number }) => d.path === 'src/shapes.ts' && d.line === 10)
+      assert.ok(broken, JSON.stringify(first.structuredContent))
+      assert.equal(broken.severity, 'error')
+      assert.match(broken.message, /not assignable to type 'number'/)
+      assert.match(textOf(first), /^src\/shapes\.ts:10:\d+: error: .*not assignable to type 'number'/m)
+      const [server] = servers()
+      assert.ok(server, 'the MCP server killed the language server after the answer')
+      const second = await mcp.call('ask_oracle', { question: 'where is totalRadius defined?' })
+      assert.ok(second.structuredContent.diagnostics?.some((d: { path: string; line: number }) => d.path === 'src/shapes.ts' && d.line === 10), JSON.stringify(second.structuredContent))
+      assert.deepEqual(servers(), [server], 'the second question started another server')
     } finally {
       await mcp.close()
     }

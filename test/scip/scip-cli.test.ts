@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { scipDocument, scipIndex } from './scip-encode.js'
@@ -67,9 +67,13 @@ describe('coderag scip (SCIP import and build)', function () {
     mkdirSync(join(repo.dir, 'node_modules', '.bin'), { recursive: true })
     writeFileSync(join(repo.dir, 'node_modules', '.bin', 'scip-typescript'), `#!/bin/sh\ntouch ${canary}\nexit 1\n`)
     chmodSync(join(repo.dir, 'node_modules', '.bin', 'scip-typescript'), 0o755)
+    // Nor a program it runs itself: the real scip-typescript is `#!/usr/bin/env node`.
+    writeFileSync(join(repo.dir, 'node_modules', '.bin', 'node'), `#!/bin/sh\ntouch ${canary}-node\nexit 1\n`)
+    chmodSync(join(repo.dir, 'node_modules', '.bin', 'node'), 0o755)
     const path = `${join(repo.dir, 'node_modules', '.bin')}:node_modules/.bin:${process.env.PATH}`
     const result = vltJson(repo.dir, ['coderag', 'scip', 'build', '--output', built], { PATH: path })
     assert.equal(existsSync(canary), false, 'the repository\'s scip-typescript was run')
+    assert.equal(existsSync(`${canary}-node`), false, "the repository's node ran the indexer")
     assert.deepEqual(result.indexers.map((i: { name: string }) => i.name), ['scip-typescript'])
     assert.equal(result.commit, repo.git('rev-parse', 'HEAD'))
     assert.equal(result.documents, 2)
@@ -284,5 +288,14 @@ describe('coderag scip (SCIP import and build)', function () {
     assert.equal(missing.status, 2)
     assert.match(missing.stderr, /cannot read .*nope\.scip: ENOENT/)
     assert.equal(vlt(repo.dir, ['coderag', 'scip', 'import', built, '--commit', 'no-such-rev']).status, 2)
+  })
+
+  it("says why an indexer failed in one line: its last line of output that is not a stack frame", () => {
+    const indexer = join(repo.dir, '..', `${repo.dir.split('/').pop()}-failing`, 'scip-typescript')
+    mkdirSync(dirname(indexer))
+    writeFileSync(indexer, '#!/bin/sh\necho "Error: no tsconfig.json could be loaded" >&2\necho "    at load (/x/index.js:1:1)" >&2\necho "    at main (/x/index.js:2:2)" >&2\nexit 1\n')
+    chmodSync(indexer, 0o755)
+    const failed = vlt(repo.dir, ['coderag', 'scip', 'build', '--indexer', indexer])
+    assert.deepEqual([failed.status, failed.stderr], [1, 'git vlt: scip-typescript failed (exit 1): Error: no tsconfig.json could be loaded\n'])
   })
 })

@@ -51,7 +51,7 @@ export async function resolveTarget(cwd: string): Promise<DaemonTarget> {
     socket: paths.socket,
     log: paths.log,
     enabled: settings.daemon,
-    base: { protocol: PROTOCOL_VERSION, build: BUILD_ID, env: envFingerprint(process.env, settings.keyNames, settings.userConfig), vltDir: repo.vltDir },
+    base: { protocol: PROTOCOL_VERSION, build: BUILD_ID, env: envFingerprint(process.env, workDir, settings), vltDir: repo.vltDir },
   }
 }
 

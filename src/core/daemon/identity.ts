@@ -7,6 +7,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { USER_CONFIG_ENV, userConfigPath } from '../config/user.js'
+import { findEachInstalled } from '../executables/index.js'
+import { SERVERS } from '../lsp/servers.js'
 import { PROTOCOL_VERSION } from './protocol.js'
 
 /**
@@ -22,19 +24,24 @@ export const BUILD_ID: string = (() => {
 /**
  * The part of the environment an answer can depend on: git's variables (repository, index, config —
  * `git -c` travels as GIT_CONFIG_PARAMETERS), git-vlt's, where config lives, the API keys the
- * config names, and the user's config file itself (`userConfig`: the digest of its text, when there
- * is one). A daemon keeps the environment and user config it was started with, so a client whose
- * fingerprint differs must not be served by it. Variables that only say how the client was started
- * (`git vlt` sets GIT_EXEC_PATH, `git-vlt` does not) or how to talk to a person are left out, or
- * the two ways of calling would keep replacing each other's daemon.
+ * config names, the user's config file itself (`userConfig`: the digest of its text, when there
+ * is one), and which language server each language would start (`def`/`refs --lsp`: found on PATH,
+ * src/core/executables, from the repository's working tree `workDir`). A daemon keeps the
+ * environment and user config it was started with, so a client whose fingerprint differs must not
+ * be served by it. Variables that only say how the client was started or how to talk to a person
+ * are left out, or the two ways of calling would keep replacing each other's daemon: `git vlt` sets
+ * GIT_EXEC_PATH and puts git's exec path first on PATH, `git-vlt` does neither — hence the servers
+ * PATH finds, not PATH itself (git's exec path holds none of them).
  */
-export function envFingerprint(env: NodeJS.ProcessEnv, keyNames: readonly string[], userConfig?: string): string {
+export function envFingerprint(env: NodeJS.ProcessEnv, workDir: string, settings: Pick<RepoSettings, 'keyNames' | 'userConfig'>): string {
   const names = Object.keys(env)
-    .filter((name) => ((name.startsWith('GIT_') || name.startsWith('VLT_')) && !IRRELEVANT.test(name)) || CONFIG_HOMES.includes(name) || keyNames.includes(name))
+    .filter((name) => ((name.startsWith('GIT_') || name.startsWith('VLT_')) && !IRRELEVANT.test(name)) || CONFIG_HOMES.includes(name) || settings.keyNames.includes(name))
     .sort()
   const hash = createHash('sha256')
   for (const name of names) hash.update(`${name}=${env[name]}\0`)
-  if (userConfig !== undefined) hash.update(`user config ${userConfig}\0`)
+  if (settings.userConfig !== undefined) hash.update(`user config ${settings.userConfig}\0`)
+  const servers = SERVERS.map((server) => server.command)
+  findEachInstalled(servers, workDir, env.PATH).forEach((found, i) => hash.update(`${servers[i]} ${found ?? '-'}\0`))
   return hash.digest('hex').slice(0, 32)
 }
 

@@ -46,7 +46,7 @@ export async function serveDaemon(cwd: string, log: (line: string) => void): Pro
     return
   }
   const settings = await repoSettings(repo.root ?? repo.gitDir)
-  const env = envFingerprint(process.env, settings.keyNames, settings.userConfig)
+  const env = envFingerprint(process.env, repo.root ?? repo.gitDir, settings)
   let daemon: Daemon | undefined
   // Without a file watcher, look at the working tree before every query, as the in-process command does.
   const warm = await WarmIndex.open(repo.root ?? repo.gitDir, {

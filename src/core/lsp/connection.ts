@@ -21,8 +21,8 @@ export class LspConnection {
   /** When the server last sent anything (Date.now()): a kept server silent long past a deadline is hung. */
   lastHeardAt = Date.now()
 
-  constructor(command: string, args: string[], cwd: string) {
-    this.child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'ignore'] })
+  constructor(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+    this.child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] })
     this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk))
     // A write to a server that died is reported by the exit below, not as an unhandled error.
     this.child.stdin!.on('error', () => {})

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { findInstalled } from '../executables/index.js'
+import { findInstalled, trustedPath } from '../executables/index.js'
 import type { LanguageId } from '../parse/types.js'
 import { LspConnection, LspError } from './connection.js'
 import { LSP_LANGUAGE, type ServerSpec } from './servers.js'
@@ -142,9 +142,10 @@ export class LspServers {
   }
 
   private async start(spec: ServerSpec): Promise<RunningServer | null> {
-    const command = await findInstalled(spec.command, this.root)
+    const command = findInstalled(spec.command, this.root)
     if (!command) return null
-    const connection = new LspConnection(command, spec.args, this.root)
+    // The programs the server runs itself (pyright: `python3`) are looked up where its own was.
+    const connection = new LspConnection(command, spec.args, this.root, { ...process.env, PATH: trustedPath(this.root) })
     this.connections.add(connection)
     const server: RunningServer = { spec, connection, ready: Promise.resolve(true), published: new Map(), publicationWaiters: new Map(), documents: new Map(), syncing: Promise.resolve() }
     connection.on('textDocument/publishDiagnostics', (params) => {

@@ -10,10 +10,21 @@ import { z } from 'zod'
 import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
 import { APPENDS, currentFreshness, fitItems, freshnessSchema } from '../tools/index.js'
 import type { Conversation } from '../conversation/index.js'
+import type { Diagnostic } from '../lsp/index.js'
+import { countTokens } from '../repomap/index.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 
 const roleUsageSchema = z.object({ model: z.string(), requests: z.number(), inputTokens: z.number(), outputTokens: z.number(), costCents: z.union([z.number(), z.literal('unknown')]) })
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown(), status: z.enum(['ok', 'error', 'timeout']), durationMs: z.number() })
+
+const diagnosticSchema = z.object({
+  path: z.string(),
+  line: z.number().describe('1-based.'),
+  column: z.number().describe('0-based.'),
+  severity: z.enum(['error', 'warning', 'information', 'hint']),
+  message: z.string(),
+  source: z.string().optional().describe('The tool that reported it (typescript, Pyright), when it says.'),
+})
 
 const sourceSchema = z.object({ sourceType: z.string(), sourcePath: z.string(), retrievalMethod: z.string(), score: z.number(), content: z.string(), tokenCount: z.number() })
 
@@ -41,17 +52,32 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
       context: z.object({ name: z.string(), exchanges: z.number(), resolved: z.string().optional() }).optional().describe('The conversation context the question continued.'),
       usageByRole: z.record(z.string(), roleUsageSchema).optional().describe('When a model answered: tokens and cost by role (agent, answer).'),
       toolCalls: z.array(toolCallSchema).optional().describe("When a model answered: the agent loop's tool calls (results left out)."),
+      diagnostics: z.array(diagnosticSchema).optional().describe('With [lsp] enabled (your config) and when the language servers reported some: the diagnostics of the cited code files.'),
     },
     // The oracle writes the day's session thread: not read-only, but asking again does no harm.
     annotations: APPENDS,
     run: async (args, conversation) => {
       // As the oracle will expand it (the wrapper has just re-read the context).
       const question = conversation.expandQuery(args.question).query
-      const response = await askOracle(env.index.root, args.question, { sources: args.sources, warn: env.warn, author: env.clientId(), context: conversation as Conversation, via: `mcp:${env.clientId()}`, queryContext: () => env.index.get() })
+      const response = await askOracle(env.index.root, args.question, {
+        sources: args.sources,
+        warn: env.warn,
+        author: env.clientId(),
+        context: conversation as Conversation,
+        via: `mcp:${env.clientId()}`,
+        // The servers find_definition uses: one start per repository, not one per question.
+        lsp: env.index.lsp,
+        // The server's warm context: a question asked during its warm-up joins that build.
+        queryContext: () => env.index.get(),
+      })
+      const diagnostics = fitDiagnostics(response.diagnostics ?? [], env.maxTokens)
       const sources = response.sources.map(({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }) => ({ sourceType, sourcePath, retrievalMethod, score, content, tokenCount }))
-      const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4), env.maxTokens)
+      const kept = fitItems(sources, (source) => source.content, FRAME_TOKENS + Math.ceil(response.answer.length / 4) + countTokens(diagnostics.lines.join('\n')), env.maxTokens)
       const freshness = await currentFreshness(env)
-      const cut = kept < sources.length ? [`(${sources.length - kept} more source(s) cut to fit the output cap; their citations are in the answer)`] : []
+      const cut = [
+        ...(kept < sources.length ? [`(${sources.length - kept} more source(s) cut to fit the output cap; their citations are in the answer)`] : []),
+        ...(diagnostics.cut > 0 ? [`(${diagnostics.cut} more diagnostic(s) cut to fit the output cap)`] : []),
+      ]
       return {
         structured: {
           question,
@@ -64,8 +90,9 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
           ...(response.context ? { context: response.context } : {}),
           ...(response.usageByRole ? { usageByRole: response.usageByRole } : {}),
           ...(response.agent ? { toolCalls: response.agent.toolCalls.map(({ id, name, arguments: input, status, durationMs }) => ({ id, name, arguments: input, status, durationMs })) } : {}),
+          ...(response.diagnostics ? { diagnostics: diagnostics.kept } : {}),
         },
-        text: [response.answer, ...response.warnings.map((w) => `warning: ${w}`), ...cut].join('\n'),
+        text: [response.answer, ...diagnostics.lines, ...response.warnings.map((w) => `warning: ${w}`), ...cut].join('\n'),
         remember: {
           summary: `answered (${response.queryType}) from ${response.sources.length} source(s)`,
           insights: response.sources[0] ? [`${question} → ${response.sources[0].sourcePath}`] : [],
@@ -75,4 +102,18 @@ export function registerOracleTool(server: McpServer, env: McpToolEnv): void {
       }
     },
   }, { recordsItself: true })
+}
+
+/** Diagnostics take at most this share of the output cap: the answer and its evidence come first. */
+const DIAGNOSTICS_SHARE = 0.25
+
+/**
+ * The diagnostics that fit their share of the output cap (a file can have hundreds), in the
+ * servers' order, and their lines under the answer as compilers print them:
+ * `path:line:column: severity: message (source)`.
+ */
+export function fitDiagnostics(diagnostics: readonly Diagnostic[], maxTokens: number): { kept: Diagnostic[]; lines: string[]; cut: number } {
+  const line = (d: Diagnostic): string => `${d.path}:${d.line}:${d.column + 1}: ${d.severity}: ${d.message.split('\n')[0]}${d.source ? ` (${d.source})` : ''}`
+  const kept = diagnostics.slice(0, fitItems(diagnostics, line, 0, Math.floor(maxTokens * DIAGNOSTICS_SHARE)))
+  return { kept, lines: kept.length === 0 ? [] : ['', 'Diagnostics of the cited files:', ...kept.map(line)], cut: diagnostics.length - kept.length }
 }

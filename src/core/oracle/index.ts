@@ -196,7 +196,7 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
   options.signal?.throwIfAborted()
   // With [lsp] enabled, the language servers' diagnostics of the cited code files (src/core/lsp).
   const lsp = index?.config.lsp
-  const diagnostics = lsp?.enabled && qctx && repo.root ? await diagnosticsOf(citedCodeFiles(sources, (path) => qctx!.files.get(path)?.language), { root: repo.root, timeoutMs: lsp.timeoutMs, warn }) : []
+  const diagnostics = lsp?.enabled && qctx && repo.root ? await diagnosticsOf(citedCodeFiles(sources, (path) => qctx!.files.get(path)?.language), { root: repo.root, servers: options.lsp, timeoutMs: lsp.timeoutMs, idleMs: lsp.idleS * 1000, warn }) : []
 
   options.stage?.('answering')
   const said = { absent: missingOpening(missing, claimed), recall, conversation: context ? contextBlock(context.state) : '' }

@@ -3,7 +3,7 @@
  * (OracleSource, the shared RetrievalResult with the exact-index and git methods added) and the
  * answer (OracleResponse, the `--json` shape).
  */
-import type { Diagnostic } from '../lsp/index.js'
+import type { Diagnostic, LspServers } from '../lsp/index.js'
 import type { Progress } from '../cli/progress.js'
 import type { Conversation } from '../conversation/index.js'
 import type { QueryContext } from '../query/context.js'
@@ -69,6 +69,12 @@ export interface OracleOptions {
   context?: Conversation | { name?: string; fresh?: boolean }
   /** Who asks, as the context records it: `cli` (default), `mcp:<client>`, `ui`. */
   via?: string
+  /**
+   * The repository's language servers as a long-lived caller keeps them (MCP server, UI server):
+   * with `[lsp] enabled`, the diagnostics come from them. Absent: servers started for this answer
+   * and killed after it.
+   */
+  lsp?: LspServers
 }
 
 /** The bound that ended the agent's tool calls early. */

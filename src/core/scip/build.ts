@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import type { Progress } from '../cli/progress.js'
 import { UsageError, VltError } from '../errors.js'
-import { findInstalled } from '../executables/index.js'
+import { findInstalled, trustedPath } from '../executables/index.js'
 import { listTree } from '../git/index.js'
 import type { IndexContext } from '../index/context.js'
 import { languageForPath } from '../parse/languages.js'
@@ -72,7 +72,7 @@ export async function buildScip(index: IndexContext, options: ScipBuildOptions):
   for (const indexer of INDEXERS) {
     const wanted = indexer.languages.filter((l) => languages.has(l))
     if (wanted.length === 0) continue
-    const executable = explicit.get(indexer.name) ?? (await findInstalled(indexer.name, root))
+    const executable = explicit.get(indexer.name) ?? findInstalled(indexer.name, root)
     if (executable) plan.push({ indexer, executable })
     else uncovered.push(...wanted)
   }
@@ -121,10 +121,11 @@ async function exists(path: string): Promise<boolean> {
   )
 }
 
-/** Runs an indexer in the repository; a failure is one line: its last line of output. */
+/** Runs an indexer in the repository; a failure is one line: its last line of output that is not a stack frame. */
 function run(executable: string, args: string[], cwd: string): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn(executable, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    // What the indexer runs itself (scip-python: python3, pip) is looked up where it was, never in the repository.
+    const child = spawn(executable, args, { cwd, env: { ...process.env, PATH: trustedPath(cwd) }, stdio: ['ignore', 'pipe', 'pipe'] })
     let tail = ''
     const keep = (chunk: Buffer): void => {
       tail = (tail + chunk.toString('utf8')).slice(-4_000)
@@ -134,7 +135,8 @@ function run(executable: string, args: string[], cwd: string): Promise<void> {
     child.on('error', (error) => fail(new VltError(`${basename(executable)} could not be started: ${error.message}`)))
     child.on('close', (code, signal) => {
       if (code === 0) return done()
-      const last = tail.trim().split('\n').at(-1) ?? ''
+      // A Node indexer that throws ends with its stack: the error's own line says more than a frame.
+      const last = tail.trim().split('\n').filter((line) => !/^\s+at /.test(line)).at(-1)?.trim() ?? ''
       fail(new VltError(`${basename(executable)} failed (${signal ?? `exit ${code}`})${last ? `: ${last}` : ''}`))
     })
   })

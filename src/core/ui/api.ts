@@ -10,6 +10,7 @@ import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { UsageError } from '../errors.js'
 import { openRepo, type Repo } from '../git/index.js'
 import { fileHistory } from '../history/index.js'
+import { LspServers } from '../lsp/index.js'
 import { answerRebuildingDamage, indexStatus, syncIndex } from '../index/index.js'
 import { createLlmClient } from '../llm/index.js'
 import { readNote } from '../notes/index.js'
@@ -34,12 +35,16 @@ export type ApiHandler = (params: URLSearchParams) => Promise<unknown>
 export class RepoSession {
   private context: { opened: number; qctx: Promise<QueryContext> } | undefined
   private talk: { name: string; opened: Promise<Conversation> } | undefined
+  /** The language servers the oracle's answers ask for diagnostics (`[lsp] enabled`): started once, not per question. */
+  readonly lsp: LspServers
 
   private constructor(
     readonly repo: Repo,
     readonly config: VltConfig,
     private readonly warn: (message: string) => void,
-  ) {}
+  ) {
+    this.lsp = new LspServers(this.root)
+  }
 
   static async open(cwd: string, warn: (message: string) => void): Promise<RepoSession> {
     const repo = await openRepo(cwd)

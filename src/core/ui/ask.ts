@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Conversation } from '../conversation/index.js'
 import { VltError } from '../errors.js'
+import type { LspServers } from '../lsp/index.js'
 import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
 import { UiRefusal } from './errors.js'
 
@@ -38,6 +39,8 @@ export interface AskOptions {
   env?: NodeJS.ProcessEnv
   /** Told when a run ends: answered, failed, or stopped because its browser went away. */
   onEnd?: (outcome: 'answered' | 'failed' | 'stopped') => void
+  /** The language servers the server keeps for the repository (the oracle's diagnostics). */
+  lsp?: LspServers
 }
 
 export async function streamAnswer(root: string, ask: AskRequest, res: ServerResponse, options: AskOptions = {}): Promise<void> {
@@ -64,6 +67,7 @@ export async function streamAnswer(root: string, ask: AskRequest, res: ServerRes
       explain: ask.explain,
       signal: controller.signal,
       env: options.env,
+      lsp: options.lsp,
       warn: (message) => send('warning', { message }),
       stage: (stage) => send('stage', { stage }),
       progress: {

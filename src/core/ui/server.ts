@@ -69,7 +69,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (url.pathname === '/api/ask') {
       if (req.method !== 'POST') throw new UiRefusal(405, 'POST a question to /api/ask')
       const ask = parseAskRequest(await readJson(req))
-      return streamAnswer(session.root, ask, res, { conversation: await session.conversation(), env: options.env, onEnd: options.onAnswerEnd })
+      return streamAnswer(session.root, ask, res, { conversation: await session.conversation(), env: options.env, onEnd: options.onAnswerEnd, lsp: session.lsp })
     }
     const route = routes.get(url.pathname)
     if (!route) return sendJson(res, 404, { error: `no such endpoint: ${url.pathname}` })
@@ -93,6 +93,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     close: () => {
       // Streams under way would keep close() waiting; ending them aborts their runs.
       server.closeAllConnections()
+      session.lsp.close()
       return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
     },
   }
