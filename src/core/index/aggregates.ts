@@ -13,9 +13,9 @@
  * query that reads it, which rebuilds the index (`Bm25Recovery`).
  */
 import { join } from 'node:path'
-import { CodeGraph, encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
+import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery } from '../search/index.js'
-import { checkRecord, confinedRoots, decodePayload, faultFromJSON, openFramedSync, readFileConfined, readFileConfinedSync, writeFileAtomic, writeFramedSync, writeRecord, type RecordFrame } from '../store/index.js'
+import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { startWorker } from './pool.js'
@@ -27,10 +27,12 @@ export const SYMBOLS_RECORD_KIND = 'symbols'
 /**
  * 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt.
  * 3: laid out in blocks a query reads by name (graph/symbols-file.ts).
+ * 4: each fact once, blocks compressed: runs of files instead of the whole table, buckets naming definitions instead of spelling them out.
  */
 export const SYMBOLS_RECORD_VERSION = SYMBOLS_VERSION
 export const GRAPH_RECORD_KIND = 'graph'
-export const GRAPH_RECORD_VERSION = 1
+/** 2: ranks apart from the edges, blocks compressed (graph/graph-file.ts); 1 was one msgpack snapshot. */
+export const GRAPH_RECORD_VERSION = GRAPH_VERSION
 
 export type IndexedSummary = Extract<BlobSummary, { skipped?: undefined }>
 
@@ -113,7 +115,7 @@ class Aggregates implements TreeAggregates {
 
   /** A stored graph describes the symbol table as stored, so it must be read before the table changes. */
   private beforeChange(): void {
-    void this.graph
+    this.graph.load()
   }
 }
 
@@ -172,9 +174,9 @@ export function markDamaged(path: string): boolean {
 export async function loadAggregates(treeDir: string, opts: { open?: boolean; recovery?: Bm25Recovery } = {}): Promise<TreeAggregates> {
   const files = paths(treeDir)
   const whole = (path: string): boolean => !opts.open || damaged.has(path)
-  const [, graph] = await Promise.all([
-    // Checked whole, or left to the checksums of its directory and blocks.
-    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION).then(() => undefined) : undefined,
+  await Promise.all([
+    // Checked whole, or left to the checksums of their directories and blocks.
+    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION) : undefined,
     whole(files.graph) ? readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION) : undefined,
   ])
   damaged.delete(files.symbols)
@@ -185,14 +187,8 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
     // Checksummed once, above (or on first use): decoding only unpacks.
     bm25: () => Bm25Index.fromStored(bm25, opts.recovery),
     symbols: () => SymbolTable.open(symbols),
-    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph ?? readCheckedSync(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION), files.graph), table, files.graph),
+    graph: (table) => CodeGraph.open(GraphFile.open(files.graph), table),
   })
-}
-
-function readCheckedSync(path: string, kind: string, version: number): RecordFrame {
-  const bytes = readFileConfinedSync(path)
-  if (bytes === undefined) throw new CorruptFileError(path, 'missing')
-  return checkRecord(bytes, kind, version, path)
 }
 
 /**
@@ -204,7 +200,7 @@ function readCheckedSync(path: string, kind: string, version: number): RecordFra
 export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, bm25Written?: Promise<void>): Promise<void> {
   const files = paths(treeDir)
   const remap = await saveSymbols(files.symbols, aggregates.symbols)
-  await writeRecord(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, aggregates.graph.snapshot(remap))
+  await writeFileAtomic(files.graph, encodeGraphFile(aggregates.graph.snapshot(remap), aggregates.graph.nodeBases()))
   if (bm25Written) await bm25Written
   else writeBm25(files.bm25, aggregates.bm25)
 }
