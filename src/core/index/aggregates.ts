@@ -6,9 +6,9 @@
  * A loaded set decodes each part on first access: a definition lookup needs only the symbol
  * table, and on a 10k-file tree decoding all three parts costs several times a query's budget.
  * A build's load reads and checksums the symbol table and graph whole, so damage is found where
- * callers handle it (by rebuilding). A query over a stored tree opens the symbol table instead
- * (graph/symbols-file.ts) and reads the graph on first use; damage it finds then is handled by
- * `markDamaged`. The BM25 index is always stored in blocks a query reads on demand
+ * callers handle it (by rebuilding). A query over a stored tree opens the symbol table and the
+ * graph instead (graph/symbols-file.ts, graph/graph-file.ts) and reads the blocks it needs; damage
+ * it finds then is handled by `markDamaged`. The BM25 index is always stored in blocks a query reads on demand
  * (search/stored.ts): loading checks its header and tables only, and a damaged block is found by the
  * query that reads it, which rebuilds the index (`Bm25Recovery`).
  */
@@ -167,7 +167,7 @@ export function markDamaged(path: string): boolean {
  * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
  * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
  * stored, the symbol table is opened, not read (its header and block directory are checked here,
- * each block when a lookup reads it) and the graph is read on first use (`def` rarely needs it).
+ * each block when a lookup reads it), and so is the graph, on first use.
  * Damage a query finds later is handled by `markDamaged`; `recovery` rebuilds the BM25 index when a
  * query finds a block of it damaged.
  */
