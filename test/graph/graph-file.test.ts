@@ -66,6 +66,9 @@ describe('stored code graph (graph-file.ts)', () => {
     }
     assert.ok(stored.rank('s:src/f000.c#hub') > stored.rank('s:src/f017.c#other17'))
     for (const path of ['src/f000.c', 'src/f250.c', 'src/none.c']) assert.equal(stored.fileRank(path), memory.fileRank(path), path)
+    // Numbered as stored (the repo map's view) before the edges are read, and after.
+    const hub = (graph: CodeGraph): number => graph.symbolNode(graph.symbols.file('src/f000.c')!, graph.symbols.strings.find('hub'))
+    assert.equal(hub(stored), hub(memory))
     // Whatever needs the edges reads them, and the whole table.
     assert.deepEqual(stored.nodeRanks(), memory.nodeRanks())
     assert.equal(stored.toGraphology().size, memory.toGraphology().size)
@@ -82,7 +85,8 @@ describe('stored code graph (graph-file.ts)', () => {
     assert.equal(stored.rank('s:src/f000.c#hub'), memory.rank('s:src/f000.c#hub'))
     assert.equal(stored.fileRank('src/f001.c'), memory.fileRank('src/f001.c'))
     assert.equal(stored.fileRank('src/f299.c'), memory.fileRank('src/f299.c'))
-    assert.throws(() => stored.nodeRanks(), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 1 checksum mismatch/.test(error.reason))
+    assert.deepEqual(stored.nodeRanks(), memory.nodeRanks())
+    assert.throws(() => stored.personalizedRanks(new Float64Array(stored.nodeCount)), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 1 checksum mismatch/.test(error.reason))
     writeFileSync(symbolsPath, symbols)
 
     writeFileSync(graphPath, flipInBlock(bytes, 'graph', 0))

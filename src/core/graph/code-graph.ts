@@ -8,9 +8,9 @@
  * A graphology graph is built only on request (`toGraphology()`): building one eagerly for 200k
  * nodes and a million edges costs more than the whole incremental budget.
  *
- * A graph opened from its stored form (graph-file.ts) answers a node's rank from the stored ranks
- * alone, through the symbol table's lookups by file; anything else reads the edges and the whole
- * table first (`load`).
+ * A graph opened from its stored form (graph-file.ts) numbers and ranks nodes from the stored
+ * ranks alone (a rank by key through the symbol table's lookups by file); anything else reads the
+ * edges and the whole table first (`load`).
  */
 import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
@@ -245,9 +245,8 @@ export class CodeGraph {
    * for callers ranking many nodes (the repo map), which string keys would slow down.
    */
   fileNode(file: FileSymbols): number {
-    this.load()
     const f = this.symbols.fileIndexOf(file.pathId)
-    return f < 0 ? -1 : this.bases()[f]
+    return f < 0 ? -1 : (this.stored ? this.stored.ranks().bases : this.bases())[f]
   }
 
   /** The node of the symbol named `qualifiedName` (a string id) in `file`, -1 if none. */
@@ -259,7 +258,7 @@ export class CodeGraph {
 
   /** The tree's PageRank by node number (not to be modified). */
   nodeRanks(): Float64Array {
-    this.load()
+    if (this.stored) return this.stored.ranks().ranks
     return this.ranks
   }
 
