@@ -6,6 +6,8 @@ import { CorruptFileError } from '../../src/core/errors.js'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type FileContent } from '../../src/core/graph/index.js'
 import { checkRecord, confineTo } from '../../src/core/store/index.js'
+import { Packr } from '../../src/core/store/msgpack.js'
+import { blockSpans, flipInBlock } from '../helpers/block-spans.js'
 import type { SymbolDef, SymbolKind, SymbolRef } from '../../src/core/parse/types.js'
 
 function def(qualifiedName: string, kind: SymbolKind, line: number, signature = ''): SymbolDef {
@@ -26,6 +28,7 @@ function bigTable(): SymbolTable {
     if (f % 50 === 0) defs.push(def('area', 'function', 2000)) // a name a file defines twice
     table.addFile(`pkg/m${String(f).padStart(3, '0')}.py`, content(defs, [`f${(f + 1) % 400}`, 'area', 'area', `C${f % 7}`]))
   }
+  table.addFile('pkg/__init__.py', { ...content([]), imports: [{ module: '.m001', names: [{ name: '*' }], line: 1, relative: true }] })
   table.commit()
   return table
 }
@@ -46,7 +49,7 @@ describe('stored symbol table (symbols-file.ts)', () => {
   it('is a record whose frame checks whole, and answers lookups as the table it was made from', () => {
     assert.equal(checkRecord(readFileSync(path), 'symbols', SYMBOLS_VERSION, path).kind, 'symbols')
     const stored = SymbolTable.open(SymbolsFile.open(path))
-    assert.equal(stored.fileCount, 400)
+    assert.equal(stored.fileCount, 401)
     assert.equal(stored.symbolCount, memory.symbolCount)
     for (const name of ['area', 'C3.area', 'f17', 'f399', 'missing']) {
       assert.deepEqual(stored.byName(name), memory.byName(name), name)
@@ -65,16 +68,19 @@ describe('stored symbol table (symbols-file.ts)', () => {
 
   it('reads only the blocks a lookup needs: damage elsewhere is not read, damage there is a damaged record', () => {
     const bytes = readFileSync(path)
-    // The whole table's block comes first, right after the directory: damage its middle.
-    const damaged = Buffer.from(bytes)
-    damaged[damaged.length >> 2] ^= 0xff
-    writeFileSync(path, damaged)
+    assert.equal(blockSpans<{ runs: number }>(bytes, 'symbols').meta.runs, 2, 'two runs of files')
+    // Block 2 + 1: the second run (files from m2xx on).
+    writeFileSync(path, flipInBlock(bytes, 'symbols', 2 + 1))
     const stored = SymbolTable.open(SymbolsFile.open(path))
     assert.deepEqual(stored.byName('f17'), memory.byName('f17'))
     assert.deepEqual(stored.referencesTo('area'), memory.referencesTo('area'))
-    assert.throws(() => stored.sortedFiles(), (error: unknown) => error instanceof CorruptFileError && error.path === path && /block 0 checksum mismatch/.test(error.reason))
+    assert.deepEqual(stored.definitions('pkg/m017.py'), memory.definitions('pkg/m017.py'))
+    const corrupt = (error: unknown): boolean => error instanceof CorruptFileError && error.path === path && /block 3 checksum mismatch/.test(error.reason)
+    assert.throws(() => stored.byName('f399'), corrupt)
+    assert.throws(() => stored.definitions('pkg/m399.py'), corrupt)
+    assert.throws(() => stored.sortedFiles(), corrupt)
 
-    // Each name's block: one byte flipped in the last block makes some lookup fail, as a damaged record.
+    // Each name's bucket: one byte flipped in the last block makes some lookup fail, as a damaged record.
     const tail = Buffer.from(bytes)
     tail[tail.length - 8] ^= 0xff
     writeFileSync(path, tail)
@@ -89,6 +95,25 @@ describe('stored symbol table (symbols-file.ts)', () => {
       }
     })
     assert.ok(failed.length > 0 && failed.length < names.length, `${failed.length} lookups failed`)
+  })
+
+  it('answers by file (definitions, imports, star importers) and lists defined names as the table it was made from', () => {
+    const stored = SymbolTable.open(SymbolsFile.open(path))
+    for (const file of ['pkg/m000.py', 'pkg/m050.py', 'pkg/m399.py', 'pkg/__init__.py', 'pkg/missing.py']) {
+      assert.deepEqual(stored.definitions(file), memory.definitions(file), file)
+      assert.deepEqual(stored.imports(file), memory.imports(file), file)
+    }
+    assert.deepEqual(stored.imports('pkg/__init__.py').map((row) => row.resolved?.path), ['pkg/m001.py'])
+    assert.deepEqual(stored.starImporters(), ['pkg/__init__.py'])
+    assert.deepEqual(stored.starImporters(), memory.starImporters())
+    assert.deepEqual(stored.definedNames(), memory.definedNames())
+    assert.ok(stored.definedNames().includes('C3.area'))
+  })
+
+  it('keeps each fact once: a table of many files takes a fraction of its uncompressed snapshot', () => {
+    const snapshot = Buffer.byteLength(new Packr({ moreTypes: true }).pack(memory.snapshot().data))
+    // v3 held the whole snapshot as a block beside buckets spelling each definition out again.
+    assert.ok(readFileSync(path).length < snapshot * 0.6, `${readFileSync(path).length} bytes stored for a ${snapshot}-byte snapshot`)
   })
 
   it('refuses a damaged directory, another version or a truncated file on opening', () => {

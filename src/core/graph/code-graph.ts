@@ -7,6 +7,10 @@
  * ranks equal a fresh build's within the PageRank tolerance, in a fraction of the iterations.
  * A graphology graph is built only on request (`toGraphology()`): building one eagerly for 200k
  * nodes and a million edges costs more than the whole incremental budget.
+ *
+ * A graph opened from its stored form (graph-file.ts) numbers and ranks nodes from the stored
+ * ranks alone (a rank by key through the symbol table's lookups by file); anything else reads the
+ * edges and the whole table first (`load`).
  */
 import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
@@ -14,6 +18,7 @@ import { AMBIGUITY_LIMIT, EDGE_TYPES, IMPORT_EDGE, resolveFileEdges, type EdgeCo
 import { pagerank, prepareEdges, type PreparedEdges, type WeightedEdges } from './pagerank.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
+import type { GraphFile } from './graph-file.js'
 import type { SymbolTable, TableChanges } from './symbol-table.js'
 
 export const GRAPH_SNAPSHOT_VERSION = 1
@@ -56,16 +61,42 @@ export class CodeGraph {
   /** Paths (in order) and node bases the current ranks were computed over: the warm start of the next update. */
   private rankedPaths: string[] = []
   private rankedBase: Uint32Array = new Uint32Array(1)
+  /** The stored graph this one was opened from, until something needs its edges. */
+  private stored: GraphFile | undefined
 
   constructor(readonly symbols: SymbolTable) {}
 
+  /** A view of a stored graph over `symbols` (opened from the same tree): blocks are read as needed. */
+  static open(stored: GraphFile, symbols: SymbolTable): CodeGraph {
+    if (stored.meta.files !== symbols.fileCount) throw new CorruptFileError(stored.path, 'graph does not match the symbol table')
+    const graph = new CodeGraph(symbols)
+    graph.stored = stored
+    return graph
+  }
+
+  /**
+   * Reads the stored edges and the whole symbol table, once, for whatever needs more than a rank;
+   * before the table changes, since the stored graph describes the table as stored.
+   */
+  load(): void {
+    const { stored } = this
+    if (!stored) return
+    const whole = CodeGraph.fromSnapshot(stored.snapshot(), this.symbols, stored.path)
+    this.stored = undefined
+    for (const [path, edges] of whole.edges) this.edges.set(path, edges)
+    this.ranks = whole.ranks
+    this.rememberLayout()
+  }
+
   get edgeCount(): number {
+    if (this.stored) return this.stored.meta.edges
     let count = 0
     for (const edges of this.edges.values()) count += edges.count
     return count
   }
 
   get nodeCount(): number {
+    if (this.stored) return this.stored.meta.nodes
     const base = this.bases()
     return base[base.length - 1]
   }
@@ -77,6 +108,7 @@ export class CodeGraph {
    * globally, else only those importing a changed file.
    */
   update(changes: TableChanges): void {
+    this.load()
     const table = this.symbols
     for (const path of changes.changed) this.edges.delete(path)
     const files = table.sortedFiles()
@@ -156,12 +188,30 @@ export class CodeGraph {
 
   /** PageRank of a node (`f:path`, `s:path#qualifiedName`), 0 when there is no such node. */
   rank(key: string): number {
+    if (this.stored) {
+      const { bases, ranks } = this.stored.ranks()
+      const parsed = parseKey(key)
+      const f = parsed ? this.symbols.fileNumber(parsed.path) : -1
+      if (!parsed || f < 0) return 0
+      if (parsed.qualifiedName === undefined) return ranks[bases[f]]
+      const offset = this.symbols.symbolNodeOffset(parsed.path, parsed.qualifiedName)
+      if (offset < 0) return 0
+      if (bases[f] + 1 + offset >= bases[f + 1]) throw new CorruptFileError(this.stored.path, `graph ranks do not match the symbols of ${parsed.path}`)
+      return ranks[bases[f] + 1 + offset]
+    }
     const node = this.nodeOf(key)
     return node < 0 ? 0 : this.ranks[node]
   }
 
   /** A file's share of PageRank: its own node plus its symbols'. Over all files these sum to 1. */
   fileRank(path: string): number {
+    if (this.stored) {
+      const { bases, ranks } = this.stored.ranks()
+      const f = this.symbols.fileNumber(path)
+      let sum = 0
+      if (f >= 0) for (let node = bases[f]; node < bases[f + 1]; node++) sum += ranks[node]
+      return sum
+    }
     const file = this.symbols.file(path)
     if (!file) return 0
     const base = this.bases()
@@ -176,6 +226,7 @@ export class CodeGraph {
    * symbols a task mentions. Returns every node with a non-zero rank.
    */
   personalizedPageRank(personalization: Map<string, number>): Map<string, number> {
+    this.load()
     const vector = new Float64Array(this.nodeCount)
     for (const [key, weight] of personalization) {
       const node = this.nodeOf(key)
@@ -195,7 +246,7 @@ export class CodeGraph {
    */
   fileNode(file: FileSymbols): number {
     const f = this.symbols.fileIndexOf(file.pathId)
-    return f < 0 ? -1 : this.bases()[f]
+    return f < 0 ? -1 : (this.stored ? this.stored.ranks().bases : this.bases())[f]
   }
 
   /** The node of the symbol named `qualifiedName` (a string id) in `file`, -1 if none. */
@@ -207,17 +258,20 @@ export class CodeGraph {
 
   /** The tree's PageRank by node number (not to be modified). */
   nodeRanks(): Float64Array {
+    if (this.stored) return this.stored.ranks().ranks
     return this.ranks
   }
 
   /** PageRank teleporting to nodes in proportion to `teleport` (by node number, any non-negative weights). */
   personalizedRanks(teleport: Float64Array): Float64Array {
+    this.load()
     this.prepared ??= prepareEdges((this.weighted ??= this.nodeEdges()))
     return pagerank(this.prepared, { personalization: teleport })
   }
 
   /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */
   toGraphology(): MultiDirectedGraph<NodeAttributes, EdgeAttributes> {
+    this.load()
     const weighted = (this.weighted ??= this.nodeEdges())
     const graph = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>({ allowSelfLoops: false })
     const keys = this.nodeKeys()
@@ -239,6 +293,7 @@ export class CodeGraph {
 
   /** Canonical stored form; `remap` renumbers string ids as the symbol table's snapshot did. */
   snapshot(remap: Int32Array): GraphSnapshot {
+    this.load()
     const files = this.symbols.sortedFiles()
     const edgeCounts = new Uint32Array(files.length)
     files.forEach((file, f) => { edgeCounts[f] = this.edges.get(file.path)?.count ?? 0 })
@@ -299,6 +354,12 @@ export class CodeGraph {
     return graph
   }
 
+  /** The first node of each file in path order, and the node count at the end (stored beside the ranks). */
+  nodeBases(): Uint32Array {
+    this.load()
+    return this.bases()
+  }
+
   private bases(): Uint32Array {
     if (!this.nodeBase) {
       const files = this.symbols.sortedFiles()
@@ -310,12 +371,13 @@ export class CodeGraph {
   }
 
   private nodeOf(key: string): number {
-    const file = key.startsWith('f:') ? key.slice(2) : key.startsWith('s:') ? key.slice(2, key.indexOf('#') >>> 0) : null
-    const record = file === null ? undefined : this.symbols.file(file)
-    if (!record) return -1
+    this.load()
+    const parsed = parseKey(key)
+    const record = parsed && this.symbols.file(parsed.path)
+    if (!parsed || !record) return -1
     const base = this.bases()[this.symbols.fileIndexOf(record.pathId)]
-    if (key[0] === 'f') return base
-    const name = this.symbols.strings.find(key.slice(key.indexOf('#') + 1))
+    if (parsed.qualifiedName === undefined) return base
+    const name = this.symbols.strings.find(parsed.qualifiedName)
     const offset = name < 0 ? -1 : record.nodeOffset(name)
     return offset < 0 ? -1 : base + 1 + offset
   }
@@ -363,6 +425,13 @@ export class CodeGraph {
     })
     return { nodes: base[files.length], src: src.subarray(0, n), dst: dst.subarray(0, n), weight: weight.subarray(0, n), type: type.subarray(0, n), count: count.subarray(0, n) }
   }
+}
+
+/** A node key's file and, for a symbol's node, its qualified name; null when it is neither form. */
+function parseKey(key: string): { path: string; qualifiedName?: string } | null {
+  if (key.startsWith('f:')) return { path: key.slice(2) }
+  const hash = key.indexOf('#')
+  return key.startsWith('s:') && hash >= 0 ? { path: key.slice(2, hash), qualifiedName: key.slice(hash + 1) } : null
 }
 
 function emptyEdgeColumns(total: number): EdgeColumns {

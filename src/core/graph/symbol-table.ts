@@ -11,6 +11,7 @@ import { resolveImport, type ImportTarget } from './imports.js'
 import { PathIndex, pathKeys } from './paths.js'
 import { STRING_SEPARATOR, StringTable } from './strings.js'
 import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
+import { joinSnapshots, type SymbolsRun } from './table-slices.js'
 
 /** A definition as extracted, plus the file that holds it. */
 export interface SymbolInfo extends SymbolDef {
@@ -59,9 +60,12 @@ export class SymbolTable {
   private stringTable: StringTable
   /**
    * The stored table this one was opened from, until something needs all of it: lookups by name
-   * (`def`, a name's references) read only their blocks; anything else loads the whole table.
+   * (`def`, a name's references) and by file (definitions, imports) read only their blocks;
+   * anything else loads the whole table.
    */
   private stored: SymbolsFile | undefined
+  /** Runs of the stored table read so far, each a table of its own files (see symbols-file.ts). */
+  private readonly runs = new Map<number, SymbolTable>()
   /** Path → its record before the first change since the last commit (null: it did not exist). */
   private readonly changes = new Map<string, FileSymbols | null>()
   private pathIndex: PathIndex | undefined
@@ -71,6 +75,7 @@ export class SymbolTable {
   private qualifiedNames: DefIndex | undefined
   private postings: { starts: Uint32Array; files: Uint32Array; counts: Uint32Array } | undefined
   private starImporting: string[] | undefined
+  private defined: readonly string[] | undefined
 
   constructor(strings = new StringTable()) {
     this.stringTable = strings
@@ -93,14 +98,29 @@ export class SymbolTable {
     return this.fileMap
   }
 
-  /** Loads the whole stored table, once, for whatever needs more than a lookup by name. */
+  /** Loads the whole stored table, once, for whatever needs more than a lookup by name or by file. */
   private load(): void {
     if (!this.stored) return
     const { stored } = this
-    const whole = SymbolTable.fromSnapshot(stored.table(), stored.path)
+    const runs = Array.from({ length: stored.runCount }, (_, r) => checkSnapshot(stored.run(r), stored.path) as SymbolsRun)
+    const { data, strings } = joinSnapshots(runs, stored.stringCount, stored.path)
+    const whole = SymbolTable.build(data, strings)
     this.stored = undefined
+    this.runs.clear()
     this.stringTable = whole.stringTable
     for (const [path, file] of whole.fileMap) this.fileMap.set(path, file)
+  }
+
+  /** The stored file at `path` and the table of its run, reading the run on first use; undefined when there is no such file. */
+  private storedFile(stored: SymbolsFile, path: string): { table: SymbolTable; file: FileSymbols } | undefined {
+    const index = stored.fileIndex(path)
+    if (index < 0) return undefined
+    const { run } = stored.runOf(index)
+    let table = this.runs.get(run)
+    if (!table) this.runs.set(run, (table = SymbolTable.fromSnapshot(stored.run(run), stored.path)))
+    const file = table.fileMap.get(path)
+    if (!file) throw new CorruptFileError(stored.path, `run ${run} lacks ${path}`)
+    return { table, file }
   }
 
   get fileCount(): number {
@@ -151,6 +171,20 @@ export class SymbolTable {
     return pathId < this.orderOf.length ? this.orderOf[pathId] : -1
   }
 
+  /** Position of the file at `path` in path order, -1 when the table does not hold it; a stored table answers from its path list. */
+  fileNumber(path: string): number {
+    if (this.stored) return this.stored.fileIndex(path)
+    const file = this.files.get(path)
+    return file ? this.fileIndexOf(file.pathId) : -1
+  }
+
+  /** Offset among the symbol nodes of the file at `path` of its definition qualified `qualifiedName` (FileSymbols.nodeOffset), -1 if none. */
+  symbolNodeOffset(path: string, qualifiedName: string): number {
+    const found = this.stored ? this.storedFile(this.stored, path) : { table: this as SymbolTable, file: this.files.get(path) }
+    const id = found?.file ? found.table.strings.find(qualifiedName) : -1
+    return id < 0 ? -1 : found!.file!.nodeOffset(id)
+  }
+
   /** Definitions by name, over `sortedFiles()`. */
   nameIndex(): DefIndex {
     this.names ??= DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defName)
@@ -158,12 +192,12 @@ export class SymbolTable {
   }
 
   byName(name: string): SymbolInfo[] {
-    if (this.stored) return firstPerFile(this.stored.definitions(name).filter((d) => d.byName))
+    if (this.stored) return firstPerFile(this.keyed(name).filter((d) => d.byName))
     return this.infos(this.nameIndex(), this.strings.find(name))
   }
 
   byQualifiedName(qualifiedName: string): SymbolInfo[] {
-    if (this.stored) return firstPerFile(this.stored.definitions(qualifiedName).filter((d) => d.byQualifiedName))
+    if (this.stored) return firstPerFile(this.keyed(qualifiedName).filter((d) => d.byQualifiedName))
     this.qualifiedNames ??= DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defQName)
     return this.infos(this.qualifiedNames, this.strings.find(qualifiedName))
   }
@@ -184,7 +218,7 @@ export class SymbolTable {
   }
 
   hasFile(path: string): boolean {
-    return this.stored ? this.stored.hasFile(path) : this.files.has(path)
+    return this.stored ? this.stored.fileIndex(path) >= 0 : this.files.has(path)
   }
 
   /**
@@ -192,7 +226,15 @@ export class SymbolTable {
    * matched: the lookup `def` needs, answered from the key's block of a stored table.
    */
   keyed(key: string): KeyedDefinition[] {
-    if (this.stored) return this.stored.definitions(key)
+    const { stored } = this
+    if (stored) {
+      return (stored.entries(key)?.defs ?? []).map(({ file, def }) => {
+        const found = this.storedFile(stored, stored.pathOf(file))!
+        if (def >= found.file.defs) throw new CorruptFileError(stored.path, `symbol bucket names definition ${def} of ${found.file.path}, which has ${found.file.defs}`)
+        const info = found.table.info(found.file, def)
+        return { info, file, def, byName: info.name === key, byQualifiedName: info.qualifiedName === key }
+      })
+    }
     const id = this.strings.find(key)
     if (id < 0) return []
     const out: KeyedDefinition[] = []
@@ -207,6 +249,7 @@ export class SymbolTable {
   }
 
   definitions(path: string): SymbolInfo[] {
+    if (this.stored) return this.storedFile(this.stored, path)?.table.definitions(path) ?? []
     const file = this.files.get(path)
     if (!file) return []
     return Array.from({ length: file.defs }, (_, d) => this.info(file, d))
@@ -214,7 +257,8 @@ export class SymbolTable {
 
   /** Files referencing `name`, most references first (ties by path). */
   referencesTo(name: string): ReferencePosting[] {
-    if (this.stored) return this.stored.references(name).sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
+    const { stored } = this
+    if (stored) return (stored.entries(name)?.refs ?? []).map(({ file, count }) => ({ path: stored.pathOf(file), count })).sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
     const id = this.strings.find(name)
     if (id < 0) return []
     const postings = this.buildPostings()
@@ -225,7 +269,31 @@ export class SymbolTable {
     return out.sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
   }
 
+  /**
+   * The distinct names and qualified names definitions have, in order of first definition over
+   * files in path order: what `def` compares a name matching nothing with (query/symbols/suggest.ts).
+   * The same array until the table changes.
+   */
+  definedNames(): readonly string[] {
+    if (this.defined) return this.defined
+    if (this.stored) return (this.defined = this.stored.definedNames())
+    const seen = new Uint8Array(this.strings.size)
+    const names: string[] = []
+    for (const file of this.sortedFiles()) {
+      const { defName, defQName } = file.cols
+      for (let d = file.def0; d < file.def0 + file.defs; d++) {
+        for (const id of [defName[d], defQName[d]]) {
+          if (seen[id]) continue
+          seen[id] = 1
+          names.push(this.strings.get(id))
+        }
+      }
+    }
+    return (this.defined = names)
+  }
+
   imports(path: string): FileImport[] {
+    if (this.stored) return this.storedFile(this.stored, path)?.table.imports(path) ?? []
     const file = this.files.get(path)
     if (!file) return []
     const { cols } = file
@@ -248,6 +316,7 @@ export class SymbolTable {
    * them (a package's `__init__.py`), so exposure follows them though no posting names them.
    */
   starImporters(): readonly string[] {
+    if (this.stored) return this.stored.starImporters()
     if (!this.starImporting) {
       const star = this.strings.find('*')
       this.starImporting = []
@@ -394,26 +463,13 @@ export class SymbolTable {
   }
 
   static fromSnapshot(value: unknown, source = 'symbols snapshot'): SymbolTable {
-    const fail = (reason: string): never => {
-      throw new CorruptFileError(source, reason)
-    }
-    const data = value as SymbolsSnapshot
-    if (typeof data !== 'object' || data === null) fail('not a symbols snapshot')
-    if (data.version !== SYMBOLS_SNAPSHOT_VERSION) fail(`unknown symbols snapshot version ${String(data.version)}`)
-    if (typeof data.strings !== 'string' || typeof data.sigText !== 'string' || !Array.isArray(data.languages)) fail('symbols snapshot lacks its strings')
-    const strings = data.strings.split(STRING_SEPARATOR)
-    const files = data.languages.length
-    const defs = checkTotal(data.defCounts, files, fail)
-    const refs = checkTotal(data.refCounts, files, fail)
-    const imports = checkTotal(data.importCounts, files, fail)
-    const shape = emptyColumns(defs, refs, imports)
-    for (const key of Object.keys(shape) as Array<keyof typeof shape>) {
-      const column = data[key]
-      if (!(column instanceof shape[key].constructor) || column.length !== shape[key].length) fail(`symbols column ${key} is malformed`)
-    }
-    checkIds(strings.length, fail, data.paths, data.defName, data.defQName, data.defScope, data.refName, data.importModule, data.importName, data.importKey1, data.importKey2, data.importTarget)
-    if (data.paths.length !== files || (defs > 0 && data.sigEnds[defs - 1] !== data.sigText.length)) fail('symbols snapshot tables disagree in size')
+    const data = checkSnapshot(value, source)
+    return SymbolTable.build(data, data.strings.split(STRING_SEPARATOR))
+  }
 
+  /** A table over a checked snapshot's columns and its strings. */
+  private static build(data: Omit<SymbolsSnapshot, 'strings'>, strings: string[]): SymbolTable {
+    const files = data.languages.length
     const table = new SymbolTable(new StringTable(strings))
     const cols: SymbolColumns = { ...data }
     let d = 0
@@ -517,6 +573,7 @@ export class SymbolTable {
 
   private invalidate(): void {
     this.starImporting = undefined
+    this.defined = undefined
     this.ordered = undefined
     this.orderOf = undefined
     this.names = undefined
@@ -559,6 +616,32 @@ function diffDefinitions(before: FileSymbols | null, after: FileSymbols | null, 
     dirtyNames.set(name, (dirtyNames.get(name) ?? 0) - (current ? 0 : 1))
   }
   for (const name of now.keys()) if (!old.has(name)) dirtyNames.set(name, (dirtyNames.get(name) ?? 0) + 1)
+}
+
+/** `value` as a symbols snapshot whose columns agree in size and refer only to its strings; CorruptFileError otherwise. */
+function checkSnapshot(value: unknown, source: string): SymbolsSnapshot {
+  const fail = (reason: string): never => {
+    throw new CorruptFileError(source, reason)
+  }
+  const data = value as SymbolsSnapshot
+  if (typeof data !== 'object' || data === null) fail('not a symbols snapshot')
+  if (data.version !== SYMBOLS_SNAPSHOT_VERSION) fail(`unknown symbols snapshot version ${String(data.version)}`)
+  if (typeof data.strings !== 'string' || typeof data.sigText !== 'string' || !Array.isArray(data.languages)) fail('symbols snapshot lacks its strings')
+  // Counted, not split: the caller splits them once.
+  let strings = 1
+  for (let at = data.strings.indexOf(STRING_SEPARATOR); at >= 0; at = data.strings.indexOf(STRING_SEPARATOR, at + 1)) strings++
+  const files = data.languages.length
+  const defs = checkTotal(data.defCounts, files, fail)
+  const refs = checkTotal(data.refCounts, files, fail)
+  const imports = checkTotal(data.importCounts, files, fail)
+  const shape = emptyColumns(defs, refs, imports)
+  for (const key of Object.keys(shape) as Array<keyof typeof shape>) {
+    const column = data[key]
+    if (!(column instanceof shape[key].constructor) || column.length !== shape[key].length) fail(`symbols column ${key} is malformed`)
+  }
+  checkIds(strings, fail, data.paths, data.defName, data.defQName, data.defScope, data.refName, data.importModule, data.importName, data.importKey1, data.importKey2, data.importTarget)
+  if (data.paths.length !== files || (defs > 0 && data.sigEnds[defs - 1] !== data.sigText.length)) fail('symbols snapshot tables disagree in size')
+  return data
 }
 
 function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'sigText'> {

@@ -1,55 +1,56 @@
 /**
- * The stored symbol table (`symbols` record, version 3), laid out for a cold query to open rather
- * than decode: `def kmalloc` reads the record's header, a directory of block offsets, the block of
- * the names hashing with `kmalloc` and the path list — tens of kilobytes of a file of tens of
- * megabytes. A build (patching the table) or a query needing every file (refs' resolution, the
- * graph) reads the whole table's block.
+ * The stored symbol table (`symbols` record, version 4), laid out for a cold query to open rather
+ * than decode, each fact stored once: `def kmalloc` reads the directory, the hash bucket of the
+ * names hashing with `kmalloc`, the path list and the run of files holding its definitions — tens
+ * of kilobytes of a file of tens of megabytes. `refs` reads the bucket and the runs of the files
+ * mentioning the name; a build (patching the table) joins every run.
  *
- * The layout is the payload of an ordinary record (a msgpack bin), so the frame's whole-file CRC
- * still serves `verify`, the remote cache and shards; a query skips it and checks, instead, the
- * directory's CRC on opening and each block's CRC when it reads the block.
- *
- *   payload offset  size  field
- *   0               4     d = directory length, u32 LE
- *   4               4     CRC-32 of the directory
- *   8               d     directory, msgpack: { files, symbols, buckets, ends } — block i spans
- *                         [ends[i - 1] (8 + d for the first), ends[i]) of the payload
- *   …                     blocks, each a CRC-32 (u32 LE) of its msgpack then the msgpack:
- *                         0 the whole table (a SymbolsSnapshot); 1 the paths in path order,
- *                         NUL-joined; 2 + b the names of hash bucket b (see `SymbolBucket`)
+ * A block record (block-file.ts); its directory's meta is { files, symbols, strings, runs,
+ * buckets, runStarts } and its blocks are:
+ *   0          the paths in path order, NUL-joined, and the Python files re-exporting with a
+ *              resolved `from m import *` (file numbers: a star import exposes names it never spells)
+ *   1          the distinct defined names and qualified names, NUL-joined in order of first
+ *              definition: what a name that matched nothing is compared with for suggestions
+ *   2 + r      run r: files [runStarts[r], runStarts[r + 1]) as a snapshot of their own, spelling
+ *              out only the strings they use, with their ids in the whole table (table-slices.ts);
+ *              a run closes at ~2,048 rows
+ *   2 + runs + b  hash bucket b: its names sorted, per name the definitions named or qualified so
+ *              (file, definition within the file) and the files referencing it with counts
  *
  * Buckets rather than one block per name: a block per name would make the offset table as large
  * as the names; a few hundred rows per bucket keep the directory small and a read at a few pages.
+ * Runs of files rather than one block per file: a file's few rows compress poorly alone.
+ * (3: the whole table as one more block, definitions spelled out again in the buckets, nothing
+ * compressed: 117 MB on Linux 10k. 2: one msgpack snapshot, decoded whole by every query.)
  */
-import { closeSync, fstatSync } from 'node:fs'
-import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
-import { Packr } from '../store/msgpack.js'
-import { openConfinedSync, readAtSync } from '../store/index.js'
-import { SYMBOL_KINDS } from './file-symbols.js'
+import { BlockFile, blockFileParts, packBlock } from './block-file.js'
 import { STRING_SEPARATOR } from './strings.js'
+import { fileStarts, SliceScratch, sliceSnapshot } from './table-slices.js'
 import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 
 export const SYMBOLS_KIND = 'symbols'
-/** 3: the block layout above (2: one msgpack snapshot, decoded whole by every query). */
-export const SYMBOLS_VERSION = 3
+export const SYMBOLS_VERSION = 4
 
-/** A definition as a bucket row: [file (path order), def within the file, name, qualified name, kind code, line, end line, column, signature, scope]. */
-type DefRow = [number, number, string, string, number, number, number, number, string, string]
-
-/** One hash bucket: its names sorted; per name, the definitions named or qualified so (file, def order) and the files referencing it. */
+/** One hash bucket: its names sorted (NUL-joined); name k's definitions are [defStarts[k], defStarts[k + 1]) of defFile/defIndex, its referencing files likewise. */
 interface SymbolBucket {
-  keys: string[]
-  defs: DefRow[][]
-  refFiles: number[][]
-  refCounts: number[][]
+  keys: string
+  defStarts: Uint32Array
+  defFile: Uint32Array
+  defIndex: Uint32Array
+  refStarts: Uint32Array
+  refFile: Uint32Array
+  refCount: Uint32Array
 }
 
-interface Directory {
+interface Meta {
   files: number
   symbols: number
+  /** Distinct strings of the whole table (see table-slices.ts). */
+  strings: number
+  runs: number
   buckets: number
-  ends: Uint32Array
+  runStarts: Uint32Array
 }
 
 /** A definition found under a key, with how it matched and where it sits in path order. */
@@ -63,12 +64,19 @@ export interface KeyedDefinition {
   byQualifiedName: boolean
 }
 
-const packr = new Packr({ moreTypes: true })
-const TABLE_BLOCK = 0
-const PATHS_BLOCK = 1
-const FIRST_BUCKET = 2
+/** Where a key's definitions and referencing files are: file numbers in path order. */
+export interface KeyEntries {
+  defs: Array<{ file: number; def: number }>
+  refs: Array<{ file: number; count: number }>
+}
+
+const PATHS_BLOCK = 0
+const NAMES_BLOCK = 1
+const FIRST_RUN = 2
 /** Rows (definitions under a key, referencing files) aimed at per bucket. */
-const ROWS_PER_BUCKET = 256
+const ROWS_PER_BUCKET = 512
+/** Rows (definitions, references, imports) after which a run of files closes. */
+const ROWS_PER_RUN = 2048
 
 /** FNV-1a over UTF-16 code units: stable across runs and platforms, as the layout must be. */
 export function bucketOf(key: string, buckets: number): number {
@@ -78,24 +86,18 @@ export function bucketOf(key: string, buckets: number): number {
 }
 
 /**
- * The record file of a canonical snapshot (SymbolTable.snapshot), framed as record.ts frames a
- * record, its payload the layout as a msgpack bin, in parts written one after the other: joined
- * into one buffer, or packed as a record payload, a 10k-file table would be copied once or three
- * times more at the peak of a build's memory. Rows are sorted into buckets with typed arrays,
- * and only one bucket's objects exist at a time.
+ * The record file of a canonical snapshot (SymbolTable.snapshot), in parts written one after the
+ * other: joined into one buffer, a 10k-file table would be copied once more at the peak of a
+ * build's memory. Rows are sorted into buckets with typed arrays, and only one bucket's or run's
+ * objects exist at a time.
  */
-export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer[] {
+export function encodeSymbolsFile(data: SymbolsSnapshot): Uint8Array[] {
   const strings = data.strings.split(STRING_SEPARATOR)
   const files = data.paths.length
   const defs = data.defName.length
+  const starts = fileStarts(data)
   const fileOfDef = new Uint32Array(defs)
-  const def0 = new Uint32Array(files + 1)
-  for (let f = 0, d = 0; f < files; f++) {
-    def0[f] = d
-    fileOfDef.fill(f, d, d + data.defCounts[f])
-    d += data.defCounts[f]
-    def0[f + 1] = d
-  }
+  for (let f = 0; f < files; f++) fileOfDef.fill(f, starts.def[f], starts.def[f + 1])
   // Definition entries: each definition under its name, and under its qualified name when it differs.
   let entries = defs
   for (let d = 0; d < defs; d++) if (data.defQName[d] !== data.defName[d]) entries++
@@ -142,75 +144,99 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Buffer[] {
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
   const postsByBucket = groupBy(postName, bucketOfString, buckets)
 
-  const row = (d: number): DefRow => {
-    const f = fileOfDef[d]
-    return [
-      f, d - def0[f], strings[data.defName[d]]!, strings[data.defQName[d]]!, data.defKind[d], data.defLine[d], data.defEndLine[d], data.defColumn[d],
-      data.sigText.slice(d === 0 ? 0 : data.sigEnds[d - 1], data.sigEnds[d]), strings[data.defScope[d]]!,
-    ]
-  }
   const bucketBlock = (b: number): Buffer => {
-    const byKey = new Map<number, { defs: DefRow[]; files: number[]; counts: number[] }>()
-    const entry = (key: number): { defs: DefRow[]; files: number[]; counts: number[] } => {
+    const byKey = new Map<number, { defs: number[]; posts: number[] }>()
+    const entry = (key: number): { defs: number[]; posts: number[] } => {
       let value = byKey.get(key)
-      if (!value) byKey.set(key, (value = { defs: [], files: [], counts: [] }))
+      if (!value) byKey.set(key, (value = { defs: [], posts: [] }))
       return value
     }
-    for (let i = defsByBucket.starts[b]; i < defsByBucket.starts[b + 1]; i++) {
-      const e = defsByBucket.order[i]
-      entry(entryKey[e]).defs.push(row(entryDef[e]))
-    }
-    for (let i = postsByBucket.starts[b]; i < postsByBucket.starts[b + 1]; i++) {
-      const p = postsByBucket.order[i]
-      const value = entry(postName[p])
-      value.files.push(postFile[p])
-      value.counts.push(postCount[p])
-    }
+    for (let i = defsByBucket.starts[b]; i < defsByBucket.starts[b + 1]; i++) entry(entryKey[defsByBucket.order[i]]).defs.push(entryDef[defsByBucket.order[i]])
+    for (let i = postsByBucket.starts[b]; i < postsByBucket.starts[b + 1]; i++) entry(postName[postsByBucket.order[i]]).posts.push(postsByBucket.order[i])
     const keys = [...byKey.keys()].sort((x, y) => (strings[x]! < strings[y]! ? -1 : 1))
-    const bucket: SymbolBucket = { keys: keys.map((k) => strings[k]!), defs: [], refFiles: [], refCounts: [] }
-    for (const key of keys) {
-      const value = byKey.get(key)!
-      bucket.defs.push(value.defs)
-      bucket.refFiles.push(value.files)
-      bucket.refCounts.push(value.counts)
+    let defRows = 0
+    let refRows = 0
+    for (const value of byKey.values()) {
+      defRows += value.defs.length
+      refRows += value.posts.length
     }
-    return block(bucket)
+    const bucket: SymbolBucket = {
+      keys: keys.map((k) => strings[k]!).join(STRING_SEPARATOR),
+      defStarts: new Uint32Array(keys.length + 1),
+      defFile: new Uint32Array(defRows),
+      defIndex: new Uint32Array(defRows),
+      refStarts: new Uint32Array(keys.length + 1),
+      refFile: new Uint32Array(refRows),
+      refCount: new Uint32Array(refRows),
+    }
+    keys.forEach((key, k) => {
+      const value = byKey.get(key)!
+      let d = bucket.defStarts[k]
+      for (const def of value.defs) {
+        bucket.defFile[d] = fileOfDef[def]
+        bucket.defIndex[d++] = def - starts.def[fileOfDef[def]]
+      }
+      bucket.defStarts[k + 1] = d
+      let r = bucket.refStarts[k]
+      for (const post of value.posts) {
+        bucket.refFile[r] = postFile[post]
+        bucket.refCount[r++] = postCount[post]
+      }
+      bucket.refStarts[k + 1] = r
+    })
+    return packBlock(bucket)
   }
 
-  const blocks = [block(data), block(Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR))]
+  // Runs of files in path order, each closing once it holds ROWS_PER_RUN rows; at least one, for an empty table's columns.
+  const runStarts = [0]
+  for (let f = 0, rows = 0; f < files; f++) {
+    rows += data.defCounts[f] + data.refCounts[f] + data.importCounts[f]
+    if (rows >= ROWS_PER_RUN && f + 1 < files) {
+      runStarts.push(f + 1)
+      rows = 0
+    }
+  }
+  runStarts.push(files)
+  const runs = runStarts.length - 1
+  const scratch = new SliceScratch(strings.length)
+  const blocks = [packBlock({ paths: Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR), stars: starImporting(data, strings, starts) })]
+  blocks.push(packBlock(definedNames(data, strings).join(STRING_SEPARATOR)))
+  for (let r = 0; r < runs; r++) blocks.push(packBlock(sliceSnapshot(data, strings, starts, runStarts[r]!, runStarts[r + 1]!, r, scratch)))
   for (let b = 0; b < buckets; b++) blocks.push(bucketBlock(b))
-  const symbols = defs
-  const provisional: Directory = { files, symbols, buckets, ends: new Uint32Array(blocks.length) }
-  // The directory's size does not depend on the offsets' values (a typed array packs at its length).
-  const dirLength = packr.pack(provisional).length
-  let at = 8 + dirLength
-  blocks.forEach((bytes, i) => (provisional.ends[i] = at += bytes.length))
-  const directory = Buffer.from(packr.pack(provisional))
-  if (directory.length !== dirLength) throw new Error('the symbol block directory changed size once its offsets were set')
-  const layout = at
-  const kind = Buffer.from(SYMBOLS_KIND, 'latin1')
-  const payload = 13 + kind.length
-  const base = payload + 5
-  const head = Buffer.allocUnsafe(base + 8)
-  head.write('VLT', 0, 'latin1')
-  head[3] = 1
-  head[4] = kind.length
-  kind.copy(head, 5)
-  head.writeUInt32LE(SYMBOLS_VERSION, 5 + kind.length)
-  head.writeUInt32LE(5 + layout, 9 + kind.length)
-  head[payload] = 0xc6 // msgpack bin 32
-  head.writeUInt32BE(layout, payload + 1)
-  head.writeUInt32LE(directory.length, base)
-  head.writeUInt32LE(crc32(directory), base + 4)
-  const parts = [head, directory, ...blocks]
-  let crc = 0
-  for (const part of parts) crc = crc32(part, crc)
-  const tail = Buffer.allocUnsafe(4)
-  tail.writeUInt32LE(crc, 0)
-  parts.push(tail)
-  return parts
+  const meta: Meta = { files, symbols: defs, strings: strings.length, runs, buckets, runStarts: Uint32Array.from(runStarts) }
+  return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
 }
 
+/** Distinct names and qualified names of definitions, in order of first definition (as SymbolTable.definedNames lists them). */
+function definedNames(data: SymbolsSnapshot, strings: readonly string[]): string[] {
+  const seen = new Uint8Array(strings.length)
+  const names: string[] = []
+  for (let d = 0; d < data.defName.length; d++) {
+    for (const id of [data.defName[d], data.defQName[d]]) {
+      if (seen[id]) continue
+      seen[id] = 1
+      names.push(strings[id]!)
+    }
+  }
+  return names
+}
+
+/** Python files with a resolved `from m import *`, by file number (see SymbolTable.starImporters). */
+function starImporting(data: SymbolsSnapshot, strings: readonly string[], starts: ReturnType<typeof fileStarts>): Uint32Array {
+  const star = strings.indexOf('*')
+  const out: number[] = []
+  if (star < 0) return new Uint32Array(0)
+  for (let f = 0; f < data.paths.length; f++) {
+    if (!strings[data.paths[f]]!.endsWith('.py')) continue
+    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) {
+      if (data.importName[m] === star && data.importTarget[m] >= 0) {
+        out.push(f)
+        break
+      }
+    }
+  }
+  return Uint32Array.from(out)
+}
 
 /** `order` lists the indices of `keys` grouped by the bucket of each key, stable; bucket b's are [starts[b], starts[b + 1]). */
 function groupBy(keys: Uint32Array, bucketOfKey: Uint32Array, buckets: number): { order: Uint32Array; starts: Uint32Array } {
@@ -223,170 +249,126 @@ function groupBy(keys: Uint32Array, bucketOfKey: Uint32Array, buckets: number): 
   return { order, starts }
 }
 
-function block(value: unknown): Buffer {
-  const body = packr.pack(value)
-  const out = Buffer.allocUnsafe(4 + body.length)
-  out.writeUInt32LE(crc32(body), 0)
-  body.copy(out, 4)
-  // msgpackr keeps packing into the buffer it last grew: let a table-sized one go once copied (as record.ts does).
-  if (body.length > LARGE_BLOCK) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
-  return out
-}
-
-const LARGE_BLOCK = 1 << 24
-
-/** Descriptors of opened files, closed once their SymbolsFile is collected. */
-const descriptors = new FinalizationRegistry<number>((fd) => closeSync(fd))
-
-/**
- * A stored symbol table opened for reading by block. The descriptor stays open with the view: the
- * tree's directory may be removed meanwhile (gc), the bytes read stay those opened.
- */
+/** A stored symbol table opened for reading by block (see the layout above). */
 export class SymbolsFile {
   private paths: string[] | undefined
-  private readonly buckets = new Map<number, SymbolBucket>()
+  private stars: string[] | undefined
+  private readonly buckets = new Map<number, { keys: string[]; bucket: SymbolBucket }>()
 
-  private constructor(
-    readonly path: string,
-    private readonly fd: number,
-    /** File offset of the payload (the layout's offset 0). */
-    private readonly base: number,
-    private readonly directory: Directory,
-    /** Payload offset of the first block, after the directory. */
-    private readonly firstBlock: number,
-  ) {
-    descriptors.register(this, fd)
+  private constructor(private readonly file: BlockFile, private readonly meta: Meta) {}
+
+  get path(): string {
+    return this.file.path
   }
 
   get fileCount(): number {
-    return this.directory.files
+    return this.meta.files
   }
 
   get symbolCount(): number {
-    return this.directory.symbols
+    return this.meta.symbols
+  }
+
+  get runCount(): number {
+    return this.meta.runs
+  }
+
+  get stringCount(): number {
+    return this.meta.strings
   }
 
   /** Checks the record's header and the directory; throws CorruptFileError (missing, damaged, another version). */
   static open(path: string): SymbolsFile {
-    const fd = openConfinedSync(path)
-    if (fd === undefined) throw new CorruptFileError(path, 'missing')
-    try {
-      const size = fstatSync(fd).size
-      const head = readAtSync(fd, 0, Math.min(size, 1 << 16))
-      const base = payloadStart(head, size, path)
-      const fail = (reason: string): never => {
-        throw new CorruptFileError(path, reason)
-      }
-      if (base + 8 > size) fail('truncated: no block directory')
-      const dirLength = head.readUInt32LE(base)
-      const dirBytes = base + 8 + dirLength <= head.length ? head.subarray(base + 8, base + 8 + dirLength) : readAtSync(fd, base + 8, dirLength)
-      if (dirBytes.length !== dirLength || crc32(dirBytes) !== head.readUInt32LE(base + 4)) fail('block directory checksum mismatch')
-      const directory = packr.unpack(dirBytes) as Directory
-      if (!(directory.ends instanceof Uint32Array) || directory.ends.length !== directory.buckets + FIRST_BUCKET) fail('malformed block directory')
-      if (directory.ends[directory.ends.length - 1]! + base + 4 !== size) fail('block directory disagrees with the file size')
-      return new SymbolsFile(path, fd, base, directory, 8 + dirLength)
-    } catch (error) {
-      closeSync(fd)
-      throw error
+    const file = BlockFile.open(path, SYMBOLS_KIND, SYMBOLS_VERSION)
+    const meta = file.meta as Meta
+    const { runStarts } = meta ?? {}
+    const shaped =
+      typeof meta === 'object' && meta !== null && Number.isInteger(meta.files) && Number.isInteger(meta.symbols) && Number.isInteger(meta.strings) && Number.isInteger(meta.runs) && meta.runs >= 1 && Number.isInteger(meta.buckets) && meta.buckets >= 1 &&
+      runStarts instanceof Uint32Array && runStarts.length === meta.runs + 1 && runStarts[0] === 0 && runStarts[meta.runs] === meta.files && runStarts.every((start, r) => r === 0 || start >= runStarts[r - 1]!)
+    if (!shaped || file.blockCount !== FIRST_RUN + meta.runs + meta.buckets) throw new CorruptFileError(path, 'malformed block directory')
+    return new SymbolsFile(file, meta)
+  }
+
+  /** Run `r`'s files as a snapshot (SymbolTable.fromSnapshot checks it). */
+  run(r: number): unknown {
+    return this.file.read(FIRST_RUN + r)
+  }
+
+  /** The run holding file `file` (path order) and the file's position within it. */
+  runOf(file: number): { run: number; at: number } {
+    const starts = this.meta.runStarts
+    let lo = 0
+    let hi = this.meta.runs - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if (starts[mid]! <= file) lo = mid
+      else hi = mid - 1
     }
+    return { run: lo, at: file - starts[lo]! }
   }
 
-  /** The whole table's snapshot, for SymbolTable.fromSnapshot. */
-  table(): unknown {
-    return this.block(TABLE_BLOCK)
-  }
-
-  /** Whether the table holds the file at `path`. */
-  hasFile(path: string): boolean {
+  /** The number of the file at `path` in path order, -1 when the table does not hold it. */
+  fileIndex(path: string): number {
     const paths = this.sortedPaths()
-    return paths[lowerBound(paths, path)] === path
+    const at = lowerBound(paths, path)
+    return paths[at] === path ? at : -1
   }
 
-  /** Definitions named or qualified `key`, in path then definition order. */
-  definitions(key: string): KeyedDefinition[] {
-    const found = this.find(key)
-    if (!found) return []
-    const paths = this.sortedPaths()
-    return found.bucket.defs[found.at]!.map(([file, def, name, qualifiedName, kind, line, endLine, column, signature, scope]) => ({
-      info: { path: paths[file]!, name, qualifiedName, kind: SYMBOL_KINDS[kind]!, line, endLine, column, signature, scope },
-      file,
-      def,
-      byName: name === key,
-      byQualifiedName: qualifiedName === key,
-    }))
+  /** The path of file number `file`. */
+  pathOf(file: number): string {
+    return this.sortedPaths()[file]!
   }
 
-  /** Files referencing `key` with their counts, in path order. */
-  references(key: string): Array<{ path: string; count: number }> {
-    const found = this.find(key)
-    if (!found) return []
-    const paths = this.sortedPaths()
-    const counts = found.bucket.refCounts[found.at]!
-    return found.bucket.refFiles[found.at]!.map((file, i) => ({ path: paths[file]!, count: counts[i]! }))
+  /** Python files with a resolved `from m import *`. */
+  starImporters(): string[] {
+    this.sortedPaths()
+    return this.stars!
   }
 
-  private find(key: string): { bucket: SymbolBucket; at: number } | undefined {
-    const b = bucketOf(key, this.directory.buckets)
-    let bucket = this.buckets.get(b)
-    if (!bucket) {
-      bucket = this.block(FIRST_BUCKET + b) as SymbolBucket
-      if (!Array.isArray(bucket?.keys) || !Array.isArray(bucket.defs) || !Array.isArray(bucket.refFiles) || !Array.isArray(bucket.refCounts)) {
+  /** The distinct defined names and qualified names (see SymbolTable.definedNames). */
+  definedNames(): string[] {
+    const joined = this.file.read(NAMES_BLOCK)
+    if (typeof joined !== 'string') throw new CorruptFileError(this.path, 'malformed name block')
+    return joined === '' ? [] : joined.split(STRING_SEPARATOR)
+  }
+
+  /** The definitions and referencing files of `key`, from its bucket; undefined when it has neither. */
+  entries(key: string): KeyEntries | undefined {
+    const b = bucketOf(key, this.meta.buckets)
+    let found = this.buckets.get(b)
+    if (!found) {
+      const bucket = this.file.read(FIRST_RUN + this.meta.runs + b) as SymbolBucket
+      const keys = typeof bucket?.keys === 'string' ? (bucket.keys === '' ? [] : bucket.keys.split(STRING_SEPARATOR)) : undefined
+      const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount]
+      if (!keys || !columns.every((column) => column instanceof Uint32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
+        bucket.defStarts[keys.length] !== bucket.defFile.length || bucket.defFile.length !== bucket.defIndex.length ||
+        bucket.refStarts[keys.length] !== bucket.refFile.length || bucket.refFile.length !== bucket.refCount.length ||
+        [...bucket.defFile, ...bucket.refFile].some((file) => file >= this.meta.files)) {
         throw new CorruptFileError(this.path, `malformed symbol bucket ${b}`)
       }
-      this.buckets.set(b, bucket)
+      this.buckets.set(b, (found = { keys, bucket }))
     }
-    const at = lowerBound(bucket.keys, key)
-    return bucket.keys[at] === key ? { bucket, at } : undefined
+    const k = lowerBound(found.keys, key)
+    if (found.keys[k] !== key) return undefined
+    const { bucket } = found
+    const defs: KeyEntries['defs'] = []
+    for (let i = bucket.defStarts[k]!; i < bucket.defStarts[k + 1]!; i++) defs.push({ file: bucket.defFile[i]!, def: bucket.defIndex[i]! })
+    const refs: KeyEntries['refs'] = []
+    for (let i = bucket.refStarts[k]!; i < bucket.refStarts[k + 1]!; i++) refs.push({ file: bucket.refFile[i]!, count: bucket.refCount[i]! })
+    return { defs, refs }
   }
 
   private sortedPaths(): string[] {
     if (!this.paths) {
-      const joined = this.block(PATHS_BLOCK)
-      if (typeof joined !== 'string') throw new CorruptFileError(this.path, 'malformed path block')
-      this.paths = joined === '' ? [] : joined.split(STRING_SEPARATOR)
-      if (this.paths.length !== this.directory.files) throw new CorruptFileError(this.path, 'path block disagrees with the directory')
+      const block = this.file.read(PATHS_BLOCK) as { paths: unknown; stars: unknown }
+      if (typeof block?.paths !== 'string' || !(block.stars instanceof Uint32Array)) throw new CorruptFileError(this.path, 'malformed path block')
+      const paths = block.paths === '' ? [] : block.paths.split(STRING_SEPARATOR)
+      if (paths.length !== this.meta.files || block.stars.some((f) => f >= paths.length)) throw new CorruptFileError(this.path, 'path block disagrees with the directory')
+      this.stars = Array.from(block.stars, (f) => paths[f]!)
+      this.paths = paths
     }
     return this.paths
   }
-
-  /** Block `i`, its checksum checked: a damaged block is a damaged record. */
-  private block(i: number): unknown {
-    const { ends } = this.directory
-    const start = i === 0 ? this.firstBlock : ends[i - 1]!
-    const bytes = readAtSync(this.fd, this.base + start, ends[i]! - start)
-    if (bytes.length < 4 || crc32(bytes.subarray(4)) !== bytes.readUInt32LE(0)) throw new CorruptFileError(this.path, `block ${i} checksum mismatch`)
-    try {
-      return packr.unpack(bytes.subarray(4))
-    } catch (error) {
-      throw new CorruptFileError(this.path, `block ${i} does not decode: ${(error as Error).message}`)
-    }
-  }
-}
-
-/**
- * Where the layout starts in the file: after the record frame's header (record.ts) and the
- * msgpack bin header around it. Kind and version are checked as checkRecord does; the frame's
- * CRC is left to whole-file checks.
- */
-function payloadStart(head: Buffer, size: number, path: string): number {
-  const fail = (reason: string): never => {
-    throw new CorruptFileError(path, reason)
-  }
-  if (size === 0) fail('empty file')
-  if (head.length < 13 || head.toString('latin1', 0, 3) !== 'VLT' || head[3] !== 1) fail('bad magic: not a vlt record')
-  const kindLength = head[4]!
-  const kind = head.toString('latin1', 5, 5 + kindLength)
-  if (kind !== SYMBOLS_KIND) fail(`wrong kind: a '${kind}' record where a '${SYMBOLS_KIND}' record was expected`)
-  const version = head.readUInt32LE(5 + kindLength)
-  if (version !== SYMBOLS_VERSION) fail(`unknown version: '${SYMBOLS_KIND}' format version ${version} is ${version > SYMBOLS_VERSION ? 'newer' : 'older'} than the version ${SYMBOLS_VERSION} this build reads`)
-  const payload = 13 + kindLength
-  const payloadLength = head.readUInt32LE(9 + kindLength)
-  if (payload + payloadLength + 4 !== size) fail(`truncated: header announces ${payload + payloadLength + 4} bytes, file has ${size}`)
-  const tag = head[payload]
-  const lengthBytes = tag === 0xc4 ? 1 : tag === 0xc5 ? 2 : tag === 0xc6 ? 4 : fail('payload is not a block layout')
-  const binLength = lengthBytes === 1 ? head[payload + 1]! : lengthBytes === 2 ? head.readUInt16BE(payload + 1) : head.readUInt32BE(payload + 1)
-  if (1 + lengthBytes + binLength !== payloadLength) fail('payload is not a block layout')
-  return payload + 1 + lengthBytes
 }
 
 /** The first index of the sorted `values` whose value is not below `key` (values.length when none). */

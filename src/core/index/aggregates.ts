@@ -6,16 +6,16 @@
  * A loaded set decodes each part on first access: a definition lookup needs only the symbol
  * table, and on a 10k-file tree decoding all three parts costs several times a query's budget.
  * A build's load reads and checksums the symbol table and graph whole, so damage is found where
- * callers handle it (by rebuilding). A query over a stored tree opens the symbol table instead
- * (graph/symbols-file.ts) and reads the graph on first use; damage it finds then is handled by
- * `markDamaged` (damage.ts). The BM25 index is always stored in blocks a query reads on demand
+ * callers handle it (by rebuilding). A query over a stored tree opens the symbol table and the
+ * graph instead (graph/symbols-file.ts, graph/graph-file.ts) and reads the blocks it needs; damage
+ * it finds then is handled by `markDamaged` (damage.ts). The BM25 index is always stored in blocks a query reads on demand
  * (search/stored.ts): loading checks its header and tables only, and a damaged block is found by the
  * query that reads it, which rebuilds the index (`Bm25Recovery`).
  */
 import { join } from 'node:path'
-import { CodeGraph, encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
+import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery } from '../search/index.js'
-import { checkRecord, confinedRoots, decodePayload, faultFromJSON, openFramedSync, readFileConfined, readFileConfinedSync, writeFileAtomic, writeFramedSync, writeRecord, type RecordFrame } from '../store/index.js'
+import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { foundWhole, isNotedDamaged } from './damage.js'
@@ -28,10 +28,12 @@ export const SYMBOLS_RECORD_KIND = 'symbols'
 /**
  * 2: version 1 tables may lack references dropped by a buffer bug (graph/file-symbols.ts), so they are rebuilt.
  * 3: laid out in blocks a query reads by name (graph/symbols-file.ts).
+ * 4: each fact once, blocks compressed: runs of files instead of the whole table, buckets naming definitions instead of spelling them out.
  */
 export const SYMBOLS_RECORD_VERSION = SYMBOLS_VERSION
 export const GRAPH_RECORD_KIND = 'graph'
-export const GRAPH_RECORD_VERSION = 1
+/** 2: ranks apart from the edges, blocks compressed (graph/graph-file.ts); 1 was one msgpack snapshot. */
+export const GRAPH_RECORD_VERSION = GRAPH_VERSION
 
 export type IndexedSummary = Extract<BlobSummary, { skipped?: undefined }>
 
@@ -114,7 +116,7 @@ class Aggregates implements TreeAggregates {
 
   /** A stored graph describes the symbol table as stored, so it must be read before the table changes. */
   private beforeChange(): void {
-    void this.graph
+    this.graph.load()
   }
 }
 
@@ -152,7 +154,7 @@ export async function readChecked(path: string, kind: string, version: number): 
  * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
  * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
  * stored, the symbol table is opened, not read (its header and block directory are checked here,
- * each block when a lookup reads it) and the graph is read on first use (`def` rarely needs it).
+ * each block when a lookup reads it), and so is the graph, on first use.
  * Damage a query finds later is handled by `markDamaged` (damage.ts); `recovery` rebuilds the BM25 index when a
  * query finds a block of it damaged.
  */
@@ -160,9 +162,9 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
   const files = paths(treeDir)
   // A file a query found damaged (damage.ts) is checked whole until it passes (the caller rebuilds it).
   const whole = (path: string): boolean => !opts.open || isNotedDamaged(path)
-  const [, graph] = await Promise.all([
-    // Checked whole, or left to the checksums of its directory and blocks.
-    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION).then(() => undefined) : undefined,
+  await Promise.all([
+    // Checked whole, or left to the checksums of their directories and blocks.
+    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION) : undefined,
     whole(files.graph) ? readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION) : undefined,
   ])
   foundWhole(files.symbols)
@@ -173,14 +175,8 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
     // Checksummed once, above (or on first use): decoding only unpacks.
     bm25: () => Bm25Index.fromStored(bm25, opts.recovery),
     symbols: () => SymbolTable.open(symbols),
-    graph: (table) => CodeGraph.fromSnapshot(decodePayload(graph ?? readCheckedSync(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION), files.graph), table, files.graph),
+    graph: (table) => CodeGraph.open(GraphFile.open(files.graph), table),
   })
-}
-
-function readCheckedSync(path: string, kind: string, version: number): RecordFrame {
-  const bytes = readFileConfinedSync(path)
-  if (bytes === undefined) throw new CorruptFileError(path, 'missing')
-  return checkRecord(bytes, kind, version, path)
 }
 
 /**
@@ -192,7 +188,7 @@ function readCheckedSync(path: string, kind: string, version: number): RecordFra
 export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, bm25Written?: Promise<void>): Promise<void> {
   const files = paths(treeDir)
   const remap = await saveSymbols(files.symbols, aggregates.symbols)
-  await writeRecord(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION, aggregates.graph.snapshot(remap))
+  await writeFileAtomic(files.graph, encodeGraphFile(aggregates.graph.snapshot(remap), aggregates.graph.nodeBases()))
   if (bm25Written) await bm25Written
   else writeBm25(files.bm25, aggregates.bm25)
 }

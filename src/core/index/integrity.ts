@@ -149,7 +149,8 @@ async function inspectAggregates(dir: string, decode: boolean, result: Inspectio
   try {
     const aggregates = await loadAggregates(dir)
     void aggregates.bm25
-    void aggregates.graph
+    // Decoded whole, the symbol table with it: opening a stored graph reads none of its edges.
+    aggregates.graph.load()
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
     note(error.path, error.reason)

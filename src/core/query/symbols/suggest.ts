@@ -10,7 +10,6 @@
  * within the budget.
  */
 import type { SymbolTable } from '../../graph/symbol-table.js'
-import type { FileSymbols } from '../../graph/file-symbols.js'
 
 export function suggestNames(table: SymbolTable, query: string, limit = 5): string[] {
   const wanted = query.toLowerCase()
@@ -96,7 +95,7 @@ let rowB = new Int32Array(64)
  * two (`prefixOrder`, `prefixStarts`). The others are listed in `exotic`.
  */
 interface NameCatalogue {
-  names: string[]
+  names: readonly string[]
   /** Character classes (see `charClasses`) of each ASCII name's lowercase. */
   once: Uint32Array
   twice: Uint32Array
@@ -108,33 +107,19 @@ interface NameCatalogue {
 }
 
 /**
- * Keyed by the table's file list, which the table replaces on every change: a patched table
- * (an overlay applied) gets a fresh catalogue, an unchanged one keeps it.
+ * Keyed by the table's list of defined names, which the table replaces on every change: a patched
+ * table (an overlay applied) gets a fresh catalogue, an unchanged one keeps it.
  */
-const catalogues = new WeakMap<readonly FileSymbols[], NameCatalogue>()
+const catalogues = new WeakMap<readonly string[], NameCatalogue>()
 
 function catalogueOf(table: SymbolTable): NameCatalogue {
-  const files = table.sortedFiles()
-  let catalogue = catalogues.get(files)
-  if (!catalogue) catalogues.set(files, (catalogue = buildCatalogue(table, files)))
+  const names = table.definedNames()
+  let catalogue = catalogues.get(names)
+  if (!catalogue) catalogues.set(names, (catalogue = buildCatalogue(names)))
   return catalogue
 }
 
-function buildCatalogue(table: SymbolTable, files: readonly FileSymbols[]): NameCatalogue {
-  const seen = new Uint8Array(table.strings.size)
-  const names: string[] = []
-  const add = (id: number): void => {
-    if (seen[id]) return
-    seen[id] = 1
-    names.push(table.strings.get(id))
-  }
-  for (const file of files) {
-    const { defName, defQName } = file.cols
-    for (let d = file.def0; d < file.def0 + file.defs; d++) {
-      add(defName[d]!)
-      add(defQName[d]!)
-    }
-  }
+function buildCatalogue(names: readonly string[]): NameCatalogue {
   const once = new Uint32Array(names.length)
   const twice = new Uint32Array(names.length)
   const lengths = new Int32Array(names.length)

@@ -1,0 +1,130 @@
+/**
+ * A record laid out in blocks a query reads one at a time (the symbol table, the code graph): the
+ * record's plain payload (store/record.ts `frameParts`) is a checked directory then blocks, each
+ * compressed msgpack under its own CRC-32. The frame's whole-file CRC still serves `verify`, the
+ * remote cache and shards; a query skips it and checks the directory on opening and each block's
+ * stored bytes when it reads the block.
+ *
+ *   payload offset  size  field
+ *   0               4     d = directory length, u32 LE
+ *   4               4     CRC-32 of the directory
+ *   8               d     directory, msgpack: { meta, ends } — block i spans [ends[i - 1] (8 + d
+ *                         for the first), ends[i]) of the payload
+ *   …                     blocks, each a CRC-32 (u32 LE) of the bytes after it, then its msgpack
+ *                         brotli-compressed
+ *
+ * Compressed per block, so a lookup decompresses only what it reads: brotli at quality 4 keeps
+ * about a quarter of these typed columns and names, for a fraction of a build's time.
+ */
+import { closeSync } from 'node:fs'
+import { brotliCompressSync, brotliDecompressSync, constants, crc32 } from 'node:zlib'
+import { CorruptFileError } from '../errors.js'
+import { Packr } from '../store/msgpack.js'
+import { frameParts, openFramedSync, readAtSync } from '../store/index.js'
+
+const packr = new Packr({ moreTypes: true })
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }
+/** msgpackr keeps packing into the buffer it last grew: one past this is let go once copied (as record.ts does). */
+const LARGE_BLOCK = 1 << 24
+
+interface Directory {
+  meta: unknown
+  ends: Uint32Array
+}
+
+/** One block's stored bytes: its CRC-32, then its value packed and compressed. */
+export function packBlock(value: unknown): Buffer {
+  const body = packr.pack(value)
+  const stored = brotliCompressSync(body, BROTLI)
+  if (body.length > LARGE_BLOCK) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
+  const out = Buffer.allocUnsafe(4 + stored.length)
+  out.writeUInt32LE(crc32(stored), 0)
+  stored.copy(out, 4)
+  return out
+}
+
+/** The record's parts (`frameParts`): header, the directory with `meta`, the blocks (from `packBlock`), trailer. */
+export function blockFileParts(kind: string, version: number, meta: unknown, blocks: readonly Buffer[]): Uint8Array[] {
+  const provisional: Directory = { meta, ends: new Uint32Array(blocks.length) }
+  // The directory's size does not depend on the offsets' values (a typed array packs at its length).
+  const dirLength = packr.pack(provisional).length
+  let at = 8 + dirLength
+  blocks.forEach((bytes, i) => (provisional.ends[i] = at += bytes.length))
+  const directory = Buffer.from(packr.pack(provisional))
+  if (directory.length !== dirLength) throw new Error(`the ${kind} block directory changed size once its offsets were set`)
+  const head = Buffer.allocUnsafe(8)
+  head.writeUInt32LE(directory.length, 0)
+  head.writeUInt32LE(crc32(directory), 4)
+  return frameParts(kind, version, [head, directory, ...blocks])
+}
+
+/** Descriptors of opened files, closed once their BlockFile is collected. */
+const descriptors = new FinalizationRegistry<number>((fd) => closeSync(fd))
+
+/**
+ * A block record opened for reading. The descriptor stays open with the view: the tree's
+ * directory may be removed meanwhile (gc), the bytes read stay those opened.
+ */
+export class BlockFile {
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    /** File offset of the payload. */
+    private readonly start: number,
+    readonly meta: unknown,
+    private readonly ends: Uint32Array,
+    /** Payload offset of the first block, after the directory. */
+    private readonly firstBlock: number,
+  ) {
+    descriptors.register(this, fd)
+  }
+
+  get blockCount(): number {
+    return this.ends.length
+  }
+
+  /** Checks the record's header and the directory; throws CorruptFileError (missing, damaged, another version). */
+  static open(path: string, kind: string, version: number): BlockFile {
+    const { fd, start, end } = openFramedSync(path, kind, version)
+    try {
+      const fail = (reason: string): never => {
+        throw new CorruptFileError(path, reason)
+      }
+      if (start + 8 > end) fail('truncated: no block directory')
+      const head = readAtSync(fd, start, 8)
+      const dirLength = head.readUInt32LE(0)
+      if (start + 8 + dirLength > end) fail('truncated: block directory')
+      const dirBytes = readAtSync(fd, start + 8, dirLength)
+      if (dirBytes.length !== dirLength || crc32(dirBytes) !== head.readUInt32LE(4)) fail('block directory checksum mismatch')
+      let directory: Directory | undefined
+      try {
+        directory = packr.unpack(dirBytes) as Directory
+      } catch {
+        fail('malformed block directory')
+      }
+      if (!(directory?.ends instanceof Uint32Array)) return fail('malformed block directory')
+      const { ends } = directory
+      const last = ends.length === 0 ? 8 + dirLength : ends[ends.length - 1]!
+      if (start + last !== end) fail('block directory disagrees with the file size')
+      return new BlockFile(path, fd, start, directory.meta, ends, 8 + dirLength)
+    } catch (error) {
+      closeSync(fd)
+      throw error
+    }
+  }
+
+  /** Block `i`, its checksum checked: a damaged block is a damaged record. */
+  read(i: number): unknown {
+    const { ends } = this
+    const from = i === 0 ? this.firstBlock : ends[i - 1]!
+    const to = ends[i]!
+    if (!(i >= 0 && i < ends.length && from <= to)) throw new CorruptFileError(this.path, `block ${i} is out of the directory`)
+    const bytes = readAtSync(this.fd, this.start + from, to - from)
+    if (bytes.length < 4 || crc32(bytes.subarray(4)) !== bytes.readUInt32LE(0)) throw new CorruptFileError(this.path, `block ${i} checksum mismatch`)
+    try {
+      return packr.unpack(brotliDecompressSync(bytes.subarray(4)))
+    } catch (error) {
+      throw new CorruptFileError(this.path, `block ${i} does not decode: ${(error as Error).message}`)
+    }
+  }
+}
