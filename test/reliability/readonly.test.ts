@@ -210,8 +210,8 @@ describe('a .vlt that cannot be written (built CLI, real filesystem faults)', fu
 
     it('init on a disk too small, whichever write meets it: one line, nothing left behind; with room, the next init completes whole', async () => {
       repo.git('checkout', '-q', commits.base!)
-      // The index takes about 570 KB: these fail writing the pack, its index, the symbols, the graph, BM25, the manifest.
-      const sizes = ['64k', '360k', '416k', '480k', '520k', '556k']
+      // The index takes about 350 KB: these fail writing the pack, its index, the symbols, the graph, BM25, the manifest.
+      const sizes = ['64k', '224k', '256k', '260k', '288k', '304k']
       const rounds = sizes.map((size, i) => `
         mount -t tmpfs -o size=${size} tmpfs .vlt
         step init${i} vlt coderag init
