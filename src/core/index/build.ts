@@ -290,12 +290,11 @@ export async function summarizeBlobs<T extends BlobItem>(
           bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
           maxFileBytes: ctx.config.index.maxFileBytes,
         }
-        const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
+        const { summary, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
         if (pack) pack.add(key, encoded)
         else ctx.blobs.writeLoose(item, encoded)
         if (shared) await writeBack.add(item, encoded)
-        if (!record.skipped && record.degraded) opts.warn(`warning: ${item.path}: ${DEGRADED_REASONS[record.degraded]}; indexed as text`)
-        const summary = summarize(record)
+        if (!summary.skipped && summary.degraded) opts.warn(`warning: ${item.path}: ${DEGRADED_REASONS[summary.degraded]}; indexed as text`)
         for (const same of group) {
           accept(same, summary)
           progress.tick()

@@ -17,7 +17,8 @@ import { analyzePath, analyzeQuery, type AnalyzedChunks } from './analyze.js'
 import { FreshPostings, freshSegment, type FreshParts } from './fresh.js'
 import { mergeSegments } from './merge.js'
 import { eachPosting, findTerm, grow, type Segment } from './segment.js'
-import { storedParts, StoredPostings } from './stored.js'
+import { storedLayout, StoredPostings, type PostingsSink } from './stored.js'
+import type { SizedParts } from '../store/index.js'
 
 export const BM25_K1 = 1.2
 export const BM25_B = 0.75
@@ -301,20 +302,20 @@ export class Bm25Index {
   }
 
   /**
-   * The index in its stored layout (stored.ts), as payload parts for a record. Seals everything into
-   * one segment first (see `seal`), which changes no result.
+   * The index in its stored layout (stored.ts), as payload parts for a record, its postings passed
+   * through `postings`. Seals everything into one segment first (see `seal`), which changes no result.
    */
-  storedParts(): Uint8Array[] {
+  storedLayout(postings: PostingsSink): SizedParts {
     this.seal(true)
     const live = this.liveSlots()
-    return storedParts({
+    return storedLayout({
       segment: this.segments[0],
       docEnd: this.docEnd,
       docLengths: this.docLengths,
       paths: live.map((slot) => this.paths[slot]!),
       fileStarts: live.map((slot) => this.fileStarts[slot]),
       fileCounts: live.map((slot) => this.fileCounts[slot]),
-    })
+    }, postings)
   }
 
   /**

@@ -27,7 +27,7 @@
 import { closeSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
-import { readAtSync } from '../store/index.js'
+import { readAtSync, type SizedParts } from '../store/index.js'
 import { findTerm, type Segment } from './segment.js'
 
 /** Terms per dictionary block: a query term reads one block of about this many entries. */
@@ -45,8 +45,23 @@ export interface StoredSource {
   fileCounts: number[]
 }
 
-/** The stored payload, in parts (see `frameParts` in store/record.ts): header first. */
-export function storedParts(source: StoredSource): Uint8Array[] {
+/**
+ * Where the postings section goes while the sections before it are laid out: it is the payload's
+ * last and by far its largest, so it need never be held in memory whole (a scratch file).
+ */
+export interface PostingsSink {
+  readonly length: number
+  write(bytes: Uint8Array): void
+  /** Everything written, in order. */
+  chunks(): Iterable<Uint8Array>
+}
+
+/**
+ * The stored payload (see `frameParts` in store/record.ts): header first, postings last, taken
+ * from `postings` (empty when given), which receives each term's postings as they are encoded. The sections before
+ * the postings (file table, lengths, dictionary) are a few bytes per document and per term.
+ */
+export function storedLayout(source: StoredSource, postings: PostingsSink): SizedParts {
   const { segment, docEnd, docLengths, paths, fileStarts, fileCounts } = source
   // Files by path; a document's new id is its file's new start plus its chunk index.
   const order = paths.map((_, slot) => slot).sort((a, b) => (paths[a]! < paths[b]! ? -1 : 1))
@@ -68,17 +83,16 @@ export function storedParts(source: StoredSource): Uint8Array[] {
   const terms = segment ? sortedTerms(segment) : []
   const dictIndex = new ByteSink()
   const dict = new ByteSink()
-  const postings = new ByteSink()
   const scratch = new PostingScratch()
   for (let first = 0; first < terms.length; first += DICT_BLOCK_TERMS) {
     // A block is a few kilobytes: a small chunk, not the megabyte the large sections grow by.
     const block = new ByteSink(1 << 12)
     block.u32(postings.length)
-    for (const term of terms.slice(first, first + DICT_BLOCK_TERMS)) {
-      const index = findTerm(segment!, term)
-      const df = scratch.load(segment!, index, remap)
+    for (let t = first; t < Math.min(first + DICT_BLOCK_TERMS, terms.length); t++) {
+      const term = terms[t]!
+      const df = scratch.load(segment!, findTerm(segment!, term), remap)
       const { bytes, docBytes } = scratch.encode()
-      postings.bytes(bytes)
+      postings.write(bytes)
       block.text(term)
       block.varint(df)
       block.varint(docBytes)
@@ -91,7 +105,6 @@ export function storedParts(source: StoredSource): Uint8Array[] {
     dictIndex.text(terms[first]!)
     dict.bytes(bytes)
   }
-
   const sections = [files.finish(), new Uint8Array(lengths.buffer), dictIndex.finish()]
   const header = Buffer.alloc(HEADER_BYTES)
   let at = 0
@@ -106,7 +119,13 @@ export function storedParts(source: StoredSource): Uint8Array[] {
   at = header.writeUInt32LE(offset, at)
   at = header.writeUInt32LE(offset + dict.length, at)
   header.writeUInt32LE(crc32(header.subarray(0, at)), at)
-  return [header, ...sections, ...dict.chunks(), ...postings.chunks()]
+  const parts = function* (): Generator<Uint8Array> {
+    yield header
+    yield* sections
+    yield* dict.chunks()
+    yield* postings.chunks()
+  }
+  return { length: offset + dict.length + postings.length, parts: parts() }
 }
 
 /** The segment's terms in code-unit order (the order queries binary-search the dictionary index in). */
