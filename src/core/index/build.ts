@@ -113,7 +113,9 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   let aggregates: TreeAggregates | null = null
   if (!delta) {
-    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : (await aggregatesModule()).createAggregates()
+    const { bm25MemoryBytes, createAggregates } = await aggregatesModule()
+    const spill = { memoryBytes: bm25MemoryBytes(ctx.config.index.memoryMb), treeDir: ctx.paths.treeDir(treeHash) }
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : createAggregates(spill)
     // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
     if (!aggregates) {
       ctx.repairs.rebuilt(`built the index of tree ${treeHash.slice(0, 12)} from the blob records`)

@@ -30,6 +30,7 @@ export class ScratchFile {
     } catch (error) {
       throw faultOr(error, target)
     }
+    removeAtExit(this)
   }
 
   /** Bytes written so far. */
@@ -44,6 +45,21 @@ export class ScratchFile {
       this.buffer.set(bytes, this.buffered)
       this.buffered += bytes.length
     }
+  }
+
+  /** `length` bytes from `position` (fewer past the end). */
+  readAt(position: number, length: number): Buffer {
+    this.flush()
+    return readAtSync(this.fd, position, Math.max(0, Math.min(length, this.written - position)))
+  }
+
+  /**
+   * Its descriptor and length, everything written flushed to it: for another thread to read it (a
+   * descriptor is the process's, not a thread's). It stays this object's to close.
+   */
+  shared(): { fd: number; length: number } {
+    this.flush()
+    return { fd: this.fd, length: this.written }
   }
 
   /** Everything written, in order, one chunk at a time (never all of it in memory). */
@@ -61,6 +77,7 @@ export class ScratchFile {
   close(): void {
     if (this.closed) return
     this.closed = true
+    open.delete(this)
     closeSync(this.fd)
     try {
       unlinkSync(this.path)
@@ -84,3 +101,21 @@ export class ScratchFile {
     this.written += bytes.length
   }
 }
+
+/**
+ * Scratch files not closed yet: removed when the process exits, so a build that fails leaves none
+ * behind whatever path its error took (a killed one leaves them to the next sweep).
+ */
+const open = new Set<ScratchFile>()
+
+function removeAtExit(file: ScratchFile): void {
+  if (!exitHooked) {
+    exitHooked = true
+    process.once('exit', () => {
+      for (const left of open) left.close()
+    })
+  }
+  open.add(file)
+}
+
+let exitHooked = false
