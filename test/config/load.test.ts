@@ -25,7 +25,7 @@ describe('config: loadConfig', () => {
   it('returns the defaults when there is no vlt.toml', async () => {
     const config = await loadConfig(dir)
     assert.deepEqual(config, DEFAULT_CONFIG)
-    assert.deepEqual(config.index, { include: [], exclude: [], maxFileBytes: 1048576, languages: [], textFiles: true, parseTimeoutMs: DEFAULT_CONFIG.index.parseTimeoutMs, parseMemoryMb: DEFAULT_CONFIG.index.parseMemoryMb })
+    assert.deepEqual(config.index, { include: [], exclude: [], maxFileBytes: 1048576, languages: [], textFiles: true, parseTimeoutMs: DEFAULT_CONFIG.index.parseTimeoutMs, parseMemoryMb: DEFAULT_CONFIG.index.parseMemoryMb, memoryMb: 0 })
     assert.deepEqual(config.coderag.delta, { fileThreshold: 5, lineThreshold: 1000, timeoutSeconds: 300 })
     assert.equal(config.embedding.model, 'qwen/qwen3-embedding-8b')
     assert.equal(config.llm.timeoutMs, 60000)
@@ -49,12 +49,13 @@ describe('config: loadConfig', () => {
         'text_files = false',
         'parse_timeout_ms = 500',
         'parse_memory_mb = 256',
+        'memory_mb = 64',
         '[coderag.delta]',
         'line_threshold = 50',
       ].join('\n'),
     )
     const config = await loadConfig(dir)
-    assert.deepEqual(config.index, { include: ['src/**', '!src/gen/**'], exclude: [], maxFileBytes: 2048, languages: ['python', 'text'], textFiles: false, parseTimeoutMs: 500, parseMemoryMb: 256 })
+    assert.deepEqual(config.index, { include: ['src/**', '!src/gen/**'], exclude: [], maxFileBytes: 2048, languages: ['python', 'text'], textFiles: false, parseTimeoutMs: 500, parseMemoryMb: 256, memoryMb: 64 })
     assert.deepEqual(config.coderag.delta, { fileThreshold: 5, lineThreshold: 50, timeoutSeconds: 300 })
   })
 
@@ -185,7 +186,7 @@ describe('config: the user config, and what vlt.toml may decide', () => {
 
 describe('config: validation messages', () => {
   it('names an unknown key and the keys it could have been', () => {
-    refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files, parse_timeout_ms, parse_memory_mb)')
+    refuses('[index]\nmax_bytes = 10', 'vlt.toml: unknown key index.max_bytes (expected one of: include, exclude, max_file_bytes, languages, text_files, parse_timeout_ms, parse_memory_mb, memory_mb)')
     refuses('[indexing]\ninclude = []', 'vlt.toml: unknown key indexing (expected one of: index, coderag, embedding, llm, search, query, commits, cache, lsp, scip, notes)')
     refuses('[coderag.delta]\nfiles = 3', 'vlt.toml: unknown key coderag.delta.files (expected one of: file_threshold, line_threshold, timeout_seconds)')
     refuses('maxFileBytes = 3', 'vlt.toml: unknown key maxFileBytes (expected one of: index, coderag, embedding, llm, search, query, commits, cache, lsp, scip, notes)')
@@ -196,6 +197,7 @@ describe('config: validation messages', () => {
     refuses('[index]\ntext_files = "yes"', 'vlt.toml: index.text_files must be true or false (got "yes")')
     refuses('[index]\nparse_timeout_ms = 10', 'vlt.toml: index.parse_timeout_ms must be an integer of at least 100 (got 10)')
     refuses('[index]\nparse_memory_mb = 64', 'vlt.toml: index.parse_memory_mb must be an integer of at least 128 (got 64)')
+    refuses('[index]\nmemory_mb = 8', 'vlt.toml: index.memory_mb must be 0 (sized to the machine) or an integer of at least 16 (got 8)')
     refuses('[query]\nlock_wait_ms = 600000', 'vlt.toml: query.lock_wait_ms must be an integer from 0 to 60000 (got 600000)')
     refuses('[index]\ninclude = "src/**"', 'vlt.toml: index.include must be an array of glob strings (got "src/**")')
     refuses('[index]\nexclude = ["a", 3]', 'vlt.toml: index.exclude[1] must be a glob string (got 3)')
@@ -262,7 +264,7 @@ describe('config: template', () => {
     assert.deepEqual(parseConfig(uncommented), DEFAULT_CONFIG)
     const keys = uncommented.match(/^[a-z_]+(?= = )/gm)
     assert.deepEqual(keys, [
-      'include', 'exclude', 'max_file_bytes', 'languages', 'text_files', 'parse_timeout_ms', 'parse_memory_mb',
+      'include', 'exclude', 'max_file_bytes', 'languages', 'text_files', 'parse_timeout_ms', 'parse_memory_mb', 'memory_mb',
       'file_threshold', 'line_threshold', 'timeout_seconds',
       'provider', 'base_url', 'model', 'api_key_env', 'batch_size', 'concurrency', 'timeout_ms',
       'provider', 'base_url', 'model', 'api_key_env', 'timeout_ms', 'max_turns', 'agent_tokens', 'agent_timeout_ms',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
@@ -160,6 +160,51 @@ describe('tree aggregates', () => {
       assert.deepEqual(readFileSync(join(otherDir, 'bm25.mpk')), readFileSync(join(dir, 'bm25.mpk')))
     } finally {
       rmSync(otherDir, { recursive: true, force: true })
+    }
+  })
+
+  it('bounded by a memory budget, writes runs and merges them into the BM25 bytes one index gives, leaving no file behind', async function () {
+    this.timeout(30_000)
+    const files: Record<string, IndexedSummary> = { ...TREE_A }
+    for (let k = 0; k < 12; k++) files[`drivers/unit${k}.c`] = summary([`probe_${k}`, `remove_${k % 3}`], ['log_msg', `helper_${k % 4}`])
+    const paths = Object.keys(files)
+    const built = (treeDir: string, memoryBytes?: number): TreeAggregates => {
+      const aggregates = createAggregates(memoryBytes === undefined ? undefined : { memoryBytes, treeDir })
+      // Out of path order, so runs hold files from all over the tree.
+      for (const path of paths.slice().reverse()) aggregates.addFile(path, files[path]!)
+      return aggregates
+    }
+    const budget = createAggregates()
+    for (const path of paths.slice(0, 4)) budget.addFile(path, files[path]!)
+    // A run every few files.
+    const memoryBytes = budget.bm25.memoryBytes
+    const spilledDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-spill-'))
+    const inThreadDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-spill-'))
+    confineTo(spilledDir)
+    confineTo(inThreadDir)
+    try {
+      await finishAndSave(dir, built(dir), Number.POSITIVE_INFINITY)
+      const spilled = built(spilledDir, memoryBytes)
+      assert.ok(spilled.bm25Runs.length >= 3, `${spilled.bm25Runs.length} runs`)
+      await finishAndSave(spilledDir, spilled)
+      assert.deepEqual(readFileSync(join(spilledDir, 'bm25.mpk')), readFileSync(join(dir, 'bm25.mpk')))
+      assert.deepEqual(readdirSync(spilledDir).sort(), ['bm25.mpk', 'graph.mpk', 'symbols.mpk'])
+      // Written in this thread: the same bytes again.
+      const inThread = built(inThreadDir, memoryBytes)
+      inThread.finish()
+      await saveAggregates(inThreadDir, inThread)
+      inThread.dropBm25Runs()
+      assert.deepEqual(readFileSync(join(inThreadDir, 'bm25.mpk')), readFileSync(join(dir, 'bm25.mpk')))
+      assert.deepEqual(readdirSync(inThreadDir).sort(), ['bm25.mpk', 'graph.mpk', 'symbols.mpk'])
+      // A save that fails (bm25.mpk cannot be replaced) removes the runs all the same.
+      rmSync(spilledDir, { recursive: true, force: true })
+      const failing = built(spilledDir, memoryBytes)
+      mkdirSync(join(spilledDir, 'bm25.mpk', 'in-the-way'), { recursive: true })
+      await assert.rejects(finishAndSave(spilledDir, failing))
+      assert.deepEqual(readdirSync(spilledDir).sort(), ['bm25.mpk', 'graph.mpk', 'symbols.mpk'])
+    } finally {
+      rmSync(spilledDir, { recursive: true, force: true })
+      rmSync(inThreadDir, { recursive: true, force: true })
     }
   })
 

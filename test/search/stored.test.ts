@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
@@ -80,6 +80,8 @@ describe('Bm25Index stored in blocks', () => {
     for (const path of paths.slice(0, 10).reverse()) patched.addFile(path, analyzeChunks(files.get(path)!))
     writeBm25(file, patched)
     assert.deepEqual(readFileSync(file), forward, 'patched')
+    // The postings went through a scratch file beside it, removed once written.
+    assert.deepEqual(readdirSync(dir), ['bm25.mpk'])
   })
 
   it('takes changes once loaded, and stores them as a fresh build of the same files would', () => {

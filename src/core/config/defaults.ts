@@ -25,6 +25,7 @@ export const DEFAULT_CONFIG: VltConfig = deepFreeze({
     textFiles: true,
     parseTimeoutMs: PARSE_TIMEOUT_MS,
     parseMemoryMb: PARSE_MEMORY_MB,
+    memoryMb: 0,
   },
   coderag: {
     delta: { fileThreshold: 5, lineThreshold: 1000, timeoutSeconds: 300 },

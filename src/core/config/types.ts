@@ -25,6 +25,11 @@ export interface VltConfig {
     parseTimeoutMs: number
     /** Memory one parsing worker may use (its heap, and the parser's wasm memory); past it, likewise. */
     parseMemoryMb: number
+    /**
+     * Memory the BM25 index of a cold build may hold before its postings go to disk as sorted runs,
+     * merged when it is written; 0 = sized to the machine (see `bm25MemoryBytes`).
+     */
+    memoryMb: number
   }
   coderag: {
     delta: { fileThreshold: number; lineThreshold: number; timeoutSeconds: number }

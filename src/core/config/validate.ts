@@ -29,6 +29,7 @@ export function validateConfig(raw: Record<string, unknown>, file = 'vlt.toml'):
       textFiles: t.value('text_files', boolean, d.index.textFiles),
       parseTimeoutMs: t.value('parse_timeout_ms', atLeast(100), d.index.parseTimeoutMs),
       parseMemoryMb: t.value('parse_memory_mb', atLeast(128), d.index.parseMemoryMb),
+      memoryMb: t.value('memory_mb', zeroOrAtLeast(16), d.index.memoryMb),
     })),
     coderag: root.table('coderag', (t) => ({
       delta: t.table('delta', (delta) => ({
@@ -213,6 +214,14 @@ function atLeast(minimum: number): Check<number> {
   return (value, path) => {
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum) return value
     throw invalid(path, `an integer of at least ${minimum}`, value)
+  }
+}
+
+/** 0 (meaning a default worked out where it is used) or at least `minimum`. */
+function zeroOrAtLeast(minimum: number): Check<number> {
+  return (value, path) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && (value === 0 || value >= minimum)) return value
+    throw invalid(path, `0 (sized to the machine) or an integer of at least ${minimum}`, value)
   }
 }
 

@@ -55,7 +55,7 @@ export function blockFileParts(kind: string, version: number, meta: unknown, blo
   const head = Buffer.allocUnsafe(8)
   head.writeUInt32LE(directory.length, 0)
   head.writeUInt32LE(crc32(directory), 4)
-  return frameParts(kind, version, [head, directory, ...blocks])
+  return [...frameParts(kind, version, [head, directory, ...blocks])]
 }
 
 /** Descriptors of opened files, closed once their BlockFile is collected. */

@@ -13,9 +13,10 @@
  * query that reads it, which rebuilds the index (`Bm25Recovery`).
  */
 import { join } from 'node:path'
+import { totalmem } from 'node:os'
 import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
-import { Bm25Index, StoredPostings, type Bm25Recovery } from '../search/index.js'
-import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
+import { Bm25Index, StoredPostings, type Bm25Recovery, type StoredRun } from '../search/index.js'
+import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, ScratchFile, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { foundWhole, isNotedDamaged } from './damage.js'
@@ -45,6 +46,13 @@ export interface TreeAggregates {
   stats(): { edges: number; nodes: number; symbols: number }
   /** Each part of a loaded set is decoded on first access. */
   readonly bm25: Bm25Index
+  /**
+   * Parts of the BM25 index a cold build wrote out past its memory budget (see `createAggregates`),
+   * merged into it when it is saved; `bm25` holds the files since the last.
+   */
+  readonly bm25Runs: readonly ScratchFile[]
+  /** Removes the runs; a build that saved or failed is done with them. */
+  dropBm25Runs(): void
   readonly symbols: SymbolTable
   readonly graph: CodeGraph
 }
@@ -57,14 +65,21 @@ interface PartLoaders {
 
 type Bm25Change = { path: string; analyzed: IndexedSummary['analyzed'] | null }
 
+/** Where a cold build's BM25 index goes past `memoryBytes`: runs beside the bm25.mpk of `treeDir`, the tree being built. */
+export interface Bm25Spill {
+  memoryBytes: number
+  treeDir: string
+}
+
 class Aggregates implements TreeAggregates {
+  readonly bm25Runs: ScratchFile[] = []
   private bm25Part: Bm25Index | undefined
   private symbolsPart: SymbolTable | undefined
   private graphPart: CodeGraph | undefined
   /** Changes made before the BM25 index was first needed, replayed when it is. */
   private bm25Pending: Bm25Change[] = []
 
-  constructor(private readonly loaders: PartLoaders) {}
+  constructor(private readonly loaders: PartLoaders, private readonly spill?: Bm25Spill) {}
 
   get bm25(): Bm25Index {
     if (!this.bm25Part) {
@@ -91,12 +106,23 @@ class Aggregates implements TreeAggregates {
 
   addFile(path: string, summary: IndexedSummary): void {
     this.beforeChange()
-    if (this.bm25Part) this.bm25Part.addFile(path, summary.analyzed)
-    else this.bm25Pending.push({ path, analyzed: summary.analyzed })
+    if (this.bm25Part) {
+      this.bm25Part.addFile(path, summary.analyzed)
+      if (this.spill && this.bm25Part.memoryBytes > this.spill.memoryBytes) {
+        this.bm25Runs.push(writeBm25Run(paths(this.spill.treeDir).bm25, this.bm25Part))
+        this.bm25Part = new Bm25Index()
+      }
+    } else this.bm25Pending.push({ path, analyzed: summary.analyzed })
     this.symbols.addFile(path, summary)
   }
 
+  dropBm25Runs(): void {
+    for (const run of this.bm25Runs.splice(0)) run.close()
+  }
+
   removeFile(path: string): void {
+    // A file written out in a run stays there: see createAggregates.
+    if (this.bm25Runs.length > 0) throw new Error(`bm25: ${path} cannot be removed from a build that wrote runs`)
     this.beforeChange()
     if (this.bm25Part) this.bm25Part.removeFile(path)
     else this.bm25Pending.push({ path, analyzed: null })
@@ -120,9 +146,16 @@ class Aggregates implements TreeAggregates {
   }
 }
 
-export function createAggregates(): TreeAggregates {
+/**
+ * An empty set, for a build from scratch. With `spill`, the BM25 index is bounded in memory: past
+ * `spill.memoryBytes` the files indexed so far are written out as a run (in the stored layout,
+ * terms sorted) and the build goes on with an empty index; saving merges the runs term by term
+ * (search/stored.ts), so the bytes stored are those one index of every file would give. Files are
+ * never removed from such a set (each path comes once), so no run needs patching.
+ */
+export function createAggregates(spill?: Bm25Spill): TreeAggregates {
   const symbols = new SymbolTable()
-  const aggregates = new Aggregates({ bm25: () => new Bm25Index(), symbols: () => symbols, graph: () => new CodeGraph(symbols) })
+  const aggregates = new Aggregates({ bm25: () => new Bm25Index(), symbols: () => symbols, graph: () => new CodeGraph(symbols) }, spill)
   // An empty index costs nothing to create: files go straight into its compact postings instead
   // of waiting, analysed chunks and all, in the pending list a loaded set needs.
   void aggregates.bm25
@@ -190,7 +223,7 @@ export async function saveAggregates(treeDir: string, aggregates: TreeAggregates
   const remap = await saveSymbols(files.symbols, aggregates.symbols)
   await writeFileAtomic(files.graph, encodeGraphFile(aggregates.graph.snapshot(remap), aggregates.graph.nodeBases()))
   if (bm25Written) await bm25Written
-  else writeBm25(files.bm25, aggregates.bm25)
+  else writeBm25(files.bm25, aggregates.bm25, aggregates.bm25Runs)
 }
 
 /** The stored BM25 index at `path`, its header and tables checked (CorruptFileError otherwise). */
@@ -199,9 +232,44 @@ export function openBm25(path: string): StoredPostings {
   return new StoredPostings(fd, start, end, path)
 }
 
-/** Writes `index` in its stored layout (search/stored.ts) as the record at `path`. */
-export function writeBm25(path: string, index: Bm25Index): void {
-  writeFramedSync(path, BM25_RECORD_KIND, BM25_RECORD_VERSION, index.storedParts())
+/**
+ * Writes `index`, merged with `runs` (see `createAggregates`), in its stored layout
+ * (search/stored.ts) as the record at `path`. The dictionary and postings, most of its bytes, go to
+ * scratch files as they are encoded and from there into the record: they come after the dictionary
+ * index, which is only known once they are all encoded, so the layout was held in memory whole
+ * before (40 MB at Linux 10k, beside the index it was encoded from).
+ */
+export function writeBm25(path: string, index: Bm25Index, runs: readonly StoredRun[] = []): void {
+  const dict = new ScratchFile(`${path}.dict`)
+  const postings = new ScratchFile(`${path}.postings`)
+  try {
+    writeFramedSync(path, BM25_RECORD_KIND, BM25_RECORD_VERSION, index.storedLayout({ dict, postings }, runs))
+  } finally {
+    dict.close()
+    postings.close()
+  }
+}
+
+/** Writes `index` out as a run beside `target` (see `createAggregates`). */
+function writeBm25Run(target: string, index: Bm25Index): ScratchFile {
+  const run = new ScratchFile(`${target}.run`)
+  const dict = new ScratchFile(`${target}.dict`)
+  const postings = new ScratchFile(`${target}.postings`)
+  try {
+    for (const part of index.storedLayout({ dict, postings }).parts) run.write(part)
+    return run
+  } catch (error) {
+    run.close()
+    throw error
+  } finally {
+    dict.close()
+    postings.close()
+  }
+}
+
+/** A budget of `[index] memory_mb` in bytes: 0 sizes it to the machine, an eighth of its memory and at most a gigabyte. */
+export function bm25MemoryBytes(memoryMb: number): number {
+  return (memoryMb || Math.min(1024, Math.floor(totalmem() / 8 / 2 ** 20))) * 2 ** 20
 }
 
 /**
@@ -209,7 +277,7 @@ export function writeBm25(path: string, index: Bm25Index): void {
  * worker thread meanwhile (see `writeBm25Aside`), which never outlives this call, error or not.
  */
 export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, asideFrom = BM25_ASIDE_DOCS): Promise<{ edges: number }> {
-  const bm25Written = aggregates.bm25.docCount >= asideFrom ? writeBm25Aside(treeDir, aggregates) : undefined
+  const bm25Written = aggregates.bm25.docCount >= asideFrom || aggregates.bm25Runs.length > 0 ? writeBm25Aside(treeDir, aggregates) : undefined
   // Handled from the start: a failure is reported where saveAggregates waits for it, not as unhandled meanwhile.
   bm25Written?.catch(() => {})
   try {
@@ -218,6 +286,7 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
     return { edges }
   } finally {
     await bm25Written?.catch(() => {})
+    aggregates.dropBm25Runs()
   }
 }
 
@@ -235,8 +304,10 @@ const BM25_ASIDE_DOCS = 20_000
 function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<void> {
   const { parts, transfer } = aggregates.bm25.handOff()
   const entry = new URL(import.meta.url.endsWith('.ts') ? './bm25-writer.ts' : './bm25-writer.js', import.meta.url)
+  // The runs stay this thread's to remove (finishAndSave does, once the writer is done).
+  const runs = aggregates.bm25Runs.map((run) => run.shared())
   // The thread writes confined to the roots this one knows (store/confine.ts).
-  const worker = startWorker(entry, { workerData: { roots: confinedRoots(), path: paths(treeDir).bm25, parts }, transferList: transfer })
+  const worker = startWorker(entry, { workerData: { roots: confinedRoots(), path: paths(treeDir).bm25, parts, runs }, transferList: transfer })
   return new Promise((resolve, reject) => {
     let answered = false
     worker.once('message', (answer: { ok: boolean; error?: string; fault?: unknown }) => {
@@ -257,3 +328,4 @@ async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Arr
   await writeFileAtomic(path, encodeSymbolsFile(data))
   return remap
 }
+

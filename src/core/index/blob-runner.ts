@@ -1,5 +1,4 @@
-import { decodeRecord } from '../store/index.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord, type BlobTask, type Degraded } from './blob-task.js'
+import { decodeSummary, type BlobTask, type Degraded, type EncodedBlob } from './blob-task.js'
 import { defaultPoolSize, TaskBoundError, WorkerPool, type TaskBound } from './pool.js'
 import type { ProcessedBlob } from './process-blob.js'
 
@@ -63,7 +62,7 @@ async function inThread(bounds: ParseBounds): Promise<BlobRunner> {
  */
 function pooled(size: number, bounds: ParseBounds): BlobRunner {
   const entry = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
-  const pool = new WorkerPool<BlobTask, Uint8Array>(entry, size, { resourceLimits: { maxOldGenerationSizeMb: bounds.memoryMb } })
+  const pool = new WorkerPool<BlobTask, EncodedBlob>(entry, size, { resourceLimits: { maxOldGenerationSizeMb: bounds.memoryMb } })
   const maxWasmBytes = bounds.memoryMb * 1024 * 1024
   return {
     parallelism: pool.size,
@@ -71,8 +70,10 @@ function pooled(size: number, bounds: ParseBounds): BlobRunner {
       const parsed = task.language !== 'text'
       try {
         const bounded = parsed ? { ...task, parseTimeoutMs: bounds.timeoutMs, maxWasmBytes } : task
-        const encoded = await pool.run(bounded, { timeoutMs: parsed ? bounds.timeoutMs : undefined })
-        return { record: decodeRecord<BlobRecord>(encoded, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, label), encoded }
+        const { summary, record } = await pool.run(bounded, { timeoutMs: parsed ? bounds.timeoutMs : undefined })
+        // The summary only: the stored record is compressed, and inflating it here would cost this
+        // thread, the build's busiest, as much as the workers spent compressing it.
+        return { summary: decodeSummary(summary, label), encoded: record }
       } catch (error) {
         if (!(error instanceof TaskBoundError)) throw error
         const { processAsText } = await import('./process-blob.js')

@@ -1,4 +1,5 @@
 import type { AnalyzedChunks } from '../search/index.js'
+import { decodeRecord, encodeRecord } from '../store/index.js'
 import type { ContentSkip } from '../files/index.js'
 import type { ReferenceColumns } from '../parse/reference-columns.js'
 import type { FileArtifact, ImportRef, LanguageId, SymbolDef } from '../parse/types.js'
@@ -51,6 +52,12 @@ export type BlobSummary =
       degraded?: Degraded
     }
 
+/** A processed blob as a worker sends it back: its summary (see `encodeSummary`) and its stored record. */
+export interface EncodedBlob {
+  summary: Uint8Array<ArrayBuffer>
+  record: Uint8Array<ArrayBuffer>
+}
+
 export const BLOB_RECORD_KIND = 'blob-artifact'
 export const BLOB_RECORD_VERSION = 2
 
@@ -68,4 +75,20 @@ export function summarize(record: BlobRecord): BlobSummary {
     references: artifact.references,
     imports: artifact.imports,
   }
+}
+
+/**
+ * A summary as a worker hands it to the main thread: msgpack, uncompressed (a structured clone of
+ * it cost more than the extraction's analysis), so the main thread unpacks it instead of
+ * decompressing the whole stored record to take the summary out of it.
+ */
+const SUMMARY_KIND = 'blob-summary'
+
+export function encodeSummary(summary: BlobSummary): Uint8Array {
+  return encodeRecord(SUMMARY_KIND, BLOB_RECORD_VERSION, summary)
+}
+
+/** `label` names the blob in an error. */
+export function decodeSummary(bytes: Uint8Array, label: string): BlobSummary {
+  return decodeRecord<BlobSummary>(bytes, SUMMARY_KIND, BLOB_RECORD_VERSION, label)
 }

@@ -113,7 +113,9 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   let aggregates: TreeAggregates | null = null
   if (!delta) {
-    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : (await aggregatesModule()).createAggregates()
+    const { bm25MemoryBytes, createAggregates } = await aggregatesModule()
+    const spill = { memoryBytes: bm25MemoryBytes(ctx.config.index.memoryMb), treeDir: ctx.paths.treeDir(treeHash) }
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : createAggregates(spill)
     // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
     if (!aggregates) {
       ctx.repairs.rebuilt(`built the index of tree ${treeHash.slice(0, 12)} from the blob records`)
@@ -290,12 +292,11 @@ export async function summarizeBlobs<T extends BlobItem>(
           bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
           maxFileBytes: ctx.config.index.maxFileBytes,
         }
-        const { record, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
+        const { summary, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
         if (pack) pack.add(key, encoded)
         else ctx.blobs.writeLoose(item, encoded)
         if (shared) await writeBack.add(item, encoded)
-        if (!record.skipped && record.degraded) opts.warn(`warning: ${item.path}: ${DEGRADED_REASONS[record.degraded]}; indexed as text`)
-        const summary = summarize(record)
+        if (!summary.skipped && summary.degraded) opts.warn(`warning: ${item.path}: ${DEGRADED_REASONS[summary.degraded]}; indexed as text`)
         for (const same of group) {
           accept(same, summary)
           progress.tick()

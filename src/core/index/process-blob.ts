@@ -3,11 +3,12 @@ import { textArtifact, type Extractor, type FileArtifact, type ParseLimits } fro
 import { toReferenceColumns } from '../parse/reference-columns.js'
 import { analyzeChunks } from '../search/index.js'
 import { encodeRecord } from '../store/index.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord, type BlobTask, type Degraded } from './blob-task.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask, type Degraded } from './blob-task.js'
 
 export interface ProcessedBlob {
-  record: BlobRecord
-  /** The record as it is stored: a worker hands these bytes to the main thread instead of a structured clone. */
+  /** What the tree's aggregates take of the record. */
+  summary: BlobSummary
+  /** The record as it is stored (compressed). */
   encoded: Uint8Array
 }
 
@@ -40,5 +41,6 @@ function recordOf(artifact: FileArtifact): BlobRecord {
 
 /** Compressed: blob records are most of `.vlt/` and each is written once (in a worker) and read whole. */
 function encoded(record: BlobRecord): ProcessedBlob {
-  return { record, encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record, { compress: true }) }
+  return { summary: summarize(record), encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record, { compress: true }) }
 }
+

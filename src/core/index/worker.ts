@@ -1,22 +1,24 @@
 import { createExtractor, ParseLimitExceeded, wasmMemoryBytes, type Extractor } from '../parse/index.js'
-import type { BlobTask } from './blob-task.js'
+import { encodeSummary, type BlobTask, type EncodedBlob } from './blob-task.js'
 import { processBlob } from './process-blob.js'
 import { BoundExceeded, restartClock, retire, serveTasks } from './task-server.js'
 
-/** Worker-thread entry: one long-lived extractor per thread; each blob is answered with its encoded record (the main thread stores it). */
+/**
+ * Worker-thread entry: one long-lived extractor per thread; each blob is answered with its summary
+ * (for the tree's aggregates) and its encoded record (which the main thread stores as is).
+ */
 let extractor: Promise<Extractor> | undefined
 
-serveTasks<BlobTask, Uint8Array>(async (task) => {
+serveTasks<BlobTask, EncodedBlob>(async (task) => {
   extractor ??= createExtractor()
   try {
     const ready = await extractor
     await ready.prepare(task.language)
     restartClock()
-    const { encoded } = await processBlob(task, ready)
-    // Transferring the encoded record (a copy into a buffer of its own, as the encoder's may be
-    // shared) costs a memcpy; a structured clone of the summary cost more than the extraction's analysis.
-    const result = new Uint8Array(encoded)
-    return { result, transfer: [result.buffer] }
+    const { summary, encoded } = await processBlob(task, ready)
+    // Transferring bytes (a copy into a buffer of their own, as the encoder's may be shared) costs a memcpy.
+    const result: EncodedBlob = { summary: new Uint8Array(encodeSummary(summary)), record: new Uint8Array(encoded) }
+    return { result, transfer: [result.summary.buffer, result.record.buffer] }
   } catch (error) {
     if (error instanceof ParseLimitExceeded) throw new BoundExceeded(error.bound, error.message)
     // An aborted wasm runtime (a WebAssembly.RuntimeError: tree-sitter failing an allocation or an

@@ -17,7 +17,8 @@ import { analyzePath, analyzeQuery, type AnalyzedChunks } from './analyze.js'
 import { FreshPostings, freshSegment, type FreshParts } from './fresh.js'
 import { mergeSegments } from './merge.js'
 import { eachPosting, findTerm, grow, type Segment } from './segment.js'
-import { storedParts, StoredPostings } from './stored.js'
+import { storedLayout, StoredPostings, type ScratchSink, type StoredRun } from './stored.js'
+import type { SizedParts } from '../store/index.js'
 
 export const BM25_K1 = 1.2
 export const BM25_B = 0.75
@@ -127,6 +128,16 @@ export class Bm25Index {
 
   get docCount(): number {
     return this.liveDocs
+  }
+
+  /**
+   * About the memory the index takes (what a build's `[index] memory_mb` bounds): its postings and
+   * terms, and its per-document tables.
+   */
+  get memoryBytes(): number {
+    let bytes = this.fresh.memoryBytes + this.docFile.byteLength + this.docLengths.byteLength
+    for (const s of this.segments) bytes += s.docBytes.byteLength + s.tfs.byteLength + 2 * s.termText.length + 12 * s.termOffsets.length
+    return bytes
   }
 
   hasFile(path: string): boolean {
@@ -301,20 +312,21 @@ export class Bm25Index {
   }
 
   /**
-   * The index in its stored layout (stored.ts), as payload parts for a record. Seals everything into
-   * one segment first (see `seal`), which changes no result.
+   * The index in its stored layout (stored.ts), as payload parts for a record, its dictionary and
+   * postings passed through `sinks`, merged with `runs` (see StoredRun: parts of the same tree's index
+   * over other files). Seals everything into one segment first (see `seal`), which changes no result.
    */
-  storedParts(): Uint8Array[] {
+  storedLayout(sinks: { dict: ScratchSink; postings: ScratchSink }, runs: readonly StoredRun[] = []): SizedParts {
     this.seal(true)
     const live = this.liveSlots()
-    return storedParts({
+    return storedLayout({
       segment: this.segments[0],
       docEnd: this.docEnd,
       docLengths: this.docLengths,
       paths: live.map((slot) => this.paths[slot]!),
       fileStarts: live.map((slot) => this.fileStarts[slot]),
       fileCounts: live.map((slot) => this.fileCounts[slot]),
-    })
+    }, sinks, runs)
   }
 
   /**

@@ -16,6 +16,9 @@ export interface FreshParts {
   docs: number
 }
 
+/** A term's share of the memory: its string, its place in the list and in the table's slots. */
+const TERM_BYTES = 64
+
 export class FreshPostings {
   readonly terms: TermTable
   postingTerms: Int32Array = new Int32Array(1024)
@@ -42,6 +45,11 @@ export class FreshPostings {
   toParts(): FreshParts {
     const { docBase, postingTerms, postingTfs, size, docEnds, docs } = this
     return { docBase, terms: this.terms.terms, postingTerms, postingTfs, size, docEnds, docs }
+  }
+
+  /** About the memory these postings and their terms take, arrays as allocated. */
+  get memoryBytes(): number {
+    return this.postingTerms.byteLength + this.postingTfs.byteLength + this.docEnds.byteLength + TERM_BYTES * this.terms.size
   }
 
   add(term: number, tf: number): void {

@@ -27,14 +27,14 @@
 import { closeSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
-import { readAtSync } from '../store/index.js'
+import { readAtSync, type SizedParts } from '../store/index.js'
 import { findTerm, type Segment } from './segment.js'
 
 /** Terms per dictionary block: a query term reads one block of about this many entries. */
 const DICT_BLOCK_TERMS = 64
 const HEADER_BYTES = 4 * 4 + 3 * 12 + 2 * 4 + 4
 
-/** What `storedParts` needs of an index: one sealed segment holding every live document, and its files. */
+/** What `storedLayout` needs of an index: one sealed segment holding every live document, and its files. */
 export interface StoredSource {
   /** Undefined when the index has no document. */
   segment: Segment | undefined
@@ -45,57 +45,108 @@ export interface StoredSource {
   fileCounts: number[]
 }
 
-/** The stored payload, in parts (see `frameParts` in store/record.ts): header first. */
-export function storedParts(source: StoredSource): Uint8Array[] {
-  const { segment, docEnd, docLengths, paths, fileStarts, fileCounts } = source
+/**
+ * Bytes written in order and read back in order: where the dictionary and postings go while the
+ * sections before them are laid out (they come last, and are most of the bytes, so they need never
+ * be held in memory whole), and where a run is written.
+ */
+export interface ScratchSink {
+  readonly length: number
+  write(bytes: Uint8Array): void
+  /** Everything written, in order. */
+  chunks(): Iterable<Uint8Array>
+}
+
+/**
+ * Part of an index written out in the stored layout (the payload `storedLayout` produces, unframed)
+ * while a build goes on without it, merged into the index when that is written.
+ */
+export interface StoredRun {
+  readonly length: number
+  readAt(position: number, length: number): Buffer
+}
+
+/**
+ * The stored payload (see `frameParts` in store/record.ts): header first, then the file table, the
+ * document lengths and the dictionary index (a few bytes per document and per block of terms), then
+ * the dictionary and the postings, produced into `sinks` (empty when given) term by term.
+ *
+ * `runs` are parts of the same index written out earlier (see StoredRun), each of other files: the
+ * payload is the one a single index of all their files would give. Their terms are merged in order,
+ * so a run costs a few buffers here, never its whole postings.
+ */
+export function storedLayout(source: StoredSource, sinks: { dict: ScratchSink; postings: ScratchSink }, runs: readonly StoredRun[] = []): SizedParts {
+  const parts = [memoryPart(source), ...runs.map((run) => runPart(run))]
   // Files by path; a document's new id is its file's new start plus its chunk index.
-  const order = paths.map((_, slot) => slot).sort((a, b) => (paths[a]! < paths[b]! ? -1 : 1))
-  const remap = new Int32Array(docEnd)
+  const entries: Array<{ path: string; part: number; start: number; count: number }> = []
+  parts.forEach((part, k) => part.paths.forEach((path, slot) => entries.push({ path, part: k, start: part.fileStarts[slot]!, count: part.fileCounts[slot]! })))
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const docEnd = parts.reduce((sum, part) => sum + part.docEnd, 0)
   const lengths = new Uint32Array(docEnd)
   const files = new ByteSink()
   let next = 0
-  for (const slot of order) files.u32(fileCounts[slot]!)
-  for (const slot of order) {
-    files.text(paths[slot]!)
-    for (let chunk = 0; chunk < fileCounts[slot]!; chunk++) {
-      const old = fileStarts[slot]! + chunk
-      remap[old] = next
-      lengths[next++] = docLengths[old]!
+  for (const entry of entries) files.u32(entry.count)
+  for (let e = 0; e < entries.length; e++) {
+    const { path, part, start, count } = entries[e]!
+    if (e > 0 && entries[e - 1]!.path === path) throw new Error(`bm25: ${path} is indexed twice`)
+    files.text(path)
+    const { remap, docLengths } = parts[part]!
+    for (let chunk = 0; chunk < count; chunk++) {
+      remap[start + chunk] = next
+      lengths[next++] = docLengths[start + chunk]!
     }
   }
   if (next !== docEnd) throw new Error(`bm25: ${docEnd} documents but files hold ${next}`)
 
-  const terms = segment ? sortedTerms(segment) : []
+  const { dict, postings } = sinks
   const dictIndex = new ByteSink()
-  const dict = new ByteSink()
-  const postings = new ByteSink()
   const scratch = new PostingScratch()
-  for (let first = 0; first < terms.length; first += DICT_BLOCK_TERMS) {
+  const block = new ByteSink(1 << 12)
+  let termCount = 0
+  let blockFirst = ''
+  let blockTerms = 0
+  const endBlock = (): void => {
     // A block is a few kilobytes: a small chunk, not the megabyte the large sections grow by.
-    const block = new ByteSink(1 << 12)
-    block.u32(postings.length)
-    for (const term of terms.slice(first, first + DICT_BLOCK_TERMS)) {
-      const index = findTerm(segment!, term)
-      const df = scratch.load(segment!, index, remap)
-      const { bytes, docBytes } = scratch.encode()
-      postings.bytes(bytes)
-      block.text(term)
-      block.varint(df)
-      block.varint(docBytes)
-      block.u32(crc32(bytes))
-    }
     const bytes = block.finish()
     dictIndex.u32(dict.length)
     dictIndex.u32(bytes.length)
     dictIndex.u32(crc32(bytes))
-    dictIndex.text(terms[first]!)
-    dict.bytes(bytes)
+    dictIndex.text(blockFirst)
+    dict.write(bytes)
+    block.reset()
+    blockTerms = 0
   }
+  for (;;) {
+    // The least term any part is at: every part gives its terms in code-unit order.
+    let term: string | undefined
+    for (const part of parts) if (part.term !== undefined && (term === undefined || part.term < term)) term = part.term
+    if (term === undefined) break
+    scratch.clear()
+    for (const part of parts) {
+      if (part.term !== term) continue
+      part.append(scratch)
+      part.next()
+    }
+    const df = scratch.finish()
+    const { bytes, docBytes } = scratch.encode()
+    if (blockTerms === 0) {
+      block.u32(postings.length)
+      blockFirst = term
+    }
+    postings.write(bytes)
+    block.text(term)
+    block.varint(df)
+    block.varint(docBytes)
+    block.u32(crc32(bytes))
+    termCount++
+    if (++blockTerms === DICT_BLOCK_TERMS) endBlock()
+  }
+  if (blockTerms > 0) endBlock()
 
   const sections = [files.finish(), new Uint8Array(lengths.buffer), dictIndex.finish()]
   const header = Buffer.alloc(HEADER_BYTES)
   let at = 0
-  for (const value of [docEnd, paths.length, terms.length, Math.ceil(terms.length / DICT_BLOCK_TERMS)]) at = header.writeUInt32LE(value, at)
+  for (const value of [docEnd, entries.length, termCount, Math.ceil(termCount / DICT_BLOCK_TERMS)]) at = header.writeUInt32LE(value, at)
   let offset = HEADER_BYTES
   for (const section of sections) {
     at = header.writeUInt32LE(offset, at)
@@ -106,51 +157,218 @@ export function storedParts(source: StoredSource): Uint8Array[] {
   at = header.writeUInt32LE(offset, at)
   at = header.writeUInt32LE(offset + dict.length, at)
   header.writeUInt32LE(crc32(header.subarray(0, at)), at)
-  return [header, ...sections, ...dict.chunks(), ...postings.chunks()]
+  const payload = function* (): Generator<Uint8Array> {
+    yield header
+    yield* sections
+    yield* dict.chunks()
+    yield* postings.chunks()
+  }
+  return { length: offset + dict.length + postings.length, parts: payload() }
 }
 
-/** The segment's terms in code-unit order (the order queries binary-search the dictionary index in). */
-function sortedTerms(segment: Segment): string[] {
+/**
+ * One part of the index being laid out: its files (documents numbered from 0 in its own way), and
+ * its terms one at a time in code-unit order, each with its postings.
+ */
+interface LayoutPart {
+  docEnd: number
+  paths: readonly string[]
+  fileStarts: ArrayLike<number>
+  fileCounts: ArrayLike<number>
+  docLengths: Uint32Array
+  /** Each document's id in the payload, filled in from the merged file table. */
+  remap: Int32Array
+  /** The current term; undefined once every term was given. */
+  term: string | undefined
+  /** Adds the current term's postings, under their ids in the payload, to `scratch`. */
+  append(scratch: PostingScratch): void
+  next(): void
+}
+
+function memoryPart(source: StoredSource): LayoutPart {
+  const { segment } = source
+  // Sorted in code-unit order: the order queries binary-search the dictionary index in.
+  const terms = segment ? termsOf(segment).sort() : []
+  let t = 0
+  const part: LayoutPart = {
+    docEnd: source.docEnd,
+    paths: source.paths,
+    fileStarts: source.fileStarts,
+    fileCounts: source.fileCounts,
+    docLengths: source.docLengths,
+    remap: new Int32Array(source.docEnd).fill(-1),
+    term: terms[0],
+    append: (scratch) => {
+      const index = findTerm(segment!, terms[t]!)
+      const start = segment!.postingStarts[index]!
+      scratch.append(segment!.docBytes, segment!.docByteStarts[index]!, segment!.tfs, start, segment!.postingStarts[index + 1]! - start, segment!.docBase, part.remap)
+    },
+    next: () => {
+      part.term = terms[++t]
+    },
+  }
+  return part
+}
+
+function termsOf(segment: Segment): string[] {
   const { termText, termOffsets } = segment
   const terms = new Array<string>(termOffsets.length - 1)
   for (let t = 0; t < terms.length; t++) terms[t] = termText.slice(termOffsets[t], termOffsets[t + 1])
-  return terms.sort()
+  return terms
 }
 
-/** One term's postings under new document ids, sorted when renumbering broke their order. */
+/** A run read back in order: its tables whole (small), its dictionary and postings through a window each. */
+function runPart(run: StoredRun): LayoutPart {
+  const fail = (reason: string): never => {
+    throw new Error(`bm25: a run of the index being written is damaged: ${reason}`)
+  }
+  const header = run.readAt(0, HEADER_BYTES)
+  if (header.length < HEADER_BYTES || header.readUInt32LE(HEADER_BYTES - 4) !== crc32(header.subarray(0, HEADER_BYTES - 4))) fail('header checksum mismatch')
+  const field = (k: number): number => header.readUInt32LE(4 * k)
+  const section = (k: number): Buffer => {
+    const bytes = run.readAt(field(4 + 3 * k), field(5 + 3 * k))
+    if (bytes.length !== field(5 + 3 * k) || crc32(bytes) !== field(6 + 3 * k)) fail('table checksum mismatch')
+    return bytes
+  }
+  const docEnd = field(0)
+  const files = new Reader(section(0), fail)
+  const fileCounts = files.u32s(field(1))
+  const paths = Array.from({ length: fileCounts.length }, () => files.text())
+  const fileStarts = new Uint32Array(fileCounts.length)
+  for (let f = 1; f < fileCounts.length; f++) fileStarts[f] = fileStarts[f - 1]! + fileCounts[f - 1]!
+  const lengths = section(1)
+  const docLengths = new Uint32Array(lengths.buffer.slice(lengths.byteOffset, lengths.byteOffset + lengths.length))
+  const index = new Reader(section(2), fail)
+  const blockLengths: number[] = []
+  for (let b = 0; b < field(3); b++) {
+    index.u32()
+    blockLengths.push(index.u32())
+    index.u32()
+    index.text()
+  }
+  const dict = new Window(run, field(13))
+  const postings = new Window(run, field(14))
+  let block = -1
+  let reader: Reader | undefined
+  let offset = 0
+  let df = 0
+  let docBytes = 0
+  let crc = 0
+  const part: LayoutPart = {
+    docEnd,
+    paths,
+    fileStarts,
+    fileCounts,
+    docLengths,
+    remap: new Int32Array(docEnd).fill(-1),
+    term: undefined,
+    append: (scratch) => {
+      const bytes = postings.read(offset, docBytes + df)
+      if (crc32(bytes) !== crc) fail('postings checksum mismatch')
+      scratch.append(bytes, 0, bytes, docBytes, df, 0, part.remap)
+      offset += docBytes + df
+    },
+    next: () => {
+      if (!reader || reader.done) {
+        if (++block === blockLengths.length) {
+          part.term = undefined
+          return
+        }
+        reader = new Reader(dict.read(blockLengths[block]!), fail)
+        offset = reader.u32()
+      }
+      part.term = reader.text()
+      df = reader.varint()
+      docBytes = reader.varint()
+      crc = reader.u32()
+    },
+  }
+  part.next()
+  return part
+}
+
+/** Sequential reads of a run's section through a buffer of a megabyte. */
+class Window {
+  private bytes: Buffer = Buffer.alloc(0)
+  /** Position in the run of `bytes`' first byte. */
+  private from = 0
+  /** Position in the run of the next `read()` without a position. */
+  private at: number
+
+  constructor(private readonly run: StoredRun, private readonly base: number) {
+    this.at = base
+  }
+
+  /** The `length` bytes at `offset` from the section's start, or the next `length` bytes when no offset is given. */
+  read(length: number): Buffer
+  read(offset: number, length: number): Buffer
+  read(first: number, second?: number): Buffer {
+    const position = second === undefined ? this.at : this.base + first
+    const length = second ?? first
+    if (position < this.from || position + length > this.from + this.bytes.length) {
+      this.bytes = this.run.readAt(position, Math.max(length, WINDOW_BYTES))
+      this.from = position
+      if (this.bytes.length < length) throw new Error('bm25: a run of the index being written ends early')
+    }
+    this.at = position + length
+    return this.bytes.subarray(position - this.from, position - this.from + length)
+  }
+}
+
+const WINDOW_BYTES = 1 << 20
+
+/** One term's postings under their ids in the payload, gathered from the parts that have it, sorted when renumbering broke their order. */
 class PostingScratch {
-  docs = new Int32Array(1024)
-  tfs = new Uint8Array(1024)
-  private keys = new Float64Array(1024)
+  private docs = new Int32Array(1024)
+  private tfs = new Uint8Array(1024)
+  private keys = new Float64Array(0)
   private out = new Uint8Array(6 * 1024)
   private df = 0
+  private sorted = true
 
-  load(segment: Segment, index: number, remap: Int32Array): number {
-    const start = segment.postingStarts[index]!
-    const df = segment.postingStarts[index + 1]! - start
-    if (df > this.docs.length) {
-      const size = Math.max(df, this.docs.length * 2)
-      this.docs = new Int32Array(size)
-      this.tfs = new Uint8Array(size)
-      this.keys = new Float64Array(size)
+  clear(): void {
+    this.df = 0
+    this.sorted = true
+  }
+
+  /**
+   * Adds `count` postings: document gaps (varints, the first from `docBase - 1`) from
+   * `docBytes[docAt]`, weighted tfs from `tfs[tfAt]`; each document is renumbered by `remap`.
+   */
+  append(docBytes: Uint8Array, docAt: number, tfs: Uint8Array, tfAt: number, count: number, docBase: number, remap: Int32Array): void {
+    const end = this.df + count
+    if (end > this.docs.length) {
+      const size = Math.max(end, this.docs.length * 2)
+      const docs = new Int32Array(size)
+      docs.set(this.docs.subarray(0, this.df))
+      const weights = new Uint8Array(size)
+      weights.set(this.tfs.subarray(0, this.df))
+      this.docs = docs
+      this.tfs = weights
     }
-    const { docs, tfs } = this
-    let at = segment.docByteStarts[index]!
-    let doc = segment.docBase - 1
-    let sorted = true
-    for (let p = 0; p < df; p++) {
-      let byte = segment.docBytes[at++]!
+    const { docs } = this
+    let at = docAt
+    let doc = docBase - 1
+    for (let p = this.df; p < end; p++) {
+      let byte = docBytes[at++]!
       let gap = byte & 0x7f
       for (let shift = 7; byte & 0x80; shift += 7) {
-        byte = segment.docBytes[at++]!
+        byte = docBytes[at++]!
         gap |= (byte & 0x7f) << shift
       }
       doc += gap
       docs[p] = remap[doc]!
-      tfs[p] = segment.tfs[start + p]!
-      if (p > 0 && docs[p]! < docs[p - 1]!) sorted = false
+      if (p > 0 && docs[p]! < docs[p - 1]!) this.sorted = false
     }
-    if (!sorted) {
+    this.tfs.set(tfs.subarray(tfAt, tfAt + count), this.df)
+    this.df = end
+  }
+
+  /** Sorts the postings by document; returns how many there are. */
+  finish(): number {
+    const { df, docs, tfs } = this
+    if (!this.sorted) {
+      if (this.keys.length < df) this.keys = new Float64Array(Math.max(df, this.docs.length))
       const keys = this.keys.subarray(0, df)
       for (let p = 0; p < df; p++) keys[p] = docs[p]! * 256 + tfs[p]!
       keys.sort()
@@ -159,7 +377,6 @@ class PostingScratch {
         tfs[p] = keys[p]! % 256
       }
     }
-    this.df = df
     return df
   }
 
@@ -241,6 +458,13 @@ class ByteSink {
 
   finish(): Uint8Array {
     return Buffer.concat(this.chunks())
+  }
+
+  /** Empties the sink to be filled again. */
+  reset(): void {
+    this.full = []
+    this.before = 0
+    this.at = 0
   }
 
   private room(bytes: number): void {

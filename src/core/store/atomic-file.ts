@@ -78,7 +78,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array | Iterable<
  * Same as writeFileAtomic, for worker threads' hot path where a promise per file costs more than
  * the write. `data` may come in parts, written one after the other (a large record never copied whole).
  */
-export function writeFileAtomicSync(path: string, data: Uint8Array | readonly Uint8Array[], opts: WriteOptions = {}): void {
+export function writeFileAtomicSync(path: string, data: Uint8Array | Iterable<Uint8Array>, opts: WriteOptions = {}): void {
   const durable = opts.durable ?? true
   const temp = tempPathFor(path)
   try {

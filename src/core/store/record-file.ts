@@ -1,6 +1,6 @@
 import { writeFileAtomic, writeFileAtomicSync, type WriteOptions } from './atomic-file.js'
 import { readFileConfined, readFileConfinedSync } from './confine.js'
-import { decodeRecord, encodeRecord, frameParts } from './record.js'
+import { decodeRecord, encodeRecord, frameParts, type SizedParts } from './record.js'
 
 /**
  * The record at `path`, or undefined when there is none. Throws CorruptFileError when it cannot be
@@ -26,7 +26,10 @@ export function writeRecordSync(path: string, kind: string, version: number, pay
   writeFileAtomicSync(path, encodeRecord(kind, version, payload), opts)
 }
 
-/** Atomically replaces `path` with a record whose payload is laid out by its kind, given in parts (see `frameParts`). */
-export function writeFramedSync(path: string, kind: string, version: number, parts: readonly Uint8Array[], opts?: WriteOptions): void {
+/**
+ * Atomically replaces `path` with a record whose payload is laid out by its kind, given in parts
+ * (see `frameParts`): each part is written as it is produced.
+ */
+export function writeFramedSync(path: string, kind: string, version: number, parts: readonly Uint8Array[] | SizedParts, opts?: WriteOptions): void {
   writeFileAtomicSync(path, frameParts(kind, version, parts), opts)
 }

@@ -76,21 +76,39 @@ export function encodeRecord(kind: string, version: number, payload: unknown, op
   return buf
 }
 
+/** A payload given in parts, with its length known before its first part is produced. */
+export interface SizedParts {
+  length: number
+  parts: Iterable<Uint8Array>
+}
+
 /**
  * Frames a payload given in parts (a layout of its own, not msgpack) as a record of `kind`: the
- * parts are not copied into one buffer, so a large payload is written as it was built.
+ * parts are not copied into one buffer, and are taken one at a time as the frame is consumed, so a
+ * large payload is written as it is produced (the checksum follows along).
  */
-export function frameParts(kind: string, version: number, parts: readonly Uint8Array[]): Uint8Array[] {
+export function* frameParts(kind: string, version: number, payload: readonly Uint8Array[] | SizedParts): Generator<Uint8Array> {
+  const { length, parts } = Array.isArray(payload) ? sized(payload) : (payload as SizedParts)
   const kindBytes = kindBytesOf(kind, version)
-  const length = parts.reduce((sum, part) => sum + part.length, 0)
   if (length > 0xffffffff) throw new Error(`record payload of ${length} bytes exceeds 4 GiB`)
   const header = Buffer.allocUnsafe(FIXED_HEADER + kindBytes.length + 8)
   writeHeader(header, kindBytes, version, length, PLAIN)
   let crc = crc32(header)
-  for (const part of parts) crc = crc32(part, crc)
+  yield header
+  let produced = 0
+  for (const part of parts) {
+    crc = crc32(part, crc)
+    produced += part.length
+    yield part
+  }
+  if (produced !== length) throw new Error(`record payload of ${produced} bytes where ${length} were announced`)
   const trailer = Buffer.allocUnsafe(CHECKSUM_BYTES)
   trailer.writeUInt32LE(crc, 0)
-  return [header, ...parts, trailer]
+  yield trailer
+}
+
+function sized(parts: readonly Uint8Array[]): SizedParts {
+  return { length: parts.reduce((sum, part) => sum + part.length, 0), parts }
 }
 
 /** Bytes of the header a record's payload starts after (`frameParts`' first part). */
