@@ -472,6 +472,50 @@ describe('refs (Python)', function () {
     })
   })
 
+  describe("flask's config and class-based views: methods' returns and class receivers", () => {
+    const fx = indexedRepo({
+      'src/flask/config.py': lines('class Config(dict):', '    def from_mapping(self, mapping) -> bool:', '        return True', '', '', 'class Settings:', '    def from_mapping(self, mapping) -> bool:', '        return False'),
+      'src/flask/app.py': lines(
+        'from .config import Config',
+        '',
+        '',
+        'class Flask:',
+        '    def __init__(self):',
+        '        self.config = self.make_config()',
+        '',
+        '    def make_config(self) -> Config:',
+        '        return Config()',
+      ),
+      'src/flask/views.py': lines('class View:', '    @classmethod', '    def as_view(cls, name):', '        return name'),
+      'tests/test_views.py': lines(
+        'from flask.app import Flask',
+        'from flask.views import View',
+        '',
+        '',
+        'def test_config():',
+        '    app = Flask()',
+        '    app.config.from_mapping({})',
+        '',
+        '',
+        'def test_view():',
+        '    class Index(View):',
+        '        pass',
+        '',
+        '    Index.as_view("index")',
+        '    View.as_view("view")',
+      ),
+    })
+
+    it("types an attribute assigned from one of the class's own methods by its return annotation", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Config.from_mapping').references), ['tests/test_views.py:7'])
+    })
+
+    it('reads a class named by a receiver nothing else binds as that class', () => {
+      const result = findReferences(fx.qctx, 'View.as_view')
+      assert.deepEqual(at(result.references), ['tests/test_views.py:14', 'tests/test_views.py:15'])
+    })
+  })
+
   describe('package directories a packaging configuration declares', () => {
     // `acme` is a namespace package (no __init__.py) under lib/, with a stale copy under examples/
     // that a path suffix cannot tell apart; `tools` is a top-level module of lib/.

@@ -165,7 +165,22 @@ export class PythonTypes {
       return owner ? { name: owner.name, basesOnly: false } : undefined
     }
     const name = this.localType(artifact, path, at, head.name, depth)
+    if (name === undefined && this.namesClass(artifact, path, at, head.name)) return { name: head.name, basesOnly: false }
     return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
+  }
+
+  /**
+   * `AsyncView.as_view(…)`: a name nothing around binds but a class definition of the file or an
+   * import of a class of the repository; the class's own attributes are its members' too.
+   */
+  private namesClass(artifact: FileArtifact, path: string, at: Place, name: string): boolean {
+    if (this.classDefs(name).length === 0) return false
+    const lines = this.fileLines(path, artifact)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method'))
+      if (fn && parameter(headerOf(lines, fn.line, fn.endLine).header, name) !== undefined) return false
+    }
+    return artifact.symbols.some((s) => s.kind === 'class' && s.name === name) || artifact.imports.some((i) => i.names.some((n) => (n.alias ?? n.name) === name && n.name === name))
   }
 
   /**
@@ -253,6 +268,13 @@ export class PythonTypes {
       return rows.length > 0 && rows.every((r) => r.resolved === null)
     }
     return false
+  }
+
+  /** `self.make_config(…)`: what a method of the class (or a base) returns by its annotation. */
+  private ownMethodReturn(className: string, expression: string): string | undefined {
+    const chain = chainOf(expression.replace(/#.*$/, '').trim())
+    if (chain?.length !== 2 || chain[0]!.name !== 'self' || chain[0]!.call || !chain[1]!.call) return undefined
+    return this.returnType({ name: className, basesOnly: false }, chain[1]!.name, false)
   }
 
   /** Whether `with expression as name` enters an object of a class from outside the repository (a class the repository does not define). */
@@ -379,7 +401,7 @@ export class PythonTypes {
         declared ??= null
       }
       const assignment = assigned.exec(text)
-      if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
+      if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? this.ownMethodReturn(def.name, assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
     return { declared, assigned: fromConstructor }
   }
