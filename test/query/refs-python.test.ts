@@ -516,6 +516,19 @@ describe('refs (Python)', function () {
     })
   })
 
+  describe('a receiver whose class nothing decides', () => {
+    const fx = indexedRepo({
+      'src/click/testing.py': lines('class EchoingStdin:', '    def read(self, n: int = -1) -> bytes:', '        return b""'),
+      'tests/test_read.py': lines('def test_read(paths):', '    for path in paths:', '        with path.open() as f:', '            f.read()'),
+    })
+
+    it("is undecided though one class of the repository alone defines the member: the object may be a file's", () => {
+      const result = findReferences(fx.qctx, 'EchoingStdin.read')
+      assert.deepEqual(at(result.references), [])
+      assert.deepEqual(at(result.ambiguous), ['tests/test_read.py:4'])
+    })
+  })
+
   describe('package directories a packaging configuration declares', () => {
     // `acme` is a namespace package (no __init__.py) under lib/, with a stale copy under examples/
     // that a path suffix cannot tell apart; `tools` is a top-level module of lib/.
