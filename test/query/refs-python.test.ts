@@ -5,7 +5,9 @@
  * and inherited attributes.
  */
 import { strict as assert } from 'node:assert'
+import { openQueryContext } from '../../src/core/query/context.js'
 import { findReferences, type RefsResult } from '../../src/core/query/refs.js'
+import { createGitRepo } from '../helpers/git-fixture.js'
 import { indexedRepo } from '../helpers/indexed-repo.js'
 
 const lines = (...text: string[]): string => `${text.join('\n')}\n`
@@ -348,6 +350,223 @@ describe('refs (Python)', function () {
     it("does not take a local's constructor for its class when a for loop rebinds it", () => {
       const result = findReferences(fx.qctx, 'ProgressBar.update')
       assert.ok([...at(result.references), ...at(result.ambiguous)].includes('src/click/core.py:53'))
+    })
+  })
+
+  describe("flask's cli groups: declared attributes, decorators and pytest fixtures", () => {
+    const fx = indexedRepo({
+      'src/app/scaffold.py': lines(
+        'from click import Group',
+        '',
+        '',
+        'class Scaffold:',
+        '    cli: Group',
+        '',
+        '    def __init__(',
+        '        self,',
+        '        cli: Group,',
+        '    ):',
+        '        pass',
+        '',
+        '',
+        'class AppGroup(Group):',
+        '    def command(self, name=None):',
+        '        return name',
+        '',
+        '',
+        'class App(Scaffold):',
+        '    def __init__(self):',
+        '        self.cli = AppGroup()',
+      ),
+      'tests/test_cli.py': lines(
+        'import click',
+        'import pytest',
+        'from app.scaffold import App, AppGroup',
+        '',
+        '',
+        'def test_declared():',
+        '    app = App()',
+        '    app.cli.command()',
+        '    group = AppGroup()',
+        '    group.command()',
+        '',
+        '',
+        'def test_fixture(app, runner):',
+        '    @app.cli.command()',
+        '    def check(value):',
+        '        app = click.get_current_context().obj',
+        '        return app',
+        '',
+        '',
+        '@pytest.mark.parametrize(',
+        '    "x",',
+        '    (1, 2),',
+        ')',
+        'def test_parametrized(',
+        '    x, app',
+        '):',
+        '    app.cli.command()',
+      ),
+    })
+
+    it("reads an attribute by a base's declared type, not a subclass's unannotated assignment", () => {
+      const result = findReferences(fx.qctx, 'AppGroup.command')
+      assert.deepEqual(at(result.references), ['tests/test_cli.py:10'])
+    })
+
+    it('reads a decorator in the scope around the function, without the bindings of nested functions, past decorators over several lines', () => {
+      const result = findReferences(fx.qctx, 'AppGroup.command')
+      assert.deepEqual(at(result.ambiguous), ['tests/test_cli.py:14', 'tests/test_cli.py:27'])
+    })
+  })
+
+  describe("click's test streams: objects of classes from outside the repository", () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': '',
+      'src/click/formatting.py': lines('class HelpFormatter:', '    def getvalue(self) -> str:', '        return ""'),
+      'src/click/testing.py': lines('import io', '', '', 'class BytesIOCopy(io.BytesIO):', '    pass', '', '', 'class StreamMixer:', '    stdout: BytesIOCopy', '', '    def __init__(self) -> None:', '        self.stdout = BytesIOCopy()', '', '', 'def get_binary_stream() -> t.BinaryIO:', '    pass', '', '', 'def make_formatter() -> HelpFormatter:', '    pass'),
+      'src/click/utils.py': lines('def open_stream(name) -> t.IO[t.Any]:', '    pass'),
+      'tests/test_streams.py': lines(
+        'import io',
+        'from io import StringIO',
+        'from click.formatting import HelpFormatter',
+        'from click.testing import StreamMixer, get_binary_stream, make_formatter',
+        'import click.utils',
+        '',
+        'def test_streams():',
+        '    mixer = StreamMixer()',
+        '    wrapped = open(',
+        '        mixer.stdout, encoding="utf-8", mode="w"',
+        '    )',
+        '    assert mixer.stdout.getvalue()',
+        '    buf = io.BytesIO()',
+        '    assert buf.getvalue()',
+        '    text = StringIO()',
+        '    assert text.getvalue()',
+        '    formatter = HelpFormatter()',
+        '    assert formatter.getvalue()',
+        '',
+        '',
+        'def test_files(name):',
+        '    with open(name) as f:',
+        '        f.getvalue()',
+        '    with click.utils.open_stream(name) as s:',
+        '        s.getvalue()',
+        '    stdin = get_binary_stream()',
+        '    stdin.getvalue()',
+        '    made = make_formatter()',
+        '    made.getvalue()',
+      ),
+      'tests/test_imports.py': '',
+    })
+
+    it("drops a method called on an instance of a class from outside the repository, a keyword argument on a call's next line binding nothing", () => {
+      const result = findReferences(fx.qctx, 'HelpFormatter.getvalue')
+      assert.deepEqual(at(result.references).filter((r) => r < 'tests/test_streams.py:2'), ['tests/test_streams.py:18'])
+    })
+
+    it("types what a function returns by its annotation and what `with` enters (a file object, an object from outside the repository)", () => {
+      const result = findReferences(fx.qctx, 'HelpFormatter.getvalue')
+      assert.deepEqual(at(result.references), ['tests/test_streams.py:18', 'tests/test_streams.py:29'])
+      assert.deepEqual(at(result.ambiguous), [])
+    })
+  })
+
+  describe("flask's config and class-based views: methods' returns and class receivers", () => {
+    const fx = indexedRepo({
+      'src/flask/config.py': lines('class Config(dict):', '    def from_mapping(self, mapping) -> bool:', '        return True', '', '', 'class Settings:', '    def from_mapping(self, mapping) -> bool:', '        return False'),
+      'src/flask/app.py': lines(
+        'from .config import Config',
+        '',
+        '',
+        'class Flask:',
+        '    def __init__(self):',
+        '        self.config = self.make_config()',
+        '',
+        '    def make_config(self) -> Config:',
+        '        return Config()',
+      ),
+      'src/flask/views.py': lines('class View:', '    @classmethod', '    def as_view(cls, name):', '        return name'),
+      'tests/test_views.py': lines(
+        'from flask.app import Flask',
+        'from flask.views import View',
+        '',
+        '',
+        'def test_config():',
+        '    app = Flask()',
+        '    app.config.from_mapping({})',
+        '',
+        '',
+        'def test_view():',
+        '    class Index(View):',
+        '        pass',
+        '',
+        '    Index.as_view("index")',
+        '    View.as_view("view")',
+      ),
+    })
+
+    it("types an attribute assigned from one of the class's own methods by its return annotation", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Config.from_mapping').references), ['tests/test_views.py:7'])
+    })
+
+    it('reads a class named by a receiver nothing else binds as that class', () => {
+      const result = findReferences(fx.qctx, 'View.as_view')
+      assert.deepEqual(at(result.references), ['tests/test_views.py:14', 'tests/test_views.py:15'])
+    })
+  })
+
+  describe('a receiver whose class nothing decides', () => {
+    const fx = indexedRepo({
+      'src/click/testing.py': lines('class EchoingStdin:', '    def read(self, n: int = -1) -> bytes:', '        return b""'),
+      'tests/test_read.py': lines('def test_read(paths):', '    for path in paths:', '        with path.open() as f:', '            f.read()'),
+    })
+
+    it("is undecided though one class of the repository alone defines the member: the object may be a file's", () => {
+      const result = findReferences(fx.qctx, 'EchoingStdin.read')
+      assert.deepEqual(at(result.references), [])
+      assert.deepEqual(at(result.ambiguous), ['tests/test_read.py:4'])
+    })
+  })
+
+  describe('package directories a packaging configuration declares', () => {
+    // `acme` is a namespace package (no __init__.py) under lib/, with a stale copy under examples/
+    // that a path suffix cannot tell apart; `tools` is a top-level module of lib/.
+    const layout = {
+      'lib/acme/util.py': lines('def helper():', '    return 1'),
+      'lib/tools.py': lines('def tool():', '    return 2'),
+      'examples/old/acme/util.py': lines('def helper():', '    return 0'),
+      'tests/test_acme.py': lines('from acme.util import helper', 'import tools', '', '', 'def test_it():', '    helper()', '    tools.tool()'),
+    }
+
+    for (const [config, text] of Object.entries({
+      'pyproject.toml': lines('[project]', 'name = "acme"', '', '[tool.setuptools.packages.find]', 'where = ["lib"]'),
+      'setup.cfg': lines('[options]', 'package_dir =', '    =lib'),
+      'setup.py': lines('from setuptools import setup', "setup(name='acme', package_dir={'': 'lib'})"),
+    })) {
+      describe(`declared in ${config}`, () => {
+        const fx = indexedRepo({ ...layout, [config]: text })
+
+        it('resolves a namespace package and a top-level module under the declared directory', () => {
+          assert.deepEqual(at(findReferences(fx.qctx, 'lib/acme/util.py:helper').references), ['tests/test_acme.py:1', 'tests/test_acme.py:6'])
+          assert.deepEqual(at(findReferences(fx.qctx, 'lib/tools.py:tool').references), ['tests/test_acme.py:7'])
+        })
+      })
+    }
+
+    it('changes resolution on the next build when pyproject.toml changes', async () => {
+      const repo = createGitRepo({ files: { ...layout, 'pyproject.toml': lines('[project]', 'name = "acme"') } })
+      try {
+        const before = await openQueryContext(repo.dir, { warn: () => {} })
+        assert.deepEqual(at(findReferences(before, 'lib/tools.py:tool').references), [])
+        repo.write({ 'pyproject.toml': lines('[project]', 'name = "acme"', '', '[tool.setuptools]', 'package-dir = {"" = "lib"}') })
+        repo.commit('declare lib/')
+        const after = await openQueryContext(repo.dir, { warn: () => {} })
+        assert.deepEqual(at(findReferences(after, 'lib/tools.py:tool').references), ['tests/test_acme.py:7'])
+        assert.deepEqual(at(findReferences(after, 'lib/acme/util.py:helper').references), ['tests/test_acme.py:1', 'tests/test_acme.py:6'])
+      } finally {
+        repo.cleanup()
+      }
     })
   })
 })

@@ -10,6 +10,8 @@ export class PathIndex {
   private readonly dirsByBase = new Map<string, string[]>()
   /** Python import roots, computed on first use; a package file added or removed forgets them. */
   private roots: string[] | null = null
+  /** Package directories each packaging configuration (pyproject.toml, setup.cfg, setup.py) declares, from the repository's root. */
+  private readonly declared = new Map<string, string[]>()
 
   add(path: string): void {
     if (this.files.has(path)) return
@@ -28,10 +30,25 @@ export class PathIndex {
   remove(path: string): void {
     if (!this.files.delete(path)) return
     if (path.endsWith('.py')) this.roots = null
+    if (this.declared.delete(path)) this.roots = null
     pull(this.byBase, basename(path), path)
     const dir = dirname(path)
     pull(this.dirs, dir, path)
     if (!this.dirs.has(dir)) pull(this.dirsByBase, basename(dir), dir)
+  }
+
+  /**
+   * The package directories the packaging configuration at `config` declares (relative to its
+   * folder, already checked to stay inside it: parse/package-dirs.ts): import roots, whatever
+   * holds `__init__.py` files.
+   */
+  declarePackageDirs(config: string, dirs: readonly string[]): void {
+    const roots = dirs.flatMap((dir) => joinPath(dirname(config), dir) ?? [])
+    const before = this.declared.get(config) ?? []
+    if (roots.length === before.length && roots.every((root, i) => root === before[i])) return
+    if (roots.length > 0) this.declared.set(config, roots)
+    else this.declared.delete(config)
+    this.roots = null
   }
 
   has(path: string): boolean {
@@ -58,11 +75,12 @@ export class PathIndex {
    * The directories absolute Python imports start from, as the interpreter's path would hold
    * them: the repository's root, the folder above each top-level package (a directory with an
    * `__init__.py` whose parent has none: `src/` of a src layout, `packages/x/` of a monorepo) and
-   * every `src/` folder holding Python files (namespace packages have no `__init__.py`).
+   * every `src/` folder holding Python files (namespace packages have no `__init__.py`), and the
+   * package directories packaging configurations declare (`package-dir = {"" = "lib"}`).
    */
   pythonRoots(): readonly string[] {
     if (this.roots) return this.roots
-    const roots = new Set([''])
+    const roots = new Set(['', ...[...this.declared.values()].flat()])
     for (const path of this.files) {
       if (!path.endsWith('.py')) continue
       const src = path.lastIndexOf('/src/')

@@ -8,7 +8,8 @@ import type { LanguageId, SymbolDef } from '../parse/types.js'
 import { DefIndex } from './def-index.js'
 import { FileSymbols, fileSymbolsOf, SYMBOL_KINDS, type FileContent, type SymbolColumns } from './file-symbols.js'
 import { resolveImport, type ImportTarget } from './imports.js'
-import { PathIndex, pathKeys } from './paths.js'
+import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
+import { basename, PathIndex, pathKeys } from './paths.js'
 import { STRING_SEPARATOR, StringTable } from './strings.js'
 import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
 import { joinSnapshots, type SymbolsRun } from './table-slices.js'
@@ -137,8 +138,10 @@ export class SymbolTable {
   addFile(path: string, content: FileContent): void {
     this.removeFile(path)
     if (!this.changes.has(path)) this.changes.set(path, null)
-    this.files.set(path, fileSymbolsOf(path, content, this.strings))
+    const file = fileSymbolsOf(path, content, this.strings)
+    this.files.set(path, file)
     this.pathIndex?.add(path)
+    this.pathIndex?.declarePackageDirs(path, this.packageDirs(file))
     this.invalidate()
   }
 
@@ -340,8 +343,20 @@ export class SymbolTable {
     if (!this.pathIndex) {
       this.pathIndex = new PathIndex()
       for (const path of this.files.keys()) this.pathIndex.add(path)
+      for (const file of this.files.values()) this.pathIndex.declarePackageDirs(file.path, this.packageDirs(file))
     }
     return this.pathIndex
+  }
+
+  /** The package directories a packaging configuration (pyproject.toml, setup.cfg, setup.py) declares, as extraction stored them among its import rows. */
+  private packageDirs(file: FileSymbols): string[] {
+    if (!PACKAGE_CONFIGS.has(basename(file.path))) return []
+    const out: string[] = []
+    for (let i = file.import0; i < file.import0 + file.imports; i++) {
+      const dir = declaredDir(this.strings.get(file.cols.importModule[i]))
+      if (dir !== undefined) out.push(dir)
+    }
+    return out
   }
 
   /** Resolves the imports of changed files and of files a path addition or removal may affect. */
@@ -364,6 +379,12 @@ export class SymbolTable {
     }
     this.changes.clear()
     const importsChanged = new Set<string>()
+    // A packaging configuration changed: its package directories are import roots, so every Python import may now resolve elsewhere.
+    if ([...changed].some((path) => PACKAGE_CONFIGS.has(basename(path)))) {
+      for (const file of this.files.values()) {
+        if (!changed.has(file.path) && file.language === 'python' && this.resolveImports(file, 0, file.imports)) importsChanged.add(file.path)
+      }
+    }
     if (pathsChanged) {
       for (const file of this.files.values()) {
         if (changed.has(file.path)) continue

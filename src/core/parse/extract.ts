@@ -6,6 +6,7 @@ import { LimitWatch, type ParseLimits } from './limits.js'
 import type { ParsedLanguageId } from './languages.js'
 import { extractTags } from './tags/index.js'
 import { tagsQuery } from './tags/query.js'
+import { setupPyPackageDirs } from './package-dirs.js'
 import { textArtifact } from './text-chunks.js'
 import type { FileArtifact, LanguageId } from './types.js'
 
@@ -67,7 +68,7 @@ class TreeSitterExtractor implements Extractor {
         chunks: chunkTree(root, language, lines, tags),
         symbols: tags.symbols,
         references: tags.references,
-        imports: tags.imports,
+        imports: language === 'python' ? [...tags.imports, ...setupPyPackageDirs(source)] : tags.imports,
         parseErrors: root.hasError ? countErrors(root) : 0,
         lineCount: lines.count,
       }

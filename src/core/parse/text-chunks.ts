@@ -1,5 +1,6 @@
 import { approximateTokens, LineIndex, MAX_CHUNK_CHARS } from './chunk/index.js'
 import type { Chunk, FileArtifact, LanguageId } from './types.js'
+import { textPackageDirs } from './package-dirs.js'
 
 /**
  * A file as line windows, without parsing: how files in languages without a grammar are indexed,
@@ -7,7 +8,9 @@ import type { Chunk, FileArtifact, LanguageId } from './types.js'
  */
 export function textArtifact(source: string, language: LanguageId): FileArtifact {
   const lines = new LineIndex(source)
-  return { language, chunks: textChunks(lines), symbols: [], references: [], imports: [], parseErrors: 0, lineCount: lines.count }
+  // A packaging configuration's package directories (pyproject.toml, setup.cfg) are import roots.
+  const imports = language === 'text' ? textPackageDirs(source) : []
+  return { language, chunks: textChunks(lines), symbols: [], references: [], imports, parseErrors: 0, lineCount: lines.count }
 }
 
 /**

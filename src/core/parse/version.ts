@@ -9,4 +9,6 @@
 // slab.h's kmalloc is a definition; aggregates built before also hold Python imports resolved by
 // path suffix rather than from the import roots, or lack the reference rows of files with more
 // than 1,024 of them (see RefRows.reset), and a new version rebuilds them.
-export const EXTRACTOR_VERSION = 7
+// 8: pyproject.toml, setup.cfg and setup.py carry the package directories they declare as import
+// rows (parse/package-dirs.ts); aggregates built before resolve Python imports without them.
+export const EXTRACTOR_VERSION = 8

@@ -52,7 +52,8 @@ export function importBindings(table: SymbolTable, path: string, language: Langu
         const top = language === 'python' && !imp.alias ? topPackage(table, imp.module, target) : undefined
         if (top) bind(imp.module.slice(0, imp.module.indexOf('.')), top)
         if (!row.resolved.isDir) files.push(target)
-      } else {
+      } else if (language !== 'python' || isSubmodule(target, row.name)) {
+        // `from m import Name` resolves to m itself when Name is no submodule: Name is then none of m's modules.
         for (const n of imp.names) if (n.name === row.name) bind(n.alias ?? n.name, target)
       }
     }
@@ -66,6 +67,13 @@ export function importBindings(table: SymbolTable, path: string, language: Langu
     out.statements.push({ line: imp.line, names, paths: files })
   }
   return out
+}
+
+/** `a/b/name.py` or `a/b/name/__init__.py`: the file is the module `name`. */
+function isSubmodule(target: string, name: string): boolean {
+  const file = `${name}.py`
+  const init = `${name}/__init__.py`
+  return target === file || target.endsWith(`/${file}`) || target === init || target.endsWith(`/${init}`)
 }
 
 /** `a/b/c.py` (or `a/b/c/__init__.py`) imported as `a.b.c` → `a/__init__.py`, when the package has one. */

@@ -25,6 +25,8 @@ export type MemberVerdict = 'keep' | 'drop' | 'ambiguous'
 type ReceiverClass = { name: string; basesOnly: boolean } | 'untyped'
 
 const IDENTIFIER = /^[A-Za-z_]\w*$/
+/** The class of an instance of a class outside the repository (no identifier: never one of its classes). */
+const OUTSIDE = '<outside>'
 /** Names that say nothing about the class (or are the class of everything). */
 const UNINFORMATIVE = new Set(['Any', 'object', 'Self', 'None', 'type', 'Type'])
 /** Bases that add no members a repository defines. */
@@ -62,7 +64,7 @@ interface Bindings {
 export class PythonTypes {
   private readonly classes = new Map<string, SymbolInfo[]>()
   private readonly lines = new Map<string, string[]>()
-  private readonly attributes = new Map<string, string | null>()
+  private readonly attributes = new Map<string, { declared: string | null | undefined; assigned: string | undefined }>()
   private readonly definitionLines = new Map<string, Uint8Array>()
 
   constructor(
@@ -79,6 +81,7 @@ export class PythonTypes {
     if (!type) return undefined
     // A top-level function is never reached through an object.
     if (type === 'untyped') return targets.some((t) => t.scope !== '') ? 'ambiguous' : 'drop'
+    if (type.name === OUTSIDE) return 'drop'
     const definedIn = (defs: readonly SymbolInfo[], className: string): boolean => defs.some((d) => d.scope !== '' && lastSegment(d.scope) === className && this.isClass(d.path, d.scope))
     for (const className of this.lineage(type.name, type.basesOnly)) {
       if (definedIn(targets, className)) return 'keep'
@@ -121,13 +124,23 @@ export class PythonTypes {
     if (literal) return { name: literal, basesOnly: false }
     const segments = chainOf(text)
     if (!segments) return undefined
+    // `io.BytesIO()`: an instance of a class from outside the repository.
+    if (this.constructedOutside(artifact, path, segments)) return { name: OUTSIDE, basesOnly: false }
     // `BaseArchive().extract(…)`, `pkg.Name(…)`: a constructor's result.
     const constructed = this.constructed(text)
     if (constructed) return { name: constructed, basesOnly: false }
+    // `click.open_file(…)`, `click.utils.open_stream(…)`: a function of a module the file imports, by its return annotation.
+    const last = segments[segments.length - 1]!
+    if (segments.length >= 2 && last.call && !segments.slice(0, -1).some((s) => s.call) && importsModule(artifact, segments[0]!.name)) {
+      const returned = this.functionReturn(last.name)
+      return returned ? { name: returned, basesOnly: false } : undefined
+    }
     let type = this.headClass(artifact, path, at, segments[0]!, depth)
     for (const segment of segments.slice(1)) {
       // An attribute of an untyped parameter (a pytest fixture's `app.cli`) is as unknown as the parameter.
       if (!type || type === 'untyped') return type
+      // An attribute of an object from outside the repository: anything.
+      if (type.name === OUTSIDE) return undefined
       const name = segment.call ? this.returnType(type, segment.name, false) : this.attributeType(type.name, segment.name) ?? this.returnType(type, segment.name, true)
       type = name ? { name, basesOnly: false } : undefined
     }
@@ -141,14 +154,33 @@ export class PythonTypes {
         return owner ? { name: owner.name, basesOnly: true } : undefined
       }
       const name = BUILTIN_CLASSES.has(head.name) && this.classDefs(head.name).length === 0 ? head.name : undefined
-      return name ? { name, basesOnly: false } : undefined
+      if (name) return { name, basesOnly: false }
+      // The built-in `open(…)` makes a file object, unless the file binds `open` itself.
+      if (head.name === 'open' && !bindsOwn(artifact, 'open')) return { name: OUTSIDE, basesOnly: false }
+      const returned = this.functionReturn(head.name)
+      return returned ? { name: returned, basesOnly: false } : undefined
     }
     if (head.name === 'self' || head.name === 'cls') {
       const owner = enclosingClass(artifact, at.enclosing)
       return owner ? { name: owner.name, basesOnly: false } : undefined
     }
     const name = this.localType(artifact, path, at, head.name, depth)
+    if (name === undefined && this.namesClass(artifact, path, at, head.name)) return { name: head.name, basesOnly: false }
     return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
+  }
+
+  /**
+   * `AsyncView.as_view(…)`: a name nothing around binds but a class definition of the file or an
+   * import of a class of the repository; the class's own attributes are its members' too.
+   */
+  private namesClass(artifact: FileArtifact, path: string, at: Place, name: string): boolean {
+    if (this.classDefs(name).length === 0) return false
+    const lines = this.fileLines(path, artifact)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method'))
+      if (fn && parameter(headerOf(lines, fn.line, fn.endLine).header, name) !== undefined) return false
+    }
+    return artifact.symbols.some((s) => s.kind === 'class' && s.name === name) || artifact.imports.some((i) => i.names.some((n) => (n.alias ?? n.name) === name && n.name === name))
   }
 
   /**
@@ -162,8 +194,10 @@ export class PythonTypes {
     const lines = this.fileLines(path, artifact)
     const assignment = new RegExp(`^\\s*${name}\\s*(?::\\s*(.+?))?\\s*=(?!=)\\s*(.*)$`)
     const otherBinding = new RegExp(`(?:^|[^\\w.])(?:for\\b[^=]*\\b${name}\\b[^=]*\\bin\\b|as\\s+${name}\\b|${name}\\s*:=|import\\b.*\\b${name}\\b)`)
-    // `a, name = …`: unpacking, whose parts nothing here types.
-    const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*=(?!=)`)
+    // `a, name = …`: unpacking, whose parts nothing here types. Spaced around `=`, as assignments
+    // are and keyword arguments are not: `name.attr, key="x"` continuing a call binds nothing.
+    const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
+    const withTarget = new RegExp(`^\\s*(?:async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
       const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false }
       for (let line = from; line <= to; line++) {
@@ -182,6 +216,10 @@ export class PythonTypes {
           const type = this.expressionClass(artifact, path, { enclosing: scope, line }, match[2]!, depth + 1)
           if (type && type !== 'untyped') found.assigned.add(type.name)
           else found.unknown = true
+        } else if (withTarget.test(text) && this.enteredOutside(artifact, path, { enclosing: scope, line }, withTarget.exec(text)![1]!, depth)) {
+          // `with open(…) as f`: what a class from outside the repository enters is as foreign as it.
+          found.any = true
+          found.assigned.add(OUTSIDE)
         } else if (otherBinding.test(text) || (unpacking.test(text) && text.slice(0, text.indexOf('=')).includes(','))) {
           found.any = true
           found.unknown = true
@@ -194,14 +232,70 @@ export class PythonTypes {
       const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= at.line && s.endLine >= at.line)
       if (!fn) continue
       const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
+      // A decorator, a default or an annotation is evaluated in the scope around the function.
+      if (at.line < bodyStart) continue
       const param = parameter(header, name)
-      const found = bindings(bodyStart, fn.endLine, scope, () => true)
+      // The bodies of functions and classes defined inside bind their own names; their own names are bound here, by whatever a decorator makes of them.
+      const nested = artifact.symbols.filter((s) => (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') && s.qualifiedName === `${scope}.${s.name}` && s.line >= bodyStart)
+      const found = bindings(bodyStart, fn.endLine, scope, (line) => !nested.some((s) => line >= s.line && line <= s.endLine))
+      if (nested.some((s) => s.name === name)) {
+        found.any = true
+        found.unknown = true
+      }
       if (param === 'untyped' && !found.any) return 'untyped'
       if (param === 'untyped') return undefined
       if (param !== undefined) found.declared ??= param
       if (param !== undefined || found.any) return classOf(found)
     }
     return classOf(bindings(1, artifact.lineCount, '', (line) => !this.insideDefinition(path, artifact, line)))
+  }
+
+  /**
+   * `io.BytesIO()`, `StringIO()` after `from io import StringIO`: a class (CapWords, by the naming
+   * convention; a function of such a module may return one of the repository's objects, as
+   * `copy.copy(ctx)` does) called through a name the file imports from a module the repository
+   * does not hold, nothing after the call.
+   */
+  private constructedOutside(artifact: FileArtifact, path: string, segments: Segment[]): boolean {
+    const last = segments[segments.length - 1]!
+    if (!last.call || segments.slice(0, -1).some((s) => s.call) || !/^[A-Z]\w*[a-z]\w*$/.test(last.name)) return false
+    const head = segments[0]!.name
+    for (const imp of artifact.imports) {
+      const whole = imp.names.length === 0 && (imp.alias ?? imp.module.split('.')[0]) === head
+      if (!whole && !imp.names.some((n) => (n.alias ?? n.name) === head)) continue
+      if (imp.relative || (whole ? segments.length < 2 : segments.length !== 1)) return false
+      const rows = this.table.imports(path).filter((r) => r.line === imp.line && r.module === imp.module)
+      return rows.length > 0 && rows.every((r) => r.resolved === null)
+    }
+    return false
+  }
+
+  /** `self.make_config(…)`: what a method of the class (or a base) returns by its annotation. */
+  private ownMethodReturn(className: string, expression: string): string | undefined {
+    const chain = chainOf(expression.replace(/#.*$/, '').trim())
+    if (chain?.length !== 2 || chain[0]!.name !== 'self' || chain[0]!.call || !chain[1]!.call) return undefined
+    return this.returnType({ name: className, basesOnly: false }, chain[1]!.name, false)
+  }
+
+  /** Whether `with expression as name` enters an object of a class from outside the repository (a class the repository does not define). */
+  private enteredOutside(artifact: FileArtifact, path: string, at: Place, expression: string, depth: number): boolean {
+    const type = this.expressionClass(artifact, path, at, expression, depth + 1)
+    return type !== undefined && type !== 'untyped' && (type.name === OUTSIDE || (this.classDefs(type.name).length === 0 && !BUILTIN_CLASSES.has(type.name)))
+  }
+
+  /** The class a top-level function of the repository named so returns by its annotation, when every such function declares the same one. */
+  private functionReturn(name: string): string | undefined {
+    let found: string | undefined
+    for (const def of findCandidates(this.table, name)) {
+      if (def.kind !== 'function' || def.scope !== '' || def.name !== name) continue
+      const artifact = this.artifactOf(def.path)
+      if (!artifact) return undefined
+      const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(this.fileLines(def.path, artifact), def.line, def.endLine).header)
+      const type = annotation ? typeName(annotation[1]!) : undefined
+      if (!type || (found !== undefined && found !== type)) return undefined
+      found = type
+    }
+    return found
   }
 
   /** `Name(…)` or `pkg.Name(…)` (and nothing after the call) where Name is a class of the repository: that class. */
@@ -251,45 +345,65 @@ export class PythonTypes {
     return inside[line] === 1
   }
 
-  /** The declared class of `self.attr`, looked for in the class and then its bases. */
+  /**
+   * The class of `self.attr`: its declared type, in the class or the nearest base declaring it
+   * (a subclass's unannotated `self.cli = AppGroup()` does not redeclare a base's `cli: Group`,
+   * as a type checker reads it), else the class the nearest assignment constructs.
+   */
   private attributeType(className: string, attr: string): string | undefined {
-    for (const owner of this.lineage(className, false)) {
-      const key = `${owner}\0${attr}`
-      let found = this.attributes.get(key)
-      if (found === undefined) {
-        found = null
-        for (const def of this.classDefs(owner)) {
-          const type = this.declaredIn(def, attr)
-          if (type) {
-            found = type
-            break
-          }
-        }
-        this.attributes.set(key, found)
-      }
-      if (found) return found
+    const lineage = this.lineage(className, false)
+    for (const owner of lineage) {
+      const declared = this.attributeIn(owner, attr).declared
+      if (declared) return declared
+    }
+    for (const owner of lineage) {
+      const { declared, assigned } = this.attributeIn(owner, attr)
+      // An annotation naming no one class (a union) leaves it open.
+      if (declared === null) return undefined
+      if (assigned) return assigned
     }
     return undefined
   }
 
-  private declaredIn(def: SymbolInfo, attr: string): string | undefined {
+  /** How a class declares and assigns `attr`: declared null for an annotation naming no one class. */
+  private attributeIn(owner: string, attr: string): { declared: string | null | undefined; assigned: string | undefined } {
+    const key = `${owner}\0${attr}`
+    let found = this.attributes.get(key)
+    if (!found) {
+      found = { declared: undefined, assigned: undefined }
+      for (const def of this.classDefs(owner)) {
+        const here = this.declaredIn(def, attr)
+        found.declared ??= here.declared
+        found.assigned ??= here.assigned
+      }
+      this.attributes.set(key, found)
+    }
+    return found
+  }
+
+  private declaredIn(def: SymbolInfo, attr: string): { declared: string | null | undefined; assigned: string | undefined } {
     const artifact = this.artifactOf(def.path)
-    if (!artifact) return undefined
+    if (!artifact) return { declared: undefined, assigned: undefined }
     const lines = this.fileLines(def.path, artifact)
-    const annotated = new RegExp(`^\\s*(?:self\\.)?${attr}\\s*:\\s*([^=]+?)\\s*(?:=.*)?$`)
+    const annotated = new RegExp(`^(\\s*)(self\\.)?${attr}\\s*:\\s*([^=]+?)\\s*(?:=.*)?$`)
     const assigned = new RegExp(`^\\s*self\\.${attr}\\s*=(?!=)\\s*(.*)$`)
+    // `attr: T` declares only in the class body itself, not as a parameter of a signature spread over lines.
+    const body = bodyIndent(lines, def.line, def.endLine)
+    let declared: string | null | undefined
     let fromConstructor: string | undefined
     for (let line = def.line; line <= def.endLine; line++) {
       const text = lines[line - 1] ?? ''
-      const annotation = annotated.exec(text)
+      const match = annotated.exec(text)
+      const annotation = match && (match[2] || match[1]!.length === body) ? match[3] : undefined
       if (annotation) {
-        const type = typeName(annotation[1]!)
-        if (type) return type
+        const type = typeName(annotation)
+        if (type) return { declared: type, assigned: fromConstructor }
+        declared ??= null
       }
       const assignment = assigned.exec(text)
-      if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
+      if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? this.ownMethodReturn(def.name, assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
-    return fromConstructor
+    return { declared, assigned: fromConstructor }
   }
 
   /** The class and its bases, breadth first, each once (`super()`: the bases only). */
@@ -391,6 +505,28 @@ function annotatedParameter(artifact: FileArtifact, lines: string[], line: numbe
   return type === 'untyped' ? undefined : type
 }
 
+/** The file defines or imports `name` itself. */
+function bindsOwn(artifact: FileArtifact, name: string): boolean {
+  return artifact.symbols.some((s) => s.name === name && s.scope === '') || artifact.imports.some((i) => i.names.some((n) => (n.alias ?? n.name) === name))
+}
+
+/** `import name` or `import name.sub` / `import x as name`: the name is a module. */
+function importsModule(artifact: FileArtifact, name: string): boolean {
+  return artifact.imports.some((i) => i.names.length === 0 && (i.alias ?? i.module.split('.')[0]) === name)
+}
+
+/** The indentation of a class's body: its first statement's after the header. */
+function bodyIndent(lines: string[], first: number, last: number): number {
+  const own = /^\s*/.exec(lines[first - 1] ?? '')![0].length
+  for (let line = first + 1; line <= last; line++) {
+    const text = lines[line - 1] ?? ''
+    if (/^\s*(#.*)?$/.test(text)) continue
+    const indent = /^\s*/.exec(text)![0].length
+    if (indent > own) return indent
+  }
+  return -1
+}
+
 /** The class defining the method `enclosing` is in (`Flask.run.inner` → `Flask`). */
 function enclosingClass(artifact: FileArtifact, enclosing: string): { name: string } | undefined {
   for (let scope = enclosing; scope !== ''; scope = parentOf(scope)) {
@@ -400,10 +536,14 @@ function enclosingClass(artifact: FileArtifact, enclosing: string): { name: stri
   return undefined
 }
 
-/** A function's header (decorators skipped, up to the line ending in `:`) and where its body starts. */
+/** A function's header (decorators skipped, their arguments over several lines too, up to the line ending in `:`) and where its body starts. */
 function headerOf(lines: string[], first: number, last: number): { header: string; bodyStart: number } {
   let line = first
-  while (line <= last && /^\s*@/.test(lines[line - 1] ?? '')) line++
+  while (line <= last && /^\s*@/.test(lines[line - 1] ?? '')) {
+    let decorator = lines[line - 1] ?? ''
+    while (!balanced(decorator) && line < last) decorator += lines[line++] ?? ''
+    line++
+  }
   const parts: string[] = []
   for (let end = Math.min(last, line + MAX_HEADER_LINES); line <= end; line++) {
     const text = lines[line - 1] ?? ''

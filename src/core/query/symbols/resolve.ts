@@ -108,6 +108,9 @@ function resolveQualified(ref: SymbolRef, receiver: string, file: FileView, r: R
   if (r.others.some(names)) return 'drop'
   // A member of some object: only a member definition can be meant.
   if (!r.targets.some((t) => t.scope !== '')) return 'drop'
+  // A Python object whose class nothing here decides is as likely one from outside the repository
+  // (a file, a stream: `f.read()`, `buf.getvalue()`) as an instance of the one class defining the name.
+  if (python) return 'ambiguous'
   return r.others.some((o) => o.scope !== '') ? 'ambiguous' : 'keep'
 }
 
