@@ -2,9 +2,9 @@ import { strict as assert } from 'node:assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GitFixture } from '../helpers/git-fixture.js'
-import { connect, shopRepo, type McpSession } from './mcp-helpers.js'
+import { connect, shopRepo, textOf, type McpSession } from './mcp-helpers.js'
 
-describe('git vlt mcp: damage found by a tool call', function () {
+describe('git vlt mcp: a call meeting the index damaged or still being built', function () {
   this.timeout(120_000)
   let repo: GitFixture | undefined
   let mcp: McpSession | undefined
@@ -31,5 +31,16 @@ describe('git vlt mcp: damage found by a tool call', function () {
     const warnings = mcp.stderr().split('\n').filter((line) => /symbols\.mpk/.test(line))
     assert.equal(warnings.length, 1, mcp.stderr())
     assert.match(warnings[0]!, /checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records/)
+  })
+
+  it('ask_oracle waits for the build the server started instead of for the index lock', async () => {
+    repo = shopRepo()
+    // No waiting for a held lock: a question opening its own context fails at once while the warm-up builds.
+    repo.write({ 'vlt.toml': '[query]\nlock_wait_ms = 0\n' })
+    repo.commit('no lock wait')
+    mcp = await connect(repo.dir)
+    const result = await mcp.call('ask_oracle', { question: 'where is authenticate_user defined', sources: ['code'] })
+    assert.equal(result.isError, undefined, textOf(result))
+    assert.match(result.structuredContent.answer, /src\/user_service\.py:15/)
   })
 })
