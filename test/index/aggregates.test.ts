@@ -198,8 +198,8 @@ describe('tree aggregates', () => {
       assert.deepEqual(readdirSync(inThreadDir).sort(), ['bm25.mpk', 'graph.mpk', 'symbols.mpk'])
       // A save that fails (bm25.mpk cannot be replaced) removes the runs all the same.
       rmSync(spilledDir, { recursive: true, force: true })
-      const failing = built(spilledDir, memoryBytes)
       mkdirSync(join(spilledDir, 'bm25.mpk', 'in-the-way'), { recursive: true })
+      const failing = built(spilledDir, memoryBytes)
       await assert.rejects(finishAndSave(spilledDir, failing))
       assert.deepEqual(readdirSync(spilledDir).sort(), ['bm25.mpk', 'graph.mpk', 'symbols.mpk'])
     } finally {
