@@ -6,6 +6,7 @@ import { contextTtlDays, deleteContext, listContexts, validateContextName, type 
 import { UsageError, VltError } from '../core/errors.js'
 import { openRepo } from '../core/git/index.js'
 import { askOracle, DEFAULT_MAX_TOKENS, ORACLE_SOURCES, type OracleResponse, type OracleSourceName } from '../core/oracle/index.js'
+import { diagnosticLine } from '../core/lsp/index.js'
 
 export default class Oracle extends VltCommand {
   static override summary = 'Answer a question about the repository from its code, notes, threads, agent history and git, citing the evidence.'
@@ -126,6 +127,8 @@ That thread is committed: secrets are redacted from it, and excerpts of agent co
     if (!json) {
       if (streamed && response.model !== 'extractive') process.stdout.write('\n')
       else this.log(response.answer)
+      // With [lsp] enabled: what the language servers report on the cited files, as compilers print it.
+      if (response.diagnostics?.length) this.log(['', 'Diagnostics of the cited files:', ...response.diagnostics.map(diagnosticLine)].join('\n'))
       if (flags.explain) this.log(`\n${formatExplain(response)}`)
     }
     return response

@@ -98,6 +98,10 @@ describe('LSP enrichment (typescript-language-server)', function () {
       assert.ok(broken, JSON.stringify(response.diagnostics))
       assert.equal(broken.severity, 'error')
       assert.match(broken.message, /not assignable to type 'number'/)
+      // The text output lists them under the answer, as compilers print them.
+      const text = vlt(repo.dir, ['oracle', 'where is totalRadius defined?', '--no-log'], enabled.env)
+      assert.equal(text.status, 0, text.stderr)
+      assert.match(text.stdout, /\nDiagnostics of the cited files:\n(.*\n)*src\/shapes\.ts:10:\d+: error: .*not assignable to type 'number'/)
       // Without [lsp], no server runs and the field is absent.
       assert.equal(vltJson(repo.dir, ['oracle', 'where is totalRadius defined?', '--no-log']).diagnostics, undefined)
     } finally {

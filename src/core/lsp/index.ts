@@ -73,6 +73,11 @@ export async function diagnosticsOf(files: Array<{ path: string; language: Langu
   return inSession(use, (session) => session.diagnostics(files))
 }
 
+/** A diagnostic as compilers print it: `path:line:column: severity: message (source)`, the message's first line. */
+export function diagnosticLine(d: Diagnostic): string {
+  return `${d.path}:${d.line}:${d.column + 1}: ${d.severity}: ${d.message.split('\n')[0]}${d.source ? ` (${d.source})` : ''}`
+}
+
 /** The code files cited by evidence located as `path:line` or `path:start-end`, with their languages; each once. */
 export function citedCodeFiles(sources: Array<{ sourceType: string; sourcePath: string }>, languageOf: (path: string) => LanguageId | undefined): Array<{ path: string; language: LanguageId }> {
   const files = new Map<string, LanguageId>()

@@ -10,7 +10,7 @@ import { z } from 'zod'
 import { askOracle, ORACLE_SOURCES, type OracleSourceName } from '../oracle/index.js'
 import { APPENDS, currentFreshness, fitItems, freshnessSchema } from '../tools/index.js'
 import type { Conversation } from '../conversation/index.js'
-import type { Diagnostic } from '../lsp/index.js'
+import { diagnosticLine, type Diagnostic } from '../lsp/index.js'
 import { countTokens } from '../repomap/index.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 
@@ -113,7 +113,6 @@ const DIAGNOSTICS_SHARE = 0.25
  * `path:line:column: severity: message (source)`.
  */
 export function fitDiagnostics(diagnostics: readonly Diagnostic[], maxTokens: number): { kept: Diagnostic[]; lines: string[]; cut: number } {
-  const line = (d: Diagnostic): string => `${d.path}:${d.line}:${d.column + 1}: ${d.severity}: ${d.message.split('\n')[0]}${d.source ? ` (${d.source})` : ''}`
-  const kept = diagnostics.slice(0, fitItems(diagnostics, line, 0, Math.floor(maxTokens * DIAGNOSTICS_SHARE)))
-  return { kept, lines: kept.length === 0 ? [] : ['', 'Diagnostics of the cited files:', ...kept.map(line)], cut: diagnostics.length - kept.length }
+  const kept = diagnostics.slice(0, fitItems(diagnostics, diagnosticLine, 0, Math.floor(maxTokens * DIAGNOSTICS_SHARE)))
+  return { kept, lines: kept.length === 0 ? [] : ['', 'Diagnostics of the cited files:', ...kept.map(diagnosticLine)], cut: diagnostics.length - kept.length }
 }
