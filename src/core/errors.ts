@@ -33,6 +33,15 @@ export class CorruptFileError extends VltError {
  * What `read` returns, or what `onCorrupt` makes of a CorruptFileError (report it, fall back to
  * "absent" so the caller rebuilds). Any other error propagates.
  */
+export async function unlessCorrupt<T, F>(read: () => Promise<T>, onCorrupt: (error: CorruptFileError) => F): Promise<T | F> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error
+    return onCorrupt(error)
+  }
+}
+
 /** The value, or undefined when it fails a record check (CorruptFileError); anything else is thrown. */
 export function passesChecks<T>(check: () => T): T | undefined {
   try {
@@ -40,14 +49,5 @@ export function passesChecks<T>(check: () => T): T | undefined {
   } catch (error) {
     if (error instanceof CorruptFileError) return undefined
     throw error
-  }
-}
-
-export async function unlessCorrupt<T, F>(read: () => Promise<T>, onCorrupt: (error: CorruptFileError) => F): Promise<T | F> {
-  try {
-    return await read()
-  } catch (error) {
-    if (!(error instanceof CorruptFileError)) throw error
-    return onCorrupt(error)
   }
 }
