@@ -10,7 +10,7 @@ import type { SimpleGit } from 'simple-git'
 import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
 import { blameRange, lineHistory, messageSearch, openGit, openRepo, shallowBoundary, symbolChanges, type Repo } from '../git/index.js'
-import { openIndexContext } from '../index/index.js'
+import { answerRebuildingDamage, isAggregateDamage, openIndexContext } from '../index/index.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
 import { citedCodeFiles, diagnosticsOf, LspServers } from '../lsp/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
@@ -66,7 +66,18 @@ const SOURCE_SHARE = 0.25
 const BLAMED = 6
 const LINE_HISTORIES = 2
 
+/**
+ * Answers `asked` from the sources wanted. Damage a source finds in the stored symbol table or graph
+ * is no partial answer: the question is asked once more over the rebuilt index (index/damage.ts,
+ * one warning line), or, when the caller gave its own context (`queryContext`), thrown for the
+ * caller to drop it and ask again.
+ */
 export async function askOracle(cwd: string, asked: string, options: OracleOptions = {}): Promise<OracleResponse> {
+  if (options.queryContext) return answerQuestion(cwd, asked, options)
+  return answerRebuildingDamage(() => answerQuestion(cwd, asked, options))
+}
+
+async function answerQuestion(cwd: string, asked: string, options: OracleOptions): Promise<OracleResponse> {
   const started = performance.now()
   if (asked.trim() === '') throw new UsageError('the question is empty')
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
@@ -123,7 +134,7 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
         traces.paths.push({ path: name, results: found.map((c) => ({ sourcePath: c.source.sourcePath, score: c.source.score, relevance: round(c.relevance) })) })
         return found
       } catch (error) {
-        if (!(error instanceof Error)) throw error
+        if (!(error instanceof Error) || isAggregateDamage(error)) throw error
         if (error instanceof UsageError && name.startsWith('code')) throw error
         warn(`${name}: skipped (${error.message.split('\n')[0]})`)
         traces.paths.push({ path: name, results: [], note: error.message })
@@ -140,7 +151,13 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
       : Promise.resolve(null)
     code.catch(() => {})
     // The question with the words the index defines as its symbols ("when was setupmethod added"): the code and git paths ask about them.
-    const definedNames = code.then((opened) => (opened ? withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0) : cls)).catch(() => cls)
+    const definedNames = code.then((opened) => (opened ? withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0) : cls))
+      .catch((error: unknown) => {
+        if (isAggregateDamage(error)) throw error
+        return cls
+      })
+    // Damage is thrown where the code paths await it; a question that stops before then leaves it unheard.
+    definedNames.catch(() => {})
     const codePaths = async (): Promise<Candidate[]> => {
       const opened = await code
       if (!opened) return []
