@@ -3,7 +3,10 @@
  * src/core/executables looks (the user's PATH, never the repository's), and with settings that keep
  * the repository's own code from running inside it: typescript-language-server is pointed at
  * git-vlt's own tsserver (not the repository's node_modules/typescript), rust-analyzer runs no
- * build scripts or procedural macros.
+ * build scripts or procedural macros, clangd reads no `.clangd` (a committed one could point it at
+ * a remote index server or an index file outside the repository) and writes no background index
+ * (it would put `.cache/clangd/` in the user's working tree); it runs no compiler either, as no
+ * `--query-driver` is given.
  */
 import { createRequire } from 'node:module'
 import type { LanguageId } from '../parse/types.js'
@@ -25,7 +28,7 @@ export const SERVERS: readonly ServerSpec[] = [
     languages: ['rust'],
     initializationOptions: () => ({ cargo: { buildScripts: { enable: false } }, procMacro: { enable: false } }),
   },
-  { command: 'clangd', args: [], languages: ['c', 'cpp'] },
+  { command: 'clangd', args: ['--enable-config=false', '--background-index=false'], languages: ['c', 'cpp'] },
 ]
 
 /** LSP's languageId for a document of ours. */
