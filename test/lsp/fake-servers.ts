@@ -28,3 +28,20 @@ export function countingServer(bin: string, name: string, real: string): string 
   chmodSync(join(bin, name), 0o755)
   return log
 }
+
+/**
+ * A "language server" named `name` in `bin` that writes the values of `variables` in its environment
+ * (as JSON, unset ones null) to the returned file and runs `real` in its place.
+ */
+export function environmentServer(bin: string, name: string, real: string, variables: readonly string[]): string {
+  const out = join(bin, `${name}.env.json`)
+  writeFileSync(
+    join(bin, name),
+    `#!${process.execPath}\nconst seen = Object.fromEntries(${JSON.stringify(variables)}.map((v) => [v, process.env[v] ?? null]))\n` +
+      `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(seen))\n` +
+      `const child = require('child_process').spawn(${JSON.stringify(real)}, process.argv.slice(2), { stdio: 'inherit' })\n` +
+      `child.on('exit', (code) => process.exit(code ?? 1))\nprocess.on('SIGTERM', () => child.kill())\n`,
+  )
+  chmodSync(join(bin, name), 0o755)
+  return out
+}
