@@ -2,12 +2,13 @@ import { strict as assert } from 'node:assert'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { vlt, vltJson } from '../helpers/cli.js'
+import { vlt, vltJson, vltJsonAsync } from '../helpers/cli.js'
+import { startFakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, withUserConfig, type UserConfigFile } from '../helpers/user-config.js'
 import { connect, textOf } from '../mcp/mcp-helpers.js'
 import { isProcessAlive } from '../../src/core/store/liveness.js'
-import { hangingServer } from './hanging-server.js'
+import { countingServer, hangingServer } from './fake-servers.js'
 import { startUiServer } from '../../src/core/ui/index.js'
 import { askEvents } from '../ui/http.js'
 
@@ -106,6 +107,26 @@ describe('LSP enrichment (typescript-language-server)', function () {
       assert.equal(vltJson(repo.dir, ['oracle', 'where is totalRadius defined?', '--no-log']).diagnostics, undefined)
     } finally {
       enabled.cleanup()
+    }
+  })
+
+  it("gives the oracle's agent the hover types through its tools, from the one server that also gives the diagnostics", async () => {
+    const server = await startFakeOpenAIServer()
+    const enabled = userConfigFile(`[llm]\nprovider = "openai"\nbase_url = "${server.baseUrl}"\nmodel = "test-model"\n[lsp]\nenabled = true\ntimeout_ms = 120000\n`)
+    // A typescript-language-server first on PATH that notes each start and runs the real one.
+    const bin = mkdtempSync(join(tmpdir(), 'vlt-lsp-count-'))
+    const starts = countingServer(bin, 'typescript-language-server', join(process.cwd(), 'node_modules', '.bin', 'typescript-language-server'))
+    try {
+      server.replyNext({ toolCalls: [{ id: 'def', name: 'find_definition', arguments: { symbol: 'broken' } }] }, { text: 'Defined in `src/shapes.ts:10`.' })
+      const response = await vltJsonAsync(repo.dir, ['oracle', 'where is totalRadius defined?', '--no-log'], { ...enabled.env, PATH: `${bin}:${process.env.PATH}` })
+      assert.deepEqual(response.agent.toolCalls.map((c: { id: string; status: string }) => [c.id, c.status]), [['def', 'ok']])
+      assert.match(response.agent.toolCalls[0].result, /src\/shapes\.ts:10-10  constant broken  .*  : const broken: number\n/)
+      assert.ok(response.diagnostics.some((d: { path: string; line: number }) => d.path === 'src/shapes.ts' && d.line === 10), JSON.stringify(response.diagnostics))
+      assert.equal(readFileSync(starts, 'utf8'), 'started\n', 'one server for the diagnostics and the tool')
+    } finally {
+      rmSync(bin, { recursive: true, force: true })
+      enabled.cleanup()
+      await server.close()
     }
   })
 

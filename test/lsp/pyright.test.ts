@@ -6,7 +6,7 @@ import { vlt, vltJson } from '../helpers/cli.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { isProcessAlive } from '../../src/core/store/liveness.js'
-import { hangingServer } from './hanging-server.js'
+import { hangingServer } from './fake-servers.js'
 
 const FILES = {
   'app/__init__.py': '',

@@ -1,9 +1,12 @@
 import { strict as assert } from 'node:assert'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { vltAsync, vltJsonAsync } from '../helpers/cli.js'
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../helpers/fake-openai-server.js'
 import type { GitFixture } from '../helpers/git-fixture.js'
 import { userConfigFile, type UserConfigFile } from '../helpers/user-config.js'
 import { createOracleRepo, FAKE_KEY } from './fixture.js'
+import { blockSpans, flipInBlock } from '../helpers/block-spans.js'
 
 describe('git vlt oracle (CLI)', function () {
   this.timeout(60_000)
@@ -141,6 +144,27 @@ describe('git vlt oracle (CLI)', function () {
     const response = await vltJsonAsync(repo.dir, ['oracle', 'What is the meaning of life?', '--no-log'], env)
     assert.deepEqual(response.sources, [])
     assert.equal(server.chatRequests.length, 0)
+  })
+
+  it('rebuilds a symbol table whose block it finds damaged and answers from it, saying so in one line', async () => {
+    const init = await vltJsonAsync(repo.dir, ['coderag', 'init'])
+    const symbols = join(repo.dir, '.vlt', 'trees', init.treeHash, 'symbols.mpk')
+    const bytes = readFileSync(symbols)
+    let rebuilt = 0
+    // Every block the question's paths read (runs of files, name buckets) once each; the directory and header stay whole.
+    for (let block = 0; block < blockSpans(bytes, 'symbols').spans.length; block++) {
+      writeFileSync(symbols, flipInBlock(bytes, 'symbols', block))
+      const run = await vltAsync(repo.dir, ['oracle', 'where is acquireLock defined', '--no-log'])
+      assert.equal(run.status, 0, run.stderr)
+      assert.match(run.stdout, /^`acquireLock` is defined at `src\/lock\.ts:4-10`/, `block ${block}`)
+      assert.doesNotMatch(run.stderr, /skipped/, `block ${block}`)
+      const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning:'))
+      if (warnings.length === 0) continue // a block this question never reads
+      assert.equal(warnings.length, 1, run.stderr)
+      assert.match(warnings[0]!, /symbols\.mpk: checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records/)
+      rebuilt++
+    }
+    assert.ok(rebuilt >= 2, `${rebuilt} damaged blocks found`)
   })
 
   it('logs to the session thread as the --author given', async () => {

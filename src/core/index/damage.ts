@@ -8,10 +8,19 @@
 import { CorruptFileError } from '../errors.js'
 
 const damaged = new Set<string>()
+const AGGREGATE_FILE = /[\\/]trees[\\/][^\\/]+[\\/](symbols|graph)\.mpk$/
+
+/**
+ * Whether `error` is damage a query found in a tree's stored aggregates: a caller that turns
+ * errors into partial answers (the oracle's sources) lets it through to answerRebuildingDamage.
+ */
+export function isAggregateDamage(error: unknown): error is CorruptFileError {
+  return error instanceof CorruptFileError && AGGREGATE_FILE.test(error.path)
+}
 
 /** Notes a damaged file of a tree's aggregates found by a query; false when `path` is none of them. */
 export function markDamaged(path: string): boolean {
-  if (!/[\\/]trees[\\/][^\\/]+[\\/](symbols|graph)\.mpk$/.test(path)) return false
+  if (!AGGREGATE_FILE.test(path)) return false
   damaged.add(path)
   return true
 }

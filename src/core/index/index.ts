@@ -23,7 +23,7 @@ export type { Overlay, OverlayFile } from './overlay.js'
 export { runQueuedSync, type QueuedSyncResult } from './queued.js'
 export type { IndexIntegrity } from './integrity.js'
 export { verifyIndex, type VerifyResult } from './verify.js'
-export { answerRebuildingDamage } from './damage.js'
+export { answerRebuildingDamage, isAggregateDamage } from './damage.js'
 
 export interface InitResult {
   treeHash: string

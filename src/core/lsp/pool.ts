@@ -145,7 +145,7 @@ export class LspServers {
     const command = findInstalled(spec.command, this.root)
     if (!command) return null
     // The programs the server runs itself (pyright: `python3`) are looked up where its own was.
-    const connection = new LspConnection(command, spec.args, this.root, { ...process.env, PATH: trustedPath(this.root) })
+    const connection = new LspConnection(command, spec.args, this.root, { ...process.env, ...spec.env, PATH: trustedPath(this.root) })
     this.connections.add(connection)
     const server: RunningServer = { spec, connection, ready: Promise.resolve(true), published: new Map(), publicationWaiters: new Map(), documents: new Map(), syncing: Promise.resolve() }
     connection.on('textDocument/publishDiagnostics', (params) => {

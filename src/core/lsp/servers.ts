@@ -3,7 +3,10 @@
  * src/core/executables looks (the user's PATH, never the repository's), and with settings that keep
  * the repository's own code from running inside it: typescript-language-server is pointed at
  * git-vlt's own tsserver (not the repository's node_modules/typescript), rust-analyzer runs no
- * build scripts or procedural macros.
+ * build scripts or procedural macros, clangd reads no `.clangd` (a committed one could point it at
+ * a remote index server or an index file outside the repository) and writes no background index
+ * (it would put `.cache/clangd/` in the user's working tree); it runs no compiler either, as no
+ * `--query-driver` is given; gopls's `go` downloads and runs nothing (see its env).
  */
 import { createRequire } from 'node:module'
 import type { LanguageId } from '../parse/types.js'
@@ -13,19 +16,29 @@ export interface ServerSpec {
   args: string[]
   languages: readonly LanguageId[]
   initializationOptions?: () => unknown
+  /** Set over the user's environment for this server. */
+  env?: Readonly<Record<string, string>>
 }
 
 export const SERVERS: readonly ServerSpec[] = [
   { command: 'typescript-language-server', args: ['--stdio'], languages: ['typescript', 'tsx', 'javascript'], initializationOptions: ownTsserver },
   { command: 'pyright-langserver', args: ['--stdio'], languages: ['python'] },
-  { command: 'gopls', args: [], languages: ['go'] },
+  {
+    command: 'gopls',
+    args: [],
+    languages: ['go'],
+    // gopls runs `go list`: a go.mod's `toolchain` line would make go ≥ 1.21 download and run that
+    // toolchain, its requirements would be fetched (by git, hg… from any host when direct), and cgo
+    // runs the C compiler and pkg-config with flags from the repository's files.
+    env: { GOTOOLCHAIN: 'local', GOPROXY: 'off', CGO_ENABLED: '0' },
+  },
   {
     command: 'rust-analyzer',
     args: [],
     languages: ['rust'],
     initializationOptions: () => ({ cargo: { buildScripts: { enable: false } }, procMacro: { enable: false } }),
   },
-  { command: 'clangd', args: [], languages: ['c', 'cpp'] },
+  { command: 'clangd', args: ['--enable-config=false', '--background-index=false'], languages: ['c', 'cpp'] },
 ]
 
 /** LSP's languageId for a document of ours. */

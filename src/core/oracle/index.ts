@@ -10,9 +10,9 @@ import type { SimpleGit } from 'simple-git'
 import { loadConfig, type VltConfig } from '../config/index.js'
 import { UsageError, VltError } from '../errors.js'
 import { blameRange, lineHistory, messageSearch, openGit, openRepo, shallowBoundary, symbolChanges, type Repo } from '../git/index.js'
-import { openIndexContext } from '../index/index.js'
+import { answerRebuildingDamage, isAggregateDamage, openIndexContext } from '../index/index.js'
 import { createLlmClient, LlmUnavailableError, type LlmClient } from '../llm/index.js'
-import { citedCodeFiles, diagnosticsOf } from '../lsp/index.js'
+import { citedCodeFiles, diagnosticsOf, LspServers } from '../lsp/index.js'
 import { openQueryContextIn, type QueryContext } from '../query/context.js'
 import { isTestPath } from '../query/search/index.js'
 import { buildRepoMap, countTokens } from '../repomap/index.js'
@@ -66,7 +66,18 @@ const SOURCE_SHARE = 0.25
 const BLAMED = 6
 const LINE_HISTORIES = 2
 
+/**
+ * Answers `asked` from the sources wanted. Damage a source finds in the stored symbol table or graph
+ * is no partial answer: the question is asked once more over the rebuilt index (index/damage.ts,
+ * one warning line), or, when the caller gave its own context (`queryContext`), thrown for the
+ * caller to drop it and ask again.
+ */
 export async function askOracle(cwd: string, asked: string, options: OracleOptions = {}): Promise<OracleResponse> {
+  if (options.queryContext) return answerQuestion(cwd, asked, options)
+  return answerRebuildingDamage(() => answerQuestion(cwd, asked, options))
+}
+
+async function answerQuestion(cwd: string, asked: string, options: OracleOptions): Promise<OracleResponse> {
   const started = performance.now()
   if (asked.trim() === '') throw new UsageError('the question is empty')
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
@@ -80,162 +91,176 @@ export async function askOracle(cwd: string, asked: string, options: OracleOptio
   // The code source's index context reads the repository; the other sources share that reading.
   const index = wanted.has('code') ? await openIndexContext(cwd) : null
   const repo = index?.repo ?? (await openRepo(cwd))
-  // The conversation this question continues: "it" means what it talked about last, and the answer joins it.
-  const context = await continuedContext(repo, options, warn)
-  const expanded = context?.expandQuery(asked) ?? { query: asked }
-  const question = expanded.query
-  const recall = context ? recallAnswer(context.state, question) : undefined
-  const cls = classifyQuestion(question)
-  const terms = questionTerms(cls.searchText)
-  const behaviour = isBehaviourQuestion(question)
-  const traces: OracleTraces = {
-    classification: { queryType: cls.queryType, symbol: cls.symbol, searchText: cls.searchText },
-    paths: [],
-    decisions: [],
-    budget: { maxTokens, used: 0, repoMap: 0, sources: 0, dropped: 0 },
-  }
-  const files = new FileLines(repo.root)
-  const git = wanted.has('git') && repo.root !== null && repo.head.commit !== null ? openGit(repo.root) : null
-  if (wanted.has('git') && !git) warn('git: skipped (no commits or no working tree)')
-  const boundary = shallowBoundary(repo)
-  if (git && boundary.size > 0) {
-    warn(
-      `note: this is a shallow clone: git history stops at ${boundary.size} boundary commit(s), and blame and log credit them with every older line and change. ` +
-        'That is not authorship: such lines and commits are marked as the boundary (`git fetch --unshallow` fetches the rest)',
-    )
-  }
+  // With [lsp] enabled, one set of language servers serves the whole question (the diagnostics of the cited files and
+  // the agent's tools): the caller's kept ones, else servers started on first need and killed once the answer is done.
+  const ownServers = options.lsp === undefined && index?.config.lsp.enabled && repo.root !== null ? new LspServers(repo.root) : undefined
+  const servers = options.lsp ?? ownServers
+  try {
+    // The conversation this question continues: "it" means what it talked about last, and the answer joins it.
+    const context = await continuedContext(repo, options, warn)
+    const expanded = context?.expandQuery(asked) ?? { query: asked }
+    const question = expanded.query
+    const recall = context ? recallAnswer(context.state, question) : undefined
+    const cls = classifyQuestion(question)
+    const terms = questionTerms(cls.searchText)
+    const behaviour = isBehaviourQuestion(question)
+    const traces: OracleTraces = {
+      classification: { queryType: cls.queryType, symbol: cls.symbol, searchText: cls.searchText },
+      paths: [],
+      decisions: [],
+      budget: { maxTokens, used: 0, repoMap: 0, sources: 0, dropped: 0 },
+    }
+    const files = new FileLines(repo.root)
+    const git = wanted.has('git') && repo.root !== null && repo.head.commit !== null ? openGit(repo.root) : null
+    if (wanted.has('git') && !git) warn('git: skipped (no commits or no working tree)')
+    const boundary = shallowBoundary(repo)
+    if (git && boundary.size > 0) {
+      warn(
+        `note: this is a shallow clone: git history stops at ${boundary.size} boundary commit(s), and blame and log credit them with every older line and change. ` +
+          'That is not authorship: such lines and commits are marked as the boundary (`git fetch --unshallow` fetches the rest)',
+      )
+    }
 
-  const run = async (name: string, task: () => Promise<Candidate[] | null>): Promise<Candidate[]> => {
-    try {
-      const found = await task()
-      if (found === null) {
-        // A source the repository never set up (no threads, no ingested history) is no fault to
-        // report on every answer: it is listed in the warnings and traces, not told.
-        warnings.push(`${name}: skipped (not initialised)`)
-        traces.paths.push({ path: name, results: [], note: 'not initialised' })
+    const run = async (name: string, task: () => Promise<Candidate[] | null>): Promise<Candidate[]> => {
+      try {
+        const found = await task()
+        if (found === null) {
+          // A source the repository never set up (no threads, no ingested history) is no fault to
+          // report on every answer: it is listed in the warnings and traces, not told.
+          warnings.push(`${name}: skipped (not initialised)`)
+          traces.paths.push({ path: name, results: [], note: 'not initialised' })
+          return []
+        }
+        traces.paths.push({ path: name, results: found.map((c) => ({ sourcePath: c.source.sourcePath, score: c.source.score, relevance: round(c.relevance) })) })
+        return found
+      } catch (error) {
+        if (!(error instanceof Error) || isAggregateDamage(error)) throw error
+        if (error instanceof UsageError && name.startsWith('code')) throw error
+        warn(`${name}: skipped (${error.message.split('\n')[0]})`)
+        traces.paths.push({ path: name, results: [], note: error.message })
         return []
       }
-      traces.paths.push({ path: name, results: found.map((c) => ({ sourcePath: c.source.sourcePath, score: c.source.score, relevance: round(c.relevance) })) })
-      return found
-    } catch (error) {
-      if (!(error instanceof Error)) throw error
-      if (error instanceof UsageError && name.startsWith('code')) throw error
-      warn(`${name}: skipped (${error.message.split('\n')[0]})`)
-      traces.paths.push({ path: name, results: [], note: error.message })
-      return []
     }
-  }
 
-  let qctx: QueryContext | null = null
-  /** Names the question gives that the code has not: said first, whatever the evidence. */
-  let missing: MissingSymbol[] = []
-  let claimed: string[] = []
-  const code = index
-    ? (options.queryContext?.() ?? openQueryContextIn(index, { warn, progress: options.progress })).then((opened) => (qctx = opened))
-    : Promise.resolve(null)
-  code.catch(() => {})
-  // The question with the words the index defines as its symbols ("when was setupmethod added"): the code and git paths ask about them.
-  const definedNames = code.then((opened) => (opened ? withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0) : cls)).catch(() => cls)
-  const codePaths = async (): Promise<Candidate[]> => {
-    const opened = await code
-    if (!opened) return []
-    const named = await definedNames
-    claimed = claimedNames(cls)
-    missing = await absentFromText(opened.index.repo, missingSymbols(opened, claimed))
-    const symbol = named.symbol
-    traces.classification.symbol = symbol
-    const paths: Array<Promise<Candidate[]>> = []
-    if (symbol) paths.push(run('code:definition', async () => definitionPath(opened, symbol, files)))
-    if (symbol && cls.queryType === 'references') paths.push(run('code:references', async () => referencesPath(opened, symbol, files)))
-    paths.push(run('code:search', async () => {
-      const found = await searchPath(opened, named, terms, options.explain === true)
-      for (const warning of found.warnings) warn(`code: ${warning}`)
-      if (found.explain) traces.codeSearch = found.explain
-      return found.candidates
-    }))
-    // A question in words (no symbol asked about): the files it is about, with the commits behind them.
-    if (cls.queryType === 'conceptual') {
-      paths.push(run('code:files', async () => {
-        const found = await localizationPath(opened, cls, terms, wanted.has('git'), boundary)
+    let qctx: QueryContext | null = null
+    /** Names the question gives that the code has not: said first, whatever the evidence. */
+    let missing: MissingSymbol[] = []
+    let claimed: string[] = []
+    const code = index
+      ? (options.queryContext?.() ?? openQueryContextIn(index, { warn, progress: options.progress })).then((opened) => (qctx = opened))
+      : Promise.resolve(null)
+    code.catch(() => {})
+    // The question with the words the index defines as its symbols ("when was setupmethod added"): the code and git paths ask about them.
+    const definedNames = code.then((opened) => (opened ? withDefinedNames(cls, question, (name) => opened.aggregates.symbols.byName(name).length > 0) : cls))
+      .catch((error: unknown) => {
+        if (isAggregateDamage(error)) throw error
+        return cls
+      })
+    // Damage is thrown where the code paths await it; a question that stops before then leaves it unheard.
+    definedNames.catch(() => {})
+    const codePaths = async (): Promise<Candidate[]> => {
+      const opened = await code
+      if (!opened) return []
+      const named = await definedNames
+      claimed = claimedNames(cls)
+      missing = await absentFromText(opened.index.repo, missingSymbols(opened, claimed))
+      const symbol = named.symbol
+      traces.classification.symbol = symbol
+      const paths: Array<Promise<Candidate[]>> = []
+      if (symbol) paths.push(run('code:definition', async () => definitionPath(opened, symbol, files)))
+      if (symbol && cls.queryType === 'references') paths.push(run('code:references', async () => referencesPath(opened, symbol, files)))
+      paths.push(run('code:search', async () => {
+        const found = await searchPath(opened, named, terms, options.explain === true)
         for (const warning of found.warnings) warn(`code: ${warning}`)
+        if (found.explain) traces.codeSearch = found.explain
         return found.candidates
       }))
+      // A question in words (no symbol asked about): the files it is about, with the commits behind them.
+      if (cls.queryType === 'conceptual') {
+        paths.push(run('code:files', async () => {
+          const found = await localizationPath(opened, cls, terms, wanted.has('git'), boundary)
+          for (const warning of found.warnings) warn(`code: ${warning}`)
+          return found.candidates
+        }))
+      }
+      return (await Promise.all(paths)).flat()
     }
-    return (await Promise.all(paths)).flat()
-  }
-  const historyQuestion = cls.queryType === 'history'
-  options.stage?.('searching')
-  const gathered = await Promise.all([
-    index ? codePaths() : [],
-    wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
-    wanted.has('threads') ? run('threads', () => threadsPath(repo.root ?? repo.gitDir, repo.vltDir, cls.searchText, terms, warn)) : [],
-    wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
-    git && historyQuestion ? run('git:pickaxe', async () => {
-      const { symbol } = await definedNames
-      return symbol ? pickaxeCandidates(git, symbol, asksOrigin(question), terms, boundary) : []
-    }) : [],
-    git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms, boundary)) : [],
-  ])
-  let candidates = gathered.flat()
+    const historyQuestion = cls.queryType === 'history'
+    options.stage?.('searching')
+    const gathered = await Promise.all([
+      index ? codePaths() : [],
+      wanted.has('vault') ? run('vault', () => vaultPath(cwd, cls.searchText, terms)) : [],
+      wanted.has('threads') ? run('threads', () => threadsPath(repo.root ?? repo.gitDir, repo.vltDir, cls.searchText, terms, warn)) : [],
+      wanted.has('history') ? run('history', () => historyPath(cwd, cls.searchText, terms, [])) : [],
+      git && historyQuestion ? run('git:pickaxe', async () => {
+        const { symbol } = await definedNames
+        return symbol ? pickaxeCandidates(git, symbol, asksOrigin(question), terms, boundary) : []
+      }) : [],
+      git && historyQuestion ? run('git:message', async () => messageCandidates(git, cls, terms, boundary)) : [],
+    ])
+    let candidates = gathered.flat()
 
-  // Evidence that depends on what the first paths found: the history of the cited lines, and the
-  // tests exercising the cited code.
-  let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
-  if (git && historyQuestion) {
-    options.stage?.('history')
-    const ranges = historyRanges(candidates, ranked, (await definedNames).symbol !== null, LINE_HISTORIES)
-    candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms, boundary)))
-  }
-  if (qctx) candidates = candidates.concat(await run('code:tests', async () => testCandidates(qctx!, ranked)))
-  ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, traces.decisions)
-  ranked = dropTestsAlone(ranked, question, traces)
-
-  const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
-  if (git) options.stage?.('blame')
-  if (git) await addBlame(git, sources, boundary, warn)
-  options.signal?.throwIfAborted()
-  // With [lsp] enabled, the language servers' diagnostics of the cited code files (src/core/lsp).
-  const lsp = index?.config.lsp
-  const diagnostics = lsp?.enabled && qctx && repo.root ? await diagnosticsOf(citedCodeFiles(sources, (path) => qctx!.files.get(path)?.language), { root: repo.root, servers: options.lsp, timeoutMs: lsp.timeoutMs, idleMs: lsp.idleS * 1000, warn }) : []
-
-  options.stage?.('answering')
-  const said = { absent: missingOpening(missing, claimed), recall, conversation: context ? contextBlock(context.state) : '' }
-  const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, said)
-  const response: OracleResponse = {
-    answer: answer.text,
-    queryType: cls.queryType,
-    sources,
-    repoMapSlice,
-    model: answer.model,
-    tokensUsed: answer.tokensUsed,
-    costCents: answer.costCents,
-    durationMs: 0,
-    warnings,
-    shallow: boundary.size > 0,
-    ...(missing.length > 0 ? { missingSymbols: missing } : {}),
-    ...(diagnostics.length > 0 ? { diagnostics } : {}),
-    ...(answer.agent ? { agent: answer.agent } : {}),
-    ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
-  }
-  if (options.explain) response.traces = traces
-  if (context) {
-    context.record({ tool: 'ask_oracle', via: options.via ?? 'cli', input: { question }, tokens: countTokens(response.answer), question, answer: response.answer, model: response.model, ...remembered(question, response) })
-    await context.flush()
-    const { state } = context
-    response.context = { name: context.name, exchanges: state.exchanges.length + state.compressedExchanges, ...(expanded.resolved ? { resolved: expanded.resolved } : {}) }
-  }
-  if (!options.noLog) {
-    try {
-      const author = options.author ?? (await defaultAuthor(repo))
-      // A `.vlt/` that cannot be written is told once, by the query or the command (store/fault.ts).
-      await unlessUnwritable(() => logSession(repo.vltDir, question, response, { author, symbol: cls.symbol, logHistory: options.logHistory }))
-    } catch (error) {
-      if (!(error instanceof VltError)) throw error
-      warn(`session log: ${error.message}`)
+    // Evidence that depends on what the first paths found: the history of the cited lines, and the
+    // tests exercising the cited code.
+    let ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, [])
+    if (git && historyQuestion) {
+      options.stage?.('history')
+      const ranges = historyRanges(candidates, ranked, (await definedNames).symbol !== null, LINE_HISTORIES)
+      candidates = candidates.concat(await run('git:lines', async () => lineCandidates(git, ranges, terms, boundary)))
     }
+    if (qctx) candidates = candidates.concat(await run('code:tests', async () => testCandidates(qctx!, ranked)))
+    ranked = rankCandidates(candidates, terms, behaviour, cls.queryType, traces.decisions)
+    ranked = dropTestsAlone(ranked, question, traces)
+
+    const { sources, repoMapSlice } = assemble(ranked, qctx, maxTokens, traces)
+    if (git) options.stage?.('blame')
+    if (git) await addBlame(git, sources, boundary, warn)
+    options.signal?.throwIfAborted()
+    // With [lsp] enabled, the language servers' diagnostics of the cited code files (src/core/lsp).
+    const lsp = index?.config.lsp
+    const diagnostics = lsp?.enabled && qctx && repo.root ? await diagnosticsOf(citedCodeFiles(sources, (path) => qctx!.files.get(path)?.language), { root: repo.root, servers, timeoutMs: lsp.timeoutMs, idleMs: lsp.idleS * 1000, warn }) : []
+
+    options.stage?.('answering')
+    const said = { absent: missingOpening(missing, claimed), recall, conversation: context ? contextBlock(context.state) : '' }
+    const answer = await synthesize(repo, index?.config, qctx, question, cls, sources, repoMapSlice, [...wanted], options, warn, said, servers)
+    const response: OracleResponse = {
+      answer: answer.text,
+      queryType: cls.queryType,
+      sources,
+      repoMapSlice,
+      model: answer.model,
+      tokensUsed: answer.tokensUsed,
+      costCents: answer.costCents,
+      durationMs: 0,
+      warnings,
+      shallow: boundary.size > 0,
+      ...(missing.length > 0 ? { missingSymbols: missing } : {}),
+      ...(diagnostics.length > 0 ? { diagnostics } : {}),
+      ...(answer.agent ? { agent: answer.agent } : {}),
+      ...(answer.usageByRole ? { usageByRole: answer.usageByRole } : {}),
+    }
+    if (options.explain) response.traces = traces
+    if (context) {
+      context.record({ tool: 'ask_oracle', via: options.via ?? 'cli', input: { question }, tokens: countTokens(response.answer), question, answer: response.answer, model: response.model, ...remembered(question, response) })
+      await context.flush()
+      const { state } = context
+      response.context = { name: context.name, exchanges: state.exchanges.length + state.compressedExchanges, ...(expanded.resolved ? { resolved: expanded.resolved } : {}) }
+    }
+    if (!options.noLog) {
+      try {
+        const author = options.author ?? (await defaultAuthor(repo))
+        // A `.vlt/` that cannot be written is told once, by the query or the command (store/fault.ts).
+        await unlessUnwritable(() => logSession(repo.vltDir, question, response, { author, symbol: cls.symbol, logHistory: options.logHistory }))
+      } catch (error) {
+        if (!(error instanceof VltError)) throw error
+        warn(`session log: ${error.message}`)
+      }
+    }
+    response.durationMs = Math.round(performance.now() - started)
+    return response
+  } finally {
+    ownServers?.close()
   }
-  response.durationMs = Math.round(performance.now() - started)
-  return response
 }
 
 /** "When was X added", "who introduced X": the question is about the commit that brought the name in. */
@@ -414,6 +439,7 @@ async function synthesize(
   options: OracleOptions,
   warn: (message: string) => void,
   said: Said,
+  servers: LspServers | undefined,
 ): Promise<Answer> {
   const { absent } = said
   const recalled = said.recall === undefined ? '' : `${said.recall}\n\n`
@@ -433,7 +459,7 @@ async function synthesize(
   }
   if (!clients) return extractive()
   // The tools read the code index this question opened; without it (--source without code) the model answers from the evidence alone.
-  const tools = qctx ? readOnlyTools(oracleToolEnv(repo, qctx, warn)) : []
+  const tools = qctx ? readOnlyTools(oracleToolEnv(repo, qctx, servers, warn)) : []
   try {
     // Said first, by us rather than the model: it cannot be talked out of it.
     const opening = recalled + (absent === undefined ? '' : `${absent}\n\n`)
@@ -486,10 +512,13 @@ function claimedNames(cls: Classification): string[] {
   return [...new Set([...cls.identifiers, ...framed])]
 }
 
-/** The tools' view of the index this question opened: no conversation, results capped for a model. */
-function oracleToolEnv(repo: Repo, qctx: QueryContext, warn: (message: string) => void): ToolEnv {
+/**
+ * The tools' view of the index this question opened: no conversation, results capped for a model;
+ * definitions carry the language servers' hover types with [lsp] enabled.
+ */
+function oracleToolEnv(repo: Repo, qctx: QueryContext, servers: LspServers | undefined, warn: (message: string) => void): ToolEnv {
   return {
-    index: { root: repo.root ?? repo.gitDir, repo, get: async () => qctx },
+    index: { root: repo.root ?? repo.gitDir, repo, get: async () => qctx, ...(servers ? { lsp: servers } : {}) },
     maxTokens: TOOL_RESULT_TOKENS,
     clientId: () => 'oracle',
     warn,

@@ -71,8 +71,8 @@ export interface OracleOptions {
   via?: string
   /**
    * The repository's language servers as a long-lived caller keeps them (MCP server, UI server):
-   * with `[lsp] enabled`, the diagnostics come from them. Absent: servers started for this answer
-   * and killed after it.
+   * with `[lsp] enabled`, the diagnostics of the cited files and the hover types the agent's tools
+   * give come from them. Absent: servers started for this answer, on first need, and killed after it.
    */
   lsp?: LspServers
 }
