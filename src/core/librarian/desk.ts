@@ -14,6 +14,7 @@ import { redactSecrets, resolveInRepo } from '../files/index.js'
 import { UsageError } from '../errors.js'
 import { appendEntry, createThread, type Entry, type EntryType } from '../threads/index.js'
 import { ensureDirSync, listFilesConfined, writeFileAtomic } from '../store/index.js'
+import { relinked } from './relink.js'
 import { ShelfError, shelvedPath } from './shelves.js'
 
 export interface LibrarianWrite {
@@ -27,6 +28,8 @@ export interface LibrarianWrite {
   from?: string
   /** Secrets replaced by a redaction marker in what was written. */
   redacted?: number
+  /** Links changed to follow a moved note (for an update the move caused). */
+  relinked?: number
 }
 
 /** A note as the model is given it: secrets redacted. */
@@ -93,12 +96,15 @@ export class Desk {
     return this.record({ action: earlier?.action === 'create' || existing === undefined ? 'create' : 'update', path, bytes: bytes.length, ...(redactions > 0 ? { redacted: redactions } : {}) }, earlier)
   }
 
-  /** Renames a note inside the folders; the destination must not exist (a hard link refuses to replace one). */
-  moveNote(fromInput: string, toInput: string): Promise<LibrarianWrite> {
+  /**
+   * Renames a note inside the folders; the destination must not exist (a hard link refuses to
+   * replace one). Returns the move and the notes whose links were changed to follow it.
+   */
+  moveNote(fromInput: string, toInput: string): Promise<{ moved: LibrarianWrite; relinked: string[] }> {
     return this.serially(() => this.move(fromInput, toInput))
   }
 
-  private async move(fromInput: string, toInput: string): Promise<LibrarianWrite> {
+  private async move(fromInput: string, toInput: string): Promise<{ moved: LibrarianWrite; relinked: string[] }> {
     const from = shelvedPath(this.root, this.shelves, fromInput)
     const to = shelvedPath(this.root, this.shelves, toInput)
     if (from === to) throw new ShelfError(`${from} is already there`)
@@ -117,7 +123,26 @@ export class Desk {
     const read = this.seen.get(from)
     this.seen.delete(from)
     if (read) this.seen.set(to, read)
-    return this.record({ action: 'move', path: to, from, bytes: info.size })
+    const moved = this.record({ action: 'move', path: to, from, bytes: info.size })
+    return { moved, relinked: await this.relink(from, to) }
+  }
+
+  /**
+   * Keeps the links of the notes in the folders pointing at a note moved from `from` to `to`
+   * (relink.ts); each note changed is an update in the ledger, and the model must read it again
+   * before writing it (its copy has the old links).
+   */
+  private async relink(from: string, to: string): Promise<string[]> {
+    const notes = await Promise.all((await this.listNotes()).map(async (path) => ({ path, text: (await readRegular(join(this.root, path), path)).toString('utf8') })))
+    const changed = relinked(notes, from, to)
+    for (const note of changed) {
+      const bytes = Buffer.from(note.text)
+      await writeFileAtomic(join(this.root, note.path), bytes)
+      this.seen.delete(note.path)
+      const earlier = this.writes.find((write) => write.path === note.path && (write.action === 'create' || write.action === 'update'))
+      this.record({ action: earlier?.action ?? 'update', path: note.path, bytes: bytes.length, relinked: note.links }, earlier)
+    }
+    return changed.map((note) => note.path)
   }
 
   /** A note listing others with a line each, links relative to the index's folder. */

@@ -145,13 +145,13 @@ export function librarianTools(env: LibrarianToolEnv): AnyToolSpec[] {
   const moveNote = defineTool({
     name: 'move_note',
     title: 'Move note',
-    description: 'Move or rename a note inside the notes folders; never replaces an existing note. Links to it are not updated.',
+    description: 'Move or rename a note inside the notes folders; never replaces an existing note. Links to it from the notes in the folders, and its own relative links, are updated (read a note again before rewriting it).',
     input: { from: notePath, to: notePath },
     output: TEXT_ONLY,
     annotations: APPENDS,
     run: async (args) => {
-      const write = await desk.moveNote(args.from, args.to)
-      return answer(`Moved ${write.from} to ${write.path}.`)
+      const { moved, relinked } = await desk.moveNote(args.from, args.to)
+      return answer(`Moved ${moved.from} to ${moved.path}.${relinked.length > 0 ? ` Updated the links in ${relinked.join(', ')}.` : ''}`)
     },
   })
 

@@ -18,32 +18,45 @@ export interface RawLink {
   line: number
 }
 
-const WIKILINK = /!?\[\[([^[\]|#\n]*)(?:#([^[\]|\n]*))?(?:\|([^[\]\n]*))?\]\]/g
-const MARKDOWN_LINK = /!?\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g
-const REFERENCE = /^ {0,3}\[([^\]]+)\]:\s*(<[^>]*>|\S+)/
+const WIKILINK = /!?\[\[([^[\]|#\n]*)(?:#([^[\]|\n]*))?(?:\|([^[\]\n]*))?\]\]/dg
+const MARKDOWN_LINK = /!?\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/dg
+const REFERENCE = /^ {0,3}\[([^\]]+)\]:\s*(<[^>]*>|\S+)/d
 /** `http:`, `mailto:`, `obsidian:` …, but not a Windows drive letter. */
 const SCHEME = /^[a-z][a-z0-9+.-]+:/i
 
+/** A link and where its target is written in the line: a wikilink's name, a markdown link's destination as written. */
+export interface LinkSite {
+  link: RawLink
+  /** [start, end) of the target as written (`<…>`, anchor and query included for a markdown link). */
+  start: number
+  end: number
+}
+
 /** Appends the links of one line (code spans already blanked out). */
 export function scanLinks(text: string, line: number, links: RawLink[]): void {
-  const found: Array<{ at: number; link: RawLink }> = []
+  for (const site of linkSites(text, line)) links.push(site.link)
+}
+
+/** The links of one line (code spans already blanked out), in reading order, whatever their syntax. */
+export function linkSites(text: string, line: number): LinkSite[] {
+  const found: LinkSite[] = []
   if (text.includes('[[')) {
     for (const match of text.matchAll(WIKILINK)) {
-      found.push({ at: match.index, link: { kind: 'wiki', target: match[1]!.trim(), anchor: (match[2] ?? '').trim(), text: (match[3] ?? '').trim(), line } })
+      const [start, end] = match.indices![1]!
+      found.push({ start, end, link: { kind: 'wiki', target: match[1]!.trim(), anchor: (match[2] ?? '').trim(), text: (match[3] ?? '').trim(), line } })
     }
   }
   if (text.includes('](')) {
     for (const match of text.matchAll(MARKDOWN_LINK)) {
       const link = markdownLink(match[2]!, match[1]!, line)
-      if (link) found.push({ at: match.index, link })
+      if (link) found.push({ start: match.indices![2]![0], end: match.indices![2]![1], link })
     }
   }
   const reference = REFERENCE.exec(text)
   const link = reference && markdownLink(reference[2]!, reference[1]!, line)
-  if (link) found.push({ at: 0, link })
-  // In reading order, whatever their syntax.
-  if (found.length > 1) found.sort((a, b) => a.at - b.at)
-  for (const { link } of found) links.push(link)
+  if (link) found.push({ start: reference.indices![2]![0], end: reference.indices![2]![1], link })
+  if (found.length > 1) found.sort((a, b) => a.start - b.start)
+  return found
 }
 
 function markdownLink(destination: string, text: string, line: number): RawLink | undefined {

@@ -5,7 +5,7 @@
  * branches, a vault shared by two repositories).
  */
 import { parseFrontMatter, stringList, type FrontMatterValue } from './front-matter.js'
-import { scanLinks, type RawLink } from './links.js'
+import { linkSites, scanLinks, type RawLink } from './links.js'
 
 export interface Heading {
   level: number
@@ -114,6 +114,44 @@ export function parseNote(text: string): ParsedNote {
     links,
     problems: front.problems,
   }
+}
+
+/**
+ * The note with link targets replaced: `replace` gets each link outside front matter, code fences
+ * and code spans (as parseNote reads them) with its target as written (`raw`), and returns the new
+ * target as written, or undefined to keep it. Every other byte stays as it was.
+ */
+export function rewriteNoteLinks(text: string, replace: (link: RawLink, raw: string) => string | undefined): { text: string; rewritten: number } {
+  const lines = text.split('\n')
+  const front = parseFrontMatter(lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)))
+  let fence = ''
+  let rewritten = 0
+  for (let i = front.endLine; i < lines.length; i++) {
+    const line = lines[i]!
+    if (fence) {
+      const close = FENCE.exec(line)
+      if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length && close[2]!.trim() === '') fence = ''
+      continue
+    }
+    const open = FENCE.exec(line)
+    if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) {
+      fence = open[1]!
+      continue
+    }
+    if (!line.includes('[')) continue
+    const blanked = line.includes('`') ? line.replace(CODE_SPAN, (span) => ' '.repeat(span.length)) : line
+    let out = ''
+    let from = 0
+    for (const site of linkSites(blanked, i + 1)) {
+      const target = replace(site.link, line.slice(site.start, site.end))
+      if (target === undefined) continue
+      out += line.slice(from, site.start) + target
+      from = site.end
+      rewritten++
+    }
+    if (from > 0) lines[i] = out + line.slice(from)
+  }
+  return { text: lines.join('\n'), rewritten }
 }
 
 function scanLine(line: string, lineNumber: number, links: RawLink[], tags: Set<string>): void {
