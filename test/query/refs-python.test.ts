@@ -569,4 +569,154 @@ describe('refs (Python)', function () {
       }
     })
   })
+
+  describe('values a type checker follows: typed globals, walrus, with, rebindings, tuples', () => {
+    const fx = indexedRepo({
+      'src/flask/__init__.py': lines('from .app import Flask as Flask', 'from .globals import current_app as current_app', 'from .globals import g as g'),
+      'src/flask/globals.py': lines(
+        'import typing as t',
+        'from contextvars import ContextVar',
+        '',
+        'from werkzeug.local import LocalProxy',
+        '',
+        'if t.TYPE_CHECKING:',
+        '    from .app import Flask',
+        '    from .ctx import _AppCtxGlobals',
+        '',
+        '    class FlaskProxy(Flask): ...',
+        '',
+        '    class GlobalsProxy(_AppCtxGlobals): ...',
+        '',
+        'current_app: FlaskProxy = LocalProxy("app")  # type: ignore[assignment]',
+        'g: GlobalsProxy = LocalProxy("g")  # type: ignore[assignment]',
+      ),
+      'src/flask/ctx.py': lines(
+        'import contextlib',
+        'import typing as t',
+        'from collections.abc import Iterator',
+        '',
+        '',
+        'class _AppCtxGlobals:',
+        '    def get(self, name):',
+        '        return name',
+        '',
+        '',
+        'class AppContext:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '    def copy(self) -> t.Self:',
+        '        return self',
+        '',
+        '    def __enter__(self) -> "AppContext":',
+        '        return self',
+        '',
+        '',
+        'class Plain:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '',
+        '@contextlib.contextmanager',
+        'def pushed() -> Iterator[AppContext]:',
+        '    yield AppContext()',
+        '',
+        '',
+        'def find() -> t.Optional[AppContext]:',
+        '    return None',
+        '',
+        '',
+        'def pair() -> tuple[AppContext, Plain]:',
+        '    return AppContext(), Plain()',
+      ),
+      'src/flask/app.py': lines(
+        'from .ctx import AppContext',
+        '',
+        '',
+        'class Flask:',
+        '    def app_context(self) -> AppContext:',
+        '        return AppContext()',
+        '',
+        '    @property',
+        '    def name(self) -> str:',
+        '        return "app"',
+        '',
+        '    @name.setter',
+        '    def name(self, value: str) -> None:',
+        '        pass',
+      ),
+      'tests/test_globals.py': lines(
+        'import flask',
+        'from flask import current_app, g',
+        '',
+        '',
+        'def test_globals():',
+        '    flask.g.get("x")',
+        '    g.get("y")',
+        '    return current_app.name, flask.current_app.name',
+      ),
+      'tests/test_ctx.py': lines(
+        'from flask.app import Flask',
+        'from flask.ctx import AppContext, Plain, find, pair, pushed',
+        '',
+        '',
+        'def test_walrus():',
+        '    if (ctx := find()) is not None:',
+        '        ctx.push()',
+        '',
+        '',
+        'def test_with(app: Flask):',
+        '    with app.app_context() as ctx:',
+        '        ctx.push()',
+        '    with pushed() as pushed_ctx:',
+        '        pushed_ctx.push()',
+        '    with Plain() as plain:',
+        '        plain.push()',
+        '',
+        '',
+        'def test_rebind(app_ctx: AppContext):',
+        '    ctx = AppContext()',
+        '    ctx = ctx.copy()',
+        '    ctx.push()',
+        '    other = app_ctx.copy()',
+        '    other.push()',
+        '',
+        '',
+        'def test_reassigned(app, flag):',
+        '    app = Flask()',
+        '    app.name',
+        '',
+        '',
+        'def test_reassigned_in_branch(app, flag):',
+        '    if flag:',
+        '        app = Flask()',
+        '    app.name',
+        '',
+        '',
+        'def test_tuple():',
+        '    app_ctx, plain = pair()',
+        '    app_ctx.push()',
+        '    plain.push()',
+      ),
+    })
+
+    it('types a name imported from a module by its declaration there, also through a re-export and as a module attribute', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, '_AppCtxGlobals.get').references), ['tests/test_globals.py:6', 'tests/test_globals.py:7'])
+    })
+
+    it("reads a decorator in the scope around its function: a property's setter", () => {
+      const result = findReferences(fx.qctx, 'Flask.name')
+      assert.deepEqual(at(result.references), ['src/flask/app.py:12', 'tests/test_ctx.py:29', 'tests/test_globals.py:8', 'tests/test_globals.py:8'])
+      // Bound in one branch only: the parameter's class, which nothing says.
+      assert.deepEqual(at(result.ambiguous), ['tests/test_ctx.py:35'])
+    })
+
+    it('types a walrus binding, what a with statement enters, a rebinding through a method returning Self, a tuple item', () => {
+      const result = findReferences(fx.qctx, 'AppContext.push')
+      assert.deepEqual(at(result.references), ['tests/test_ctx.py:12', 'tests/test_ctx.py:14', 'tests/test_ctx.py:22', 'tests/test_ctx.py:24', 'tests/test_ctx.py:40', 'tests/test_ctx.py:7'])
+      // Plain has no __enter__ in the repository: what it enters is unknown.
+      assert.deepEqual(at(result.ambiguous), ['tests/test_ctx.py:16'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Plain.push').references), ['tests/test_ctx.py:41'])
+    })
+  })
 })

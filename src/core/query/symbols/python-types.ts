@@ -59,6 +59,10 @@ interface Bindings {
   unknown: boolean
   /** The scope binds the name at all. */
   any: boolean
+  /** Each binding's line and the class it gives (undefined: nothing says). */
+  lines: Map<number, string | undefined>
+  /** `x = x.copy()`: assignments from the name itself, typed once its other bindings are. */
+  fromItself: Array<{ line: number; rest: Segment[] }>
 }
 
 export class PythonTypes {
@@ -105,6 +109,22 @@ export class PythonTypes {
     return label === 'target' ? 'keep' : label === 'both' ? 'ambiguous' : 'drop'
   }
 
+  /**
+   * The definition whose names a use sees: the enclosing one's, unless the use is in a function's
+   * header — a decorator (`@name.setter`), a default, an annotation — evaluated in the scope around it.
+   */
+  scopeOf(ref: SymbolRef, path: string): string {
+    const artifact = this.artifactOf(path)
+    if (!artifact) return ref.enclosing
+    const lines = this.fileLines(path, artifact)
+    let scope = ref.enclosing
+    for (;;) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= ref.line && s.endLine >= ref.line)
+      if (!fn || ref.line >= headerOf(lines, fn.line, fn.endLine).bodyStart) return scope
+      scope = parentOf(scope)
+    }
+  }
+
   private receiverClass(ref: SymbolRef, receiver: string, path: string): ReceiverClass | undefined {
     const artifact = this.artifactOf(path)
     return artifact ? this.expressionClass(artifact, path, { enclosing: ref.enclosing, line: ref.line }, receiver, 0) : undefined
@@ -135,8 +155,19 @@ export class PythonTypes {
       const returned = this.functionReturn(last.name)
       return returned ? { name: returned, basesOnly: false } : undefined
     }
-    let type = this.headClass(artifact, path, at, segments[0]!, depth)
-    for (const segment of segments.slice(1)) {
+    // `flask.g.get`: an attribute of a module the file imports, by its declaration there.
+    const module = segments.length >= 2 && !segments[0]!.call && !segments[1]!.call ? this.importedModule(artifact, path, at, segments[0]!.name) : undefined
+    if (module) {
+      const name = this.moduleAttribute(module, segments[1]!.name, depth + 1)
+      return name ? this.follow({ name, basesOnly: false }, segments.slice(2)) : undefined
+    }
+    return this.follow(this.headClass(artifact, path, at, segments[0]!, depth), segments.slice(1))
+  }
+
+  /** The class reached from `type` through each attribute (its declared type) and method call (its return annotation). */
+  private follow(start: ReceiverClass | undefined, segments: readonly Segment[]): ReceiverClass | undefined {
+    let type = start
+    for (const segment of segments) {
       // An attribute of an untyped parameter (a pytest fixture's `app.cli`) is as unknown as the parameter.
       if (!type || type === 'untyped') return type
       // An attribute of an object from outside the repository: anything.
@@ -145,6 +176,47 @@ export class PythonTypes {
       type = name ? { name, basesOnly: false } : undefined
     }
     return type
+  }
+
+  /**
+   * The file a name is bound to as a whole module (`import flask`, `import x as name`), when no
+   * function around binds it as a parameter.
+   */
+  private importedModule(artifact: FileArtifact, path: string, at: Place, name: string): string | undefined {
+    const lines = this.fileLines(path, artifact)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method'))
+      if (fn && parameter(headerOf(lines, fn.line, fn.endLine).header, name) !== undefined) return undefined
+    }
+    const files = new Set<string>()
+    for (const imp of artifact.imports) {
+      if (imp.names.length > 0 || (imp.alias ?? imp.module) !== name) continue
+      for (const row of this.table.imports(path)) if (row.line === imp.line && row.module === imp.module && row.name === '' && row.resolved && !row.resolved.isDir) files.add(row.resolved.path)
+    }
+    return files.size === 1 ? [...files][0] : undefined
+  }
+
+  /**
+   * The class of a module's own name (`current_app: FlaskProxy = LocalProxy(…)`), as its
+   * module-level bindings make it, re-exports followed (`from .globals import g as g`); undefined
+   * for its classes and functions and anything undecided.
+   */
+  private moduleAttribute(file: string, name: string, depth: number): string | undefined {
+    const artifact = this.artifactOf(file)
+    if (!artifact || depth > MAX_DEPTH || artifact.symbols.some((s) => s.scope === '' && s.name === name && s.kind !== 'variable' && s.kind !== 'constant')) return undefined
+    const type = this.localType(artifact, file, { enclosing: '', line: artifact.lineCount + 1 }, name, depth)
+    return type === 'untyped' ? undefined : type
+  }
+
+  /** `from m import name` (or `… import other as name`): the class m's own binding of the name gives. */
+  private importedClass(path: string, imp: FileArtifact['imports'][number], name: string, depth: number): string | undefined {
+    const original = imp.names.find((n) => (n.alias ?? n.name) === name)?.name
+    if (!original || original === '*') return undefined
+    const rows = this.table.imports(path).filter((r) => r.line === imp.line && r.module === imp.module && r.name === original && r.resolved && !r.resolved.isDir)
+    const target = rows.length === 1 ? rows[0]!.resolved!.path : undefined
+    // `from pkg import sub`: a module.
+    if (!target || target.endsWith(`/${original}.py`) || target.endsWith(`/${original}/__init__.py`)) return undefined
+    return this.moduleAttribute(target, original, depth + 1)
   }
 
   private headClass(artifact: FileArtifact, path: string, at: Place, head: Segment, depth: number): ReceiverClass | undefined {
@@ -193,36 +265,68 @@ export class PythonTypes {
   private localType(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | 'untyped' | undefined {
     const lines = this.fileLines(path, artifact)
     const assignment = new RegExp(`^\\s*${name}\\s*(?::\\s*(.+?))?\\s*=(?!=)\\s*(.*)$`)
-    const otherBinding = new RegExp(`(?:^|[^\\w.])(?:for\\b[^=]*\\b${name}\\b[^=]*\\bin\\b|as\\s+${name}\\b|${name}\\s*:=|import\\b.*\\b${name}\\b)`)
-    // `a, name = …`: unpacking, whose parts nothing here types. Spaced around `=`, as assignments
-    // are and keyword arguments are not: `name.attr, key="x"` continuing a call binds nothing.
+    const otherBinding = new RegExp(`(?:^|[^\\w.])(?:for\\b[^=]*\\b${name}\\b[^=]*\\bin\\b|as\\s+${name}\\b|${name}\\s*:=)`)
+    // `a, name = …`: unpacking. Spaced around `=`, as assignments are and keyword arguments are
+    // not: `name.attr, key="x"` continuing a call binds nothing.
     const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
-    const withTarget = new RegExp(`^\\s*(?:async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
+    const withTarget = new RegExp(`^\\s*(async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
+    const walrus = new RegExp(`(?:\\(|\\b(?:if|elif|while)\\s+)${name}\\s*:=(?!=)`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
-      const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false }
+      const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false, lines: new Map(), fromItself: [] }
+      const bind = (line: number, type: string | undefined): void => {
+        found.any = true
+        found.lines.set(line, type)
+        if (type) found.assigned.add(type)
+        else found.unknown = true
+      }
+      // Import statements bind by what they import (the lines of a parenthesised one included).
+      const importLines = new Set<number>()
+      for (const imp of artifact.imports) {
+        if (imp.line < from || imp.line > to || !inScope(imp.line)) continue
+        let statement = lines[imp.line - 1] ?? ''
+        importLines.add(imp.line)
+        for (let line = imp.line + 1; !balanced(statement) && line <= to; line++) {
+          statement += lines[line - 1] ?? ''
+          importLines.add(line)
+        }
+        const module = imp.names.length === 0 && (imp.alias ?? imp.module.split('.')[0]) === name
+        if (module || imp.names.some((n) => (n.alias ?? n.name) === name)) bind(imp.line, module ? undefined : this.importedClass(path, imp, name, depth))
+      }
       for (let line = from; line <= to; line++) {
-        if (!inScope(line)) continue
+        if (!inScope(line) || importLines.has(line)) continue
         const text = lines[line - 1] ?? ''
+        const where = { enclosing: scope, line }
         const match = assignment.exec(text)
         if (match) {
-          found.any = true
           if (match[1]) {
+            found.any = true
             // An annotation naming no one class (`Callable[…]`, a union) leaves the name open.
             const declared = typeName(match[1])
             if (declared) found.declared ??= declared
             else found.unknown = true
+            found.lines.set(line, declared)
             continue
           }
-          const type = this.expressionClass(artifact, path, { enclosing: scope, line }, match[2]!, depth + 1)
-          if (type && type !== 'untyped') found.assigned.add(type.name)
-          else found.unknown = true
-        } else if (withTarget.test(text) && this.enteredOutside(artifact, path, { enclosing: scope, line }, withTarget.exec(text)![1]!, depth)) {
-          // `with open(…) as f`: what a class from outside the repository enters is as foreign as it.
-          found.any = true
-          found.assigned.add(OUTSIDE)
-        } else if (otherBinding.test(text) || (unpacking.test(text) && text.slice(0, text.indexOf('=')).includes(','))) {
-          found.any = true
-          found.unknown = true
+          // `ctx = ctx.copy()`: typed from the name's other bindings.
+          const chain = chainOf(match[2]!.replace(/#.*$/, '').trim())
+          if (chain && chain.length > 1 && chain[0]!.name === name && !chain[0]!.call) {
+            found.any = true
+            found.fromItself.push({ line, rest: chain.slice(1) })
+            continue
+          }
+          const type = this.expressionClass(artifact, path, where, match[2]!, depth + 1)
+          bind(line, type && type !== 'untyped' ? type.name : undefined)
+        } else if (withTarget.test(text)) {
+          const [, async, entered] = withTarget.exec(text)!
+          bind(line, this.enteredClass(artifact, path, where, entered!, !!async, depth))
+        } else if (walrus.test(text)) {
+          const start = walrus.exec(text)!
+          const rest = text.slice(start.index + start[0].length)
+          bind(line, this.valueOfWalrus(artifact, path, where, rest, depth))
+        } else if (unpacking.test(text) && text.slice(0, text.indexOf('=')).includes(',')) {
+          bind(line, this.unpackedClass(artifact, path, where, text, name, depth))
+        } else if (otherBinding.test(text)) {
+          bind(line, undefined)
         }
       }
       return found
@@ -243,11 +347,74 @@ export class PythonTypes {
         found.unknown = true
       }
       if (param === 'untyped' && !found.any) return 'untyped'
-      if (param === 'untyped') return undefined
-      if (param !== undefined) found.declared ??= param
-      if (param !== undefined || found.any) return classOf(found)
+      if (param !== undefined && param !== 'untyped') found.declared ??= param
+      if (param === undefined && !found.any) continue
+      const type = param === 'untyped' ? undefined : this.settled(found)
+      return type ?? this.dominating(lines, found, bodyStart, fn.endLine, at.line)
     }
-    return classOf(bindings(1, artifact.lineCount, '', (line) => !this.insideDefinition(path, artifact, line)))
+    return this.settled(bindings(1, artifact.lineCount, '', (line) => !this.insideDefinition(path, artifact, line)))
+  }
+
+  /**
+   * The class all of a name's bindings give, those from the name itself (`ctx = ctx.copy()`)
+   * included: each must give back the class the others give.
+   */
+  private settled(found: Bindings): string | undefined {
+    const type = classOf(found)
+    if (found.fromItself.length === 0 || !type) return type
+    for (const f of found.fromItself) {
+      const next = this.follow({ name: type, basesOnly: false }, f.rest)
+      if (!next || next === 'untyped' || next.name !== type) return undefined
+    }
+    return type
+  }
+
+  /**
+   * Flow, as a type checker narrows: at a use, the class of the last binding before it, when that
+   * binding is a statement of the function's body itself (so it runs before the use whatever the
+   * branches) and no loop begun after it rebinds the name later on (a loop's next turn).
+   */
+  private dominating(lines: string[], found: Bindings, bodyStart: number, end: number, use: number): string | undefined {
+    const body = bodyIndent(lines, bodyStart - 1, end)
+    const fromItself = new Map(found.fromItself.map((f) => [f.line, f.rest]))
+    const all = [...found.lines.keys(), ...fromItself.keys()]
+    const last = Math.max(0, ...all.filter((line) => line < use))
+    if (!last || indentOf(lines[last - 1] ?? '') !== body) return undefined
+    const useIndent = indentOf(lines[use - 1] ?? '')
+    for (let line = last + 1; line < use; line++) {
+      const text = lines[line - 1] ?? ''
+      const indent = indentOf(text)
+      if (indent >= useIndent || !/^\s*(?:async\s+)?(?:for|while)\b/.test(text)) continue
+      let close = line + 1
+      while (close <= end && (/^\s*(#.*)?$/.test(lines[close - 1] ?? '') || indentOf(lines[close - 1] ?? '') > indent)) close++
+      if (all.some((later) => later > use && later < close)) return undefined
+    }
+    const rest = fromItself.get(last)
+    if (!rest) return found.lines.get(last)
+    // `ctx = ctx.copy()`: from the class the name had just before.
+    const before = this.dominating(lines, found, bodyStart, end, last)
+    const next = before ? this.follow({ name: before, basesOnly: false }, rest) : undefined
+    return next && next !== 'untyped' ? next.name : undefined
+  }
+
+  /** `(name := value)`: the value's class; the value ends where its parenthesis closes or at the line's `:`. */
+  private valueOfWalrus(artifact: FileArtifact, path: string, at: Place, rest: string, depth: number): string | undefined {
+    let level = 0
+    let end = rest.length
+    for (let i = 0; i < rest.length; i++) {
+      const char = rest[i]
+      if (char === '(' || char === '[' || char === '{') level++
+      else if (char === ')' || char === ']' || char === '}') {
+        if (level === 0) {
+          end = i
+          break
+        }
+        level--
+      }
+    }
+    const value = rest.slice(0, end).replace(/:\s*(#.*)?$/, '')
+    const type = this.expressionClass(artifact, path, at, value, depth + 1)
+    return type && type !== 'untyped' ? type.name : undefined
   }
 
   /**
@@ -277,10 +444,77 @@ export class PythonTypes {
     return this.returnType({ name: className, basesOnly: false }, chain[1]!.name, false)
   }
 
-  /** Whether `with expression as name` enters an object of a class from outside the repository (a class the repository does not define). */
-  private enteredOutside(artifact: FileArtifact, path: string, at: Place, expression: string, depth: number): boolean {
+  /**
+   * What `with expression as name` binds: for a function or method made by `@contextmanager`, the
+   * type its `Iterator[T]` / `Generator[T, …]` annotation yields; for an object of a class of the
+   * repository, what its `__enter__` (`__aenter__`) returns by its annotation (`Self`: the
+   * object's class); for an object of a class from outside the repository, something as foreign.
+   */
+  private enteredClass(artifact: FileArtifact, path: string, at: Place, expression: string, async: boolean, depth: number): string | undefined {
+    const segments = chainOf(expression.replace(/#.*$/, '').trim())
+    const made = segments ? this.callee(artifact, path, at, segments, depth) : undefined
+    if (made && made.decorators.some((d) => /^(?:contextlib\.)?(?:async)?contextmanager$/.test(d))) return yieldedBy(made.annotation)
     const type = this.expressionClass(artifact, path, at, expression, depth + 1)
-    return type !== undefined && type !== 'untyped' && (type.name === OUTSIDE || (this.classDefs(type.name).length === 0 && !BUILTIN_CLASSES.has(type.name)))
+    if (!type || type === 'untyped') return undefined
+    if (type.name === OUTSIDE || (this.classDefs(type.name).length === 0 && !BUILTIN_CLASSES.has(type.name))) return OUTSIDE
+    return this.returnType(type, async ? '__aenter__' : '__enter__', false)
+  }
+
+  /**
+   * `a, name = value`: the item of the value's `tuple[A, B]` (a call's return annotation) at the
+   * name's place; undefined for anything else (a starred target, a nested one, another value).
+   */
+  private unpackedClass(artifact: FileArtifact, path: string, at: Place, text: string, name: string, depth: number): string | undefined {
+    const match = /^\s*([\w\s,]+?)\s*=(?!=)\s*(.+?)\s*(#.*)?$/.exec(text)
+    if (!match) return undefined
+    const targets = match[1]!.split(',').map((t) => t.trim())
+    const place = targets.indexOf(name)
+    const segments = chainOf(match[2]!)
+    const made = segments && place >= 0 ? this.callee(artifact, path, at, segments, depth) : undefined
+    const items = made ? /^(?:[\w.]+\.)?[Tt]uple\[(.*)\]$/.exec(made.annotation.replace(/["']/g, '').trim()) : undefined
+    if (!items) return undefined
+    const parts = splitTopLevel(items[1]!).map((p) => p.trim())
+    return parts.length === targets.length && !parts.includes('...') ? typeName(parts[place]!) : undefined
+  }
+
+  /**
+   * The function or method a call chain ends by calling (`pushed()`, `app.app_context()`,
+   * `module.f()`): its return annotation as written and its decorators; undefined when nothing
+   * decides which definition it is.
+   */
+  private callee(artifact: FileArtifact, path: string, at: Place, segments: Segment[], depth: number): { annotation: string; decorators: string[] } | undefined {
+    const last = segments[segments.length - 1]!
+    if (!last.call) return undefined
+    const ofModule = segments.length === 2 && !segments[0]!.call && importsModule(artifact, segments[0]!.name)
+    if (segments.length === 1 || ofModule) {
+      if (segments.length === 1 && bindsOwnLocally(artifact, at, last.name)) return undefined
+      const found = new Set<string>()
+      let out: { annotation: string; decorators: string[] } | undefined
+      for (const def of findCandidates(this.table, last.name)) {
+        if (def.kind !== 'function' || def.scope !== '' || def.name !== last.name) continue
+        const defArtifact = this.artifactOf(def.path)
+        if (!defArtifact) return undefined
+        out = this.signatureOf(def.path, defArtifact, def.line, def.endLine)
+        found.add(`${out?.annotation}\0${out?.decorators.join()}`)
+      }
+      return found.size === 1 ? out : undefined
+    }
+    const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
+    if (!owner || owner === 'untyped' || owner.name === OUTSIDE) return undefined
+    for (const className of this.lineage(owner.name, owner.basesOnly)) {
+      for (const def of this.classDefs(className)) {
+        const defArtifact = this.artifactOf(def.path)
+        const fn = defArtifact?.symbols.find((s) => s.kind === 'method' && s.qualifiedName === `${def.qualifiedName}.${last.name}`)
+        if (defArtifact && fn) return this.signatureOf(def.path, defArtifact, fn.line, fn.endLine)
+      }
+    }
+    return undefined
+  }
+
+  private signatureOf(path: string, artifact: FileArtifact, line: number, endLine: number): { annotation: string; decorators: string[] } | undefined {
+    const lines = this.fileLines(path, artifact)
+    const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(lines, line, endLine).header)?.[1]
+    return annotation ? { annotation, decorators: decorators(lines, line) } : undefined
   }
 
   /** The class a top-level function of the repository named so returns by its annotation, when every such function declares the same one. */
@@ -328,6 +562,8 @@ export class PythonTypes {
         const lines = this.fileLines(def.path, artifact)
         if (property && !decorators(lines, fn.line).some((d) => /^(?:functools\.)?(?:cached_)?property$/.test(d))) return undefined
         const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(lines, fn.line, fn.endLine).header)
+        // `-> Self` (`te.Self`): the class of the object the method is called on.
+        if (annotation && /^["']?(?:[\w.]+\.)?Self["']?$/.test(annotation[1]!.trim())) return type.name
         return annotation ? typeName(annotation[1]!) : undefined
       }
     }
@@ -642,4 +878,23 @@ function parentOf(scope: string): string {
 
 function lastSegment(text: string): string {
   return text.slice(text.lastIndexOf('.') + 1)
+}
+
+/** What a `@contextmanager` function's annotation says it yields: `Iterator[T]`, `Generator[T, …]` (async ones too) → T. */
+function yieldedBy(annotation: string): string | undefined {
+  const generic = /^(?:[\w.]+\.)?(?:Async)?(?:Iterator|Generator|Iterable)\[(.*)\]$/.exec(annotation.replace(/["']/g, '').trim())
+  return generic ? typeName(splitTopLevel(generic[1]!)[0]!) : undefined
+}
+
+function segmentText(segment: Segment): string {
+  return segment.call ? `${segment.name}()` : segment.name
+}
+
+function indentOf(text: string): number {
+  return /^\s*/.exec(text)![0].length
+}
+
+/** A function around the place defines or takes a name of its own (a local function shadowing a module's). */
+function bindsOwnLocally(artifact: FileArtifact, at: Place, name: string): boolean {
+  return artifact.symbols.some((s) => s.name === name && s.scope !== '' && (at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)) && s.kind === 'function')
 }
