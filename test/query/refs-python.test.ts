@@ -719,4 +719,99 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(findReferences(fx.qctx, 'Plain.push').references), ['tests/test_ctx.py:41'])
     })
   })
+
+  describe('values of generic classes: items of containers, context variables, type parameters', () => {
+    const fx = indexedRepo({
+      'src/flask/globals.py': lines(
+        'import typing as t',
+        'from contextvars import ContextVar',
+        '',
+        'T = t.TypeVar("T")',
+        '',
+        '',
+        'class AppContext:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Other:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '    def check(self) -> bool:',
+        '        return False',
+        '',
+        '',
+        'class ProxyMixin(t.Protocol[T]):',
+        '    def _get_current_object(self) -> T: ...',
+        '',
+        '',
+        'class AppContextProxy(ProxyMixin[AppContext], AppContext): ...',
+        '',
+        '',
+        '_cv_app: ContextVar[AppContext] = ContextVar("app")',
+        'app_ctx: AppContextProxy = None  # type: ignore',
+        '',
+        '',
+        'class Tagger:',
+        '    def tag(self) -> None:',
+        '        pass',
+      ),
+      'src/flask/tag.py': lines(
+        'import typing as t',
+        '',
+        '',
+        'class Tag:',
+        '    def check(self) -> bool:',
+        '        return True',
+        '',
+        '',
+        'class Serializer:',
+        '    order: list[Tag]',
+        '',
+        '    def __init__(self) -> None:',
+        '        self.tags: dict[str, Tag] = {}',
+        '',
+        '    def tag(self) -> None:',
+        '        for tag in self.order:',
+        '            tag.check()',
+        '        self.tags["x"].check()',
+        '',
+        '    def tagged(self) -> t.Iterator[Tag]:',
+        '        return iter(self.order)',
+        '',
+        '',
+        'def setupmethod(f):',
+        '    def wrapper(self: Serializer):',
+        '        self.tag()',
+        '',
+        '    return wrapper',
+      ),
+      'src/flask/app.py': lines(
+        'from .globals import _cv_app, app_ctx',
+        'from .tag import Serializer',
+        '',
+        '',
+        'def current():',
+        '    if (ctx := _cv_app.get(None)) is not None:',
+        '        ctx.push()',
+        '    obj = app_ctx._get_current_object()',
+        '    obj.push()',
+        '    for tag in Serializer().tagged():',
+        '        tag.check()',
+      ),
+    })
+
+    it("types a loop's target and a subscript by the container's item type", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Tag.check').references), ['src/flask/app.py:11', 'src/flask/tag.py:17', 'src/flask/tag.py:18'])
+    })
+
+    it("types a ContextVar's value and a method returning a type parameter its subclass binds", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'AppContext.push').references), ['src/flask/app.py:7', 'src/flask/app.py:9'])
+    })
+
+    it('types an annotated self parameter outside a class', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Serializer.tag').references), ['src/flask/tag.py:26'])
+    })
+  })
 })

@@ -43,6 +43,13 @@ interface Place {
   line: number
 }
 
+/** How a class declares and assigns an attribute: declared null for an annotation naming no one class; the first annotation as written. */
+interface Attribute {
+  declared: string | null | undefined
+  assigned: string | undefined
+  annotation: string | undefined
+}
+
 /** One step of a chain: `name`, or `name(…)` when called. */
 interface Segment {
   name: string
@@ -68,7 +75,7 @@ interface Bindings {
 export class PythonTypes {
   private readonly classes = new Map<string, SymbolInfo[]>()
   private readonly lines = new Map<string, string[]>()
-  private readonly attributes = new Map<string, { declared: string | null | undefined; assigned: string | undefined }>()
+  private readonly attributes = new Map<string, Attribute>()
   private readonly definitionLines = new Map<string, Uint8Array>()
 
   constructor(
@@ -142,8 +149,20 @@ export class PythonTypes {
     const text = expression.trim()
     const literal = literalClass(text)
     if (literal) return { name: literal, basesOnly: false }
+    // `self.tags[key]`: an item of the container, by its annotation.
+    const subscript = /^(.+)\[([^[\]]*)\]$/.exec(text)
+    if (subscript && balanced(subscript[1]!)) {
+      const item = itemOf(this.annotationOf(artifact, path, at, subscript[1]!, depth + 1), 'subscript', subscript[2]!.trim())
+      return item ? { name: item, basesOnly: false } : undefined
+    }
     const segments = chainOf(text)
     if (!segments) return undefined
+    // `_cv_app.get(None)` on a `ContextVar[AppContext]`, `d.get(k)` on a `dict[str, T]`: the item.
+    const method = segments[segments.length - 1]!
+    if (segments.length >= 2 && method.call && ITEM_METHODS.has(method.name)) {
+      const item = itemOf(this.annotationOf(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1), method.name)
+      if (item) return { name: item, basesOnly: false }
+    }
     // `io.BytesIO()`: an instance of a class from outside the repository.
     if (this.constructedOutside(artifact, path, segments)) return { name: OUTSIDE, basesOnly: false }
     // `BaseArchive().extract(…)`, `pkg.Name(…)`: a constructor's result.
@@ -232,10 +251,9 @@ export class PythonTypes {
       const returned = this.functionReturn(head.name)
       return returned ? { name: returned, basesOnly: false } : undefined
     }
-    if (head.name === 'self' || head.name === 'cls') {
-      const owner = enclosingClass(artifact, at.enclosing)
-      return owner ? { name: owner.name, basesOnly: false } : undefined
-    }
+    const owner = head.name === 'self' || head.name === 'cls' ? enclosingClass(artifact, at.enclosing) : undefined
+    if (owner) return { name: owner.name, basesOnly: false }
+    // Outside a class, `self` is a parameter as any other (`def wrapper(self: Scaffold)`).
     const name = this.localType(artifact, path, at, head.name, depth)
     if (name === undefined && this.namesClass(artifact, path, at, head.name)) return { name: head.name, basesOnly: false }
     return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
@@ -271,6 +289,7 @@ export class PythonTypes {
     const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
     const withTarget = new RegExp(`^\\s*(async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
     const walrus = new RegExp(`(?:\\(|\\b(?:if|elif|while)\\s+)${name}\\s*:=(?!=)`)
+    const loop = new RegExp(`^\\s*for\\s+${name}\\s+in\\s+(.+?)\\s*:\\s*(#.*)?$`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
       const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false, lines: new Map(), fromItself: [] }
       const bind = (line: number, type: string | undefined): void => {
@@ -319,6 +338,9 @@ export class PythonTypes {
         } else if (withTarget.test(text)) {
           const [, async, entered] = withTarget.exec(text)!
           bind(line, this.enteredClass(artifact, path, where, entered!, !!async, depth))
+        } else if (loop.test(text)) {
+          // `for tag in self.order` over a `list[JSONTag]`: the item type.
+          bind(line, itemOf(this.annotationOf(artifact, path, where, loop.exec(text)![1]!, depth + 1), 'iterate'))
         } else if (walrus.test(text)) {
           const start = walrus.exec(text)!
           const rest = text.slice(start.index + start[0].length)
@@ -445,6 +467,63 @@ export class PythonTypes {
   }
 
   /**
+   * An expression's annotation as written, type arguments kept (`list[JSONTag]`): a name's declared
+   * type (a parameter, an annotated assignment, a module's own name imported), an attribute's in
+   * its class, a call's return annotation.
+   */
+  private annotationOf(artifact: FileArtifact, path: string, at: Place, expression: string, depth: number): string | undefined {
+    if (depth > MAX_DEPTH) return undefined
+    const segments = chainOf(expression.replace(/#.*$/, '').trim())
+    if (!segments) return undefined
+    const last = segments[segments.length - 1]!
+    if (last.call) return this.callee(artifact, path, at, segments, depth)?.annotation
+    if (segments.length === 1) return this.declaredAnnotation(artifact, path, at, last.name, depth)
+    const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
+    return owner && owner !== 'untyped' && owner.name !== OUTSIDE ? this.attributeAnnotation(owner.name, last.name) : undefined
+  }
+
+  /**
+   * A name's declared type as written, in the innermost function binding it (its parameter's
+   * annotation or an annotated assignment), else the module's (an annotated assignment, or the
+   * declaration of the name a `from m import name` imports).
+   */
+  private declaredAnnotation(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | undefined {
+    const lines = this.fileLines(path, artifact)
+    const annotated = new RegExp(`^\\s*${name}\\s*:\\s*([^=]+?)\\s*(?:=(?!=).*)?$`)
+    const binds = new RegExp(`^\\s*${name}\\s*=(?!=)|\\bfor\\s+${name}\\s+in\\b|\\bas\\s+${name}\\b`)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= at.line && s.endLine >= at.line)
+      if (!fn) continue
+      const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
+      if (at.line < bodyStart) continue
+      const param = rawParameter(header, name)
+      if (param !== undefined) return param || undefined
+      let bound = false
+      for (let line = bodyStart; line <= fn.endLine; line++) {
+        const text = lines[line - 1] ?? ''
+        const match = annotated.exec(text)
+        if (match) return match[1]
+        bound ||= binds.test(text)
+      }
+      if (bound) return undefined
+    }
+    for (let line = 1; line <= artifact.lineCount; line++) {
+      if (this.insideDefinition(path, artifact, line)) continue
+      const match = annotated.exec(lines[line - 1] ?? '')
+      if (match) return match[1]
+    }
+    for (const imp of artifact.imports) {
+      const original = imp.names.find((n) => (n.alias ?? n.name) === name)?.name
+      if (!original || original === '*' || this.insideDefinition(path, artifact, imp.line)) continue
+      const rows = this.table.imports(path).filter((r) => r.line === imp.line && r.module === imp.module && r.name === original && r.resolved && !r.resolved.isDir)
+      const target = rows.length === 1 ? rows[0]!.resolved!.path : undefined
+      const module = target ? this.artifactOf(target) : null
+      return module && target ? this.declaredAnnotation(module, target, { enclosing: '', line: module.lineCount + 1 }, original, depth + 1) : undefined
+    }
+    return undefined
+  }
+
+  /**
    * What `with expression as name` binds: for a function or method made by `@contextmanager`, the
    * type its `Iterator[T]` / `Generator[T, …]` annotation yields; for an object of a class of the
    * repository, what its `__enter__` (`__aenter__`) returns by its annotation (`Self`: the
@@ -513,7 +592,7 @@ export class PythonTypes {
 
   private signatureOf(path: string, artifact: FileArtifact, line: number, endLine: number): { annotation: string; decorators: string[] } | undefined {
     const lines = this.fileLines(path, artifact)
-    const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(lines, line, endLine).header)?.[1]
+    const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(lines, line, endLine).header)?.[1]
     return annotation ? { annotation, decorators: decorators(lines, line) } : undefined
   }
 
@@ -524,7 +603,7 @@ export class PythonTypes {
       if (def.kind !== 'function' || def.scope !== '' || def.name !== name) continue
       const artifact = this.artifactOf(def.path)
       if (!artifact) return undefined
-      const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(this.fileLines(def.path, artifact), def.line, def.endLine).header)
+      const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(this.fileLines(def.path, artifact), def.line, def.endLine).header)
       const type = annotation ? typeName(annotation[1]!) : undefined
       if (!type || (found !== undefined && found !== type)) return undefined
       found = type
@@ -561,10 +640,37 @@ export class PythonTypes {
         if (!artifact || !fn) continue
         const lines = this.fileLines(def.path, artifact)
         if (property && !decorators(lines, fn.line).some((d) => /^(?:functools\.)?(?:cached_)?property$/.test(d))) return undefined
-        const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(lines, fn.line, fn.endLine).header)
+        const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(lines, fn.line, fn.endLine).header)
         // `-> Self` (`te.Self`): the class of the object the method is called on.
         if (annotation && /^["']?(?:[\w.]+\.)?Self["']?$/.test(annotation[1]!.trim())) return type.name
-        return annotation ? typeName(annotation[1]!) : undefined
+        // `-> T`, a type parameter of the class: what the receiver's lineage binds it to (`ProxyMixin[AppContext]`).
+        const bound = annotation ? this.typeArgument(type.name, owner, annotation[1]!.trim()) : undefined
+        return bound ?? (annotation ? typeName(annotation[1]!) : undefined)
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * `T` where `owner` is `class ProxyMixin(Protocol[T])` (or `Generic[T]`) and a class along
+   * `className`'s bases subclasses `ProxyMixin[AppContext]`: that argument's class.
+   */
+  private typeArgument(className: string, owner: string, parameterName: string): string | undefined {
+    if (!IDENTIFIER.test(parameterName)) return undefined
+    let position = -1
+    for (const def of this.classDefs(owner)) {
+      for (const base of rawBasesOf(def.signature)) {
+        const generic = /^(?:[\w.]+\.)?(?:Generic|Protocol)\[(.*)\]$/.exec(base)
+        if (generic) position = splitTopLevel(generic[1]!).map((p) => p.trim()).indexOf(parameterName)
+      }
+    }
+    if (position < 0) return undefined
+    for (const subclass of this.lineage(className, false)) {
+      for (const def of this.classDefs(subclass)) {
+        for (const base of rawBasesOf(def.signature)) {
+          const generic = /^([\w.]+)\[(.*)\]$/.exec(base)
+          if (generic && lastSegment(generic[1]!) === owner) return typeName(splitTopLevel(generic[2]!)[position] ?? '')
+        }
       }
     }
     return undefined
@@ -602,30 +708,32 @@ export class PythonTypes {
   }
 
   /** How a class declares and assigns `attr`: declared null for an annotation naming no one class. */
-  private attributeIn(owner: string, attr: string): { declared: string | null | undefined; assigned: string | undefined } {
+  private attributeIn(owner: string, attr: string): Attribute {
     const key = `${owner}\0${attr}`
     let found = this.attributes.get(key)
     if (!found) {
-      found = { declared: undefined, assigned: undefined }
+      found = { declared: undefined, assigned: undefined, annotation: undefined }
       for (const def of this.classDefs(owner)) {
         const here = this.declaredIn(def, attr)
         found.declared ??= here.declared
         found.assigned ??= here.assigned
+        found.annotation ??= here.annotation
       }
       this.attributes.set(key, found)
     }
     return found
   }
 
-  private declaredIn(def: SymbolInfo, attr: string): { declared: string | null | undefined; assigned: string | undefined } {
+  private declaredIn(def: SymbolInfo, attr: string): Attribute {
     const artifact = this.artifactOf(def.path)
-    if (!artifact) return { declared: undefined, assigned: undefined }
+    if (!artifact) return { declared: undefined, assigned: undefined, annotation: undefined }
     const lines = this.fileLines(def.path, artifact)
     const annotated = new RegExp(`^(\\s*)(self\\.)?${attr}\\s*:\\s*([^=]+?)\\s*(?:=.*)?$`)
     const assigned = new RegExp(`^\\s*self\\.${attr}\\s*=(?!=)\\s*(.*)$`)
     // `attr: T` declares only in the class body itself, not as a parameter of a signature spread over lines.
     const body = bodyIndent(lines, def.line, def.endLine)
     let declared: string | null | undefined
+    let written: string | undefined
     let fromConstructor: string | undefined
     for (let line = def.line; line <= def.endLine; line++) {
       const text = lines[line - 1] ?? ''
@@ -633,13 +741,23 @@ export class PythonTypes {
       const annotation = match && (match[2] || match[1]!.length === body) ? match[3] : undefined
       if (annotation) {
         const type = typeName(annotation)
-        if (type) return { declared: type, assigned: fromConstructor }
+        if (type) return { declared: type, assigned: fromConstructor, annotation }
         declared ??= null
+        written ??= annotation
       }
       const assignment = assigned.exec(text)
       if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? this.ownMethodReturn(def.name, assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
-    return { declared, assigned: fromConstructor }
+    return { declared, assigned: fromConstructor, annotation: written }
+  }
+
+  /** The annotation of `self.attr` as written, in the class or the nearest base declaring it. */
+  private attributeAnnotation(className: string, attr: string): string | undefined {
+    for (const owner of this.lineage(className, false)) {
+      const { annotation } = this.attributeIn(owner, attr)
+      if (annotation) return annotation
+    }
+    return undefined
   }
 
   /** The class and its bases, breadth first, each once (`super()`: the bases only). */
@@ -784,7 +902,8 @@ function headerOf(lines: string[], first: number, last: number): { header: strin
   for (let end = Math.min(last, line + MAX_HEADER_LINES); line <= end; line++) {
     const text = lines[line - 1] ?? ''
     parts.push(text.trim())
-    if (/:\s*(#.*)?$/.test(text) && balanced(parts.join(' '))) return { header: parts.join(' '), bodyStart: line + 1 }
+    // A stub's body may follow on the same line: `def get(self) -> T: ...`.
+    if (/:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.test(text) && balanced(parts.join(' '))) return { header: parts.join(' '), bodyStart: line + 1 }
   }
   return { header: parts.join(' '), bodyStart: line }
 }
@@ -897,4 +1016,54 @@ function indentOf(text: string): number {
 /** A function around the place defines or takes a name of its own (a local function shadowing a module's). */
 function bindsOwnLocally(artifact: FileArtifact, at: Place, name: string): boolean {
   return artifact.symbols.some((s) => s.name === name && s.scope !== '' && (at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)) && s.kind === 'function')
+}
+
+/** Methods of standard generic classes that give an item: `ContextVar[T].get()`, `dict[K, V].get(k)`. */
+const ITEM_METHODS = new Set(['get', 'pop', 'setdefault'])
+/** Standard classes whose first type argument is their item (what iterating or indexing gives). */
+const SEQUENCES = new Set(['list', 'List', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'Reversible', 'set', 'Set', 'frozenset', 'FrozenSet', 'AbstractSet', 'MutableSet', 'deque', 'Deque', 'ValuesView', 'KeysView', 'Generator'])
+/** Standard mappings: iterating gives keys, indexing and get() values. */
+const MAPPINGS = new Set(['dict', 'Dict', 'Mapping', 'MutableMapping', 'defaultdict', 'DefaultDict', 'OrderedDict', 'ChainMap'])
+
+/**
+ * The item of a standard generic container as its annotation spells it: iterating a `list[T]`
+ * (or any SEQUENCES) gives T, a mapping its keys; indexing a sequence gives T, a mapping its values,
+ * a `tuple[A, B]` the item at a literal index; `ContextVar[T].get()` T, a mapping's get() its values.
+ */
+function itemOf(annotation: string | undefined, access: 'iterate' | 'subscript' | string, index = ''): string | undefined {
+  if (!annotation) return undefined
+  let text = annotation.replace(/["']/g, '').replace(/#.*$/, '').trim()
+  const optional = /^(?:[\w.]+\.)?Optional\[(.*)\]$/.exec(text)
+  if (optional) text = optional[1]!.trim()
+  const generic = /^([\w.]+)\[(.*)\]$/.exec(text)
+  if (!generic) return undefined
+  const container = lastSegment(generic[1]!)
+  const args = splitTopLevel(generic[2]!).map((a) => a.trim())
+  const at = (i: number): string | undefined => (args[i] !== undefined ? typeName(args[i]!) : undefined)
+  if (container === 'ContextVar') return access === 'get' ? at(0) : undefined
+  if (MAPPINGS.has(container)) return access === 'iterate' ? at(0) : access === 'pop' || access === 'get' || access === 'setdefault' || access === 'subscript' ? at(1) : undefined
+  if (container === 'tuple' || container === 'Tuple') {
+    if (args.length === 2 && args[1] === '...') return access === 'iterate' || access === 'subscript' ? at(0) : undefined
+    return access === 'subscript' && /^\d+$/.test(index) ? at(Number(index)) : undefined
+  }
+  if (SEQUENCES.has(container)) return access === 'iterate' || (access === 'subscript' && !index.includes(':')) || access === 'pop' ? at(0) : undefined
+  return undefined
+}
+
+/** `class A(B, pkg.C[T], metaclass=M)` → [B, pkg.C[T]], as written. */
+function rawBasesOf(signature: string): string[] {
+  const open = signature.indexOf('(')
+  if (!signature.startsWith('class ') || open < 0) return []
+  return splitTopLevel(signature.slice(open + 1, closingParen(signature, open))).map((b) => b.trim()).filter((b) => b !== '' && !b.includes('=') && !b.startsWith('*'))
+}
+
+/** A parameter's annotation as written, '' for a parameter without one, undefined when it is not a parameter. */
+function rawParameter(header: string, name: string): string | undefined {
+  const open = header.indexOf('(')
+  if (open < 0) return undefined
+  for (const param of splitTopLevel(header.slice(open + 1, closingParen(header, open)))) {
+    const match = /^\*{0,2}([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*(?:=.*)?$/.exec(param.trim())
+    if (match && match[1] === name) return match[2] ?? ''
+  }
+  return undefined
 }
