@@ -787,6 +787,25 @@ describe('refs (Python)', function () {
         '',
         '    return wrapper',
       ),
+      'src/flask/loops.py': lines(
+        'from .tag import Tag',
+        '',
+        '',
+        'class Registry:',
+        '    def __init__(self) -> None:',
+        '        self.pairs: list[tuple[Tag, int]] = []',
+        '        self.named: dict[str, Tag] = {}',
+        '',
+        '    def run(self) -> None:',
+        '        for tag, count in self.pairs:',
+        '            tag.check()',
+        '        for number, tag in enumerate(self.named.values()):',
+        '            tag.check()',
+        '        for name, tag in self.named.items():',
+        '            tag.check()',
+        '        for name, tag in self.named:',
+        '            tag.check()',
+      ),
       'src/flask/app.py': lines(
         'from .globals import _cv_app, app_ctx',
         'from .tag import Serializer',
@@ -803,7 +822,14 @@ describe('refs (Python)', function () {
     })
 
     it("types a loop's target and a subscript by the container's item type", () => {
-      assert.deepEqual(at(findReferences(fx.qctx, 'Tag.check').references), ['src/flask/app.py:11', 'src/flask/tag.py:17', 'src/flask/tag.py:18'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Tag.check').references).filter((r) => !r.startsWith('src/flask/loops.py')), ['src/flask/app.py:11', 'src/flask/tag.py:17', 'src/flask/tag.py:18'])
+    })
+
+    it('types the items a loop unpacks: tuples of a list, enumerate(), a mapping\'s items()', () => {
+      const result = findReferences(fx.qctx, 'Tag.check')
+      assert.deepEqual(at(result.references).filter((r) => r.startsWith('src/flask/loops.py')), ['src/flask/loops.py:11', 'src/flask/loops.py:13', 'src/flask/loops.py:15'])
+      // A mapping's keys are strings: unpacking one is nothing typed.
+      assert.deepEqual(at(result.ambiguous), ['src/flask/loops.py:17'])
     })
 
     it("types a ContextVar's value and a method returning a type parameter its subclass binds", () => {

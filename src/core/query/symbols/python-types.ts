@@ -289,7 +289,7 @@ export class PythonTypes {
     const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
     const withTarget = new RegExp(`^\\s*(async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
     const walrus = new RegExp(`(?:\\(|\\b(?:if|elif|while)\\s+)${name}\\s*:=(?!=)`)
-    const loop = new RegExp(`^\\s*for\\s+${name}\\s+in\\s+(.+?)\\s*:\\s*(#.*)?$`)
+    const loop = new RegExp(`^\\s*for\\s+([\\w\\s,()]*\\b${name}\\b[\\w\\s,()]*?)\\s+in\\s+(.+?)\\s*:\\s*(#.*)?$`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
       const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false, lines: new Map(), fromItself: [] }
       const bind = (line: number, type: string | undefined): void => {
@@ -339,8 +339,9 @@ export class PythonTypes {
           const [, async, entered] = withTarget.exec(text)!
           bind(line, this.enteredClass(artifact, path, where, entered!, !!async, depth))
         } else if (loop.test(text)) {
-          // `for tag in self.order` over a `list[JSONTag]`: the item type.
-          bind(line, itemOf(this.annotationOf(artifact, path, where, loop.exec(text)![1]!, depth + 1), 'iterate'))
+          // `for tag in self.order` over a `list[JSONTag]`: the item type; `for a, b in …`: its tuple's items.
+          const [, targets, iterable] = loop.exec(text)!
+          bind(line, unpacked(this.iteratedItem(artifact, path, where, iterable!, depth + 1), targets!.replace(/[()]/g, '').split(',').map((t) => t.trim()), name))
         } else if (walrus.test(text)) {
           const start = walrus.exec(text)!
           const rest = text.slice(start.index + start[0].length)
@@ -480,6 +481,25 @@ export class PythonTypes {
     if (segments.length === 1) return this.declaredAnnotation(artifact, path, at, last.name, depth)
     const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
     return owner && owner !== 'untyped' && owner.name !== OUTSIDE ? this.attributeAnnotation(owner.name, last.name) : undefined
+  }
+
+  /**
+   * The item a loop over `iterable` gets, as written: `enumerate(xs)` → `tuple[int, X]`, a
+   * mapping's `items()` → `tuple[K, V]`, its `values()`/`keys()`, else the item of the iterable's
+   * annotation.
+   */
+  private iteratedItem(artifact: FileArtifact, path: string, at: Place, iterable: string, depth: number): string | undefined {
+    if (depth > MAX_DEPTH) return undefined
+    const text = iterable.replace(/#.*$/, '').trim()
+    const enumerated = /^enumerate\((.*)\)$/.exec(text)
+    if (enumerated && balanced(enumerated[1]!) && !bindsOwn(artifact, 'enumerate')) {
+      const item = this.iteratedItem(artifact, path, at, splitTopLevel(enumerated[1]!)[0]!, depth + 1)
+      return item ? `tuple[int, ${item}]` : undefined
+    }
+    const view = /^(.+)\.(items|values|keys)\(\)$/.exec(text)
+    const mapping = view ? mappingArguments(this.annotationOf(artifact, path, at, view[1]!, depth + 1)) : undefined
+    if (view && mapping) return view[2] === 'items' ? `tuple[${mapping[0]}, ${mapping[1]}]` : view[2] === 'values' ? mapping[1] : mapping[0]
+    return rawItemOf(this.annotationOf(artifact, path, at, text, depth + 1), 'iterate')
   }
 
   /**
@@ -1031,6 +1051,12 @@ const MAPPINGS = new Set(['dict', 'Dict', 'Mapping', 'MutableMapping', 'defaultd
  * a `tuple[A, B]` the item at a literal index; `ContextVar[T].get()` T, a mapping's get() its values.
  */
 function itemOf(annotation: string | undefined, access: 'iterate' | 'subscript' | string, index = ''): string | undefined {
+  const item = rawItemOf(annotation, access, index)
+  return item === undefined ? undefined : typeName(item)
+}
+
+/** itemOf's item as written (`tuple[Blueprint, dict[str, t.Any]]`). */
+function rawItemOf(annotation: string | undefined, access: 'iterate' | 'subscript' | string, index = ''): string | undefined {
   if (!annotation) return undefined
   let text = annotation.replace(/["']/g, '').replace(/#.*$/, '').trim()
   const optional = /^(?:[\w.]+\.)?Optional\[(.*)\]$/.exec(text)
@@ -1039,7 +1065,7 @@ function itemOf(annotation: string | undefined, access: 'iterate' | 'subscript' 
   if (!generic) return undefined
   const container = lastSegment(generic[1]!)
   const args = splitTopLevel(generic[2]!).map((a) => a.trim())
-  const at = (i: number): string | undefined => (args[i] !== undefined ? typeName(args[i]!) : undefined)
+  const at = (i: number): string | undefined => args[i]
   if (container === 'ContextVar') return access === 'get' ? at(0) : undefined
   if (MAPPINGS.has(container)) return access === 'iterate' ? at(0) : access === 'pop' || access === 'get' || access === 'setdefault' || access === 'subscript' ? at(1) : undefined
   if (container === 'tuple' || container === 'Tuple') {
@@ -1066,4 +1092,21 @@ function rawParameter(header: string, name: string): string | undefined {
     if (match && match[1] === name) return match[2] ?? ''
   }
   return undefined
+}
+
+/** `dict[K, V]` (any MAPPINGS, `Optional` of one) → [K, V] as written. */
+function mappingArguments(annotation: string | undefined): [string, string] | undefined {
+  const text = annotation?.replace(/["']/g, '').trim().replace(/^(?:[\w.]+\.)?Optional\[(.*)\]$/, '$1')
+  const generic = text ? /^([\w.]+)\[(.*)\]$/.exec(text) : undefined
+  const args = generic && MAPPINGS.has(lastSegment(generic[1]!)) ? splitTopLevel(generic[2]!).map((a) => a.trim()) : []
+  return args.length === 2 ? [args[0]!, args[1]!] : undefined
+}
+
+/** The class of `name` among a loop's `targets` given the item as written: the item itself, or its `tuple[A, B]` item at the name's place. */
+function unpacked(item: string | undefined, targets: string[], name: string): string | undefined {
+  if (!item) return undefined
+  if (targets.length === 1) return targets[0] === name ? typeName(item) : undefined
+  const tuple = /^(?:[\w.]+\.)?[Tt]uple\[(.*)\]$/.exec(item.replace(/["']/g, '').trim())
+  const parts = tuple ? splitTopLevel(tuple[1]!).map((p) => p.trim()) : []
+  return parts.length === targets.length && !parts.includes('...') ? typeName(parts[targets.indexOf(name)]!) : undefined
 }
