@@ -840,4 +840,89 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(findReferences(fx.qctx, 'Serializer.tag').references), ['src/flask/tag.py:26'])
     })
   })
+
+  describe('functions a decorator makes into objects', () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': lines('from .core import Group as Group', 'from .decorators import group as group'),
+      'src/click/core.py': lines(
+        'import typing as t',
+        '',
+        '',
+        'class Command:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Group(Command):',
+        '    def add_command(self, cmd: Command) -> None:',
+        '        pass',
+        '',
+        '    def command(self, *args: t.Any) -> t.Callable[[t.Callable[..., t.Any]], Command]:',
+        '        return lambda f: Command()',
+        '',
+        '',
+        'class Other:',
+        '    def add_command(self, cmd) -> None:',
+        '        pass',
+        '',
+        '    def invoke(self) -> None:',
+        '        pass',
+      ),
+      'src/click/decorators.py': lines(
+        'import typing as t',
+        '',
+        'from .core import Group',
+        '',
+        'GrpType = t.TypeVar("GrpType", bound=Group)',
+        '',
+        '',
+        '@t.overload',
+        'def group(name: t.Callable[..., t.Any]) -> Group: ...',
+        '',
+        '',
+        '@t.overload',
+        'def group(name: str | None, cls: type[GrpType]) -> t.Callable[[t.Callable[..., t.Any]], GrpType]: ...',
+        '',
+        '',
+        '@t.overload',
+        'def group(name: str | None = ...) -> t.Callable[[t.Callable[..., t.Any]], Group]: ...',
+        '',
+        '',
+        'def group(name=None, cls=None) -> Group | t.Callable[[t.Callable[..., t.Any]], Group | GrpType]:',
+        '    return Group()',
+      ),
+      'examples/naval.py': lines(
+        'import click',
+        '',
+        '',
+        '@click.group()',
+        'def cli():',
+        '    pass',
+        '',
+        '',
+        '@cli.command()',
+        'def ship():',
+        '    pass',
+        '',
+        '',
+        'cli.add_command(ship)',
+        '',
+        '',
+        '@click.group("other", cls=click.Group)',
+        'def other():',
+        '    pass',
+        '',
+        '',
+        'other.add_command(ship)',
+        'ship.invoke()',
+      ),
+    })
+
+    it("types a function by the class its decorator's annotation makes of it, unless the call picks another class", () => {
+      const result = findReferences(fx.qctx, 'Group.add_command')
+      assert.deepEqual(at(result.references), ['examples/naval.py:14'])
+      assert.deepEqual(at(result.ambiguous), ['examples/naval.py:22'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Command.invoke').references), ['examples/naval.py:23'])
+    })
+  })
 })

@@ -254,9 +254,76 @@ export class PythonTypes {
     const owner = head.name === 'self' || head.name === 'cls' ? enclosingClass(artifact, at.enclosing) : undefined
     if (owner) return { name: owner.name, basesOnly: false }
     // Outside a class, `self` is a parameter as any other (`def wrapper(self: Scaffold)`).
-    const name = this.localType(artifact, path, at, head.name, depth)
+    const name = this.localType(artifact, path, at, head.name, depth) ?? this.decoratedClass(artifact, path, at, head.name, depth)
     if (name === undefined && this.namesClass(artifact, path, at, head.name)) return { name: head.name, basesOnly: false }
     return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
+  }
+
+  /**
+   * `@click.group() def cli(): …`: a function its decorator makes into an object of the class the
+   * decorator's annotations say (`-> Callable[[F], Group]` for a decorator called with arguments,
+   * `-> Group` for one used bare; type variables, which a `cls=` argument binds, left out: such a
+   * call is undecided). The name must be bound by that one definition alone.
+   */
+  private decoratedClass(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | undefined {
+    const defs = artifact.symbols.filter((s) => s.name === name && (s.kind === 'function' || s.kind === 'class') && (s.scope === '' || at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)))
+    if (defs.length !== 1 || defs[0]!.kind !== 'function') return undefined
+    const lines = this.fileLines(path, artifact)
+    if (lines.some((text) => new RegExp(`^\\s*${name}\\s*(?::[^=]*)?=(?!=)`).test(text))) return undefined
+    const decorator = /^\s*@(.+?)\s*(#.*)?$/.exec(lines[defs[0]!.line - 1] ?? '')?.[1]
+    const segments = decorator ? chainOf(decorator) : undefined
+    if (!decorator || !segments || depth > MAX_DEPTH) return undefined
+    const called = segments[segments.length - 1]!.call
+    if (called) {
+      const args = decorator.slice(decorator.indexOf('(') + 1, closingParen(decorator, decorator.indexOf('(')))
+      const parts = splitTopLevel(args).map((a) => a.trim()).filter(Boolean)
+      if (parts.some((a) => /^cls\s*=/.test(a)) || parts.filter((a) => !a.includes('=')).length > 1) return undefined
+    }
+    const annotations = this.calleeAnnotations(artifact, path, { enclosing: parentOf(defs[0]!.qualifiedName), line: defs[0]!.line }, called ? segments : [...segments.slice(0, -1), { name: segments[segments.length - 1]!.name, call: true }], depth + 1)
+    const made = new Set<string>()
+    for (const annotation of annotations) {
+      for (const part of splitTopLevel(annotation.replace(/["']/g, '').replace(/\|/g, ',')).map((p) => p.trim())) {
+        const callable = /^(?:[\w.]+\.)?Callable\[\[.*\],\s*(.+)\]$/.exec(part)
+        if (!!callable !== called) continue
+        for (const type of splitTopLevel((callable ? callable[1]! : part).replace(/\|/g, ',')).map((p) => typeName(p))) if (type && !this.isTypeVariable(type)) made.add(type)
+      }
+    }
+    return made.size === 1 ? [...made][0] : undefined
+  }
+
+  /** Whether the repository defines `name` as a type variable (`GrpType = t.TypeVar(…)`). */
+  private isTypeVariable(name: string): boolean {
+    return this.classDefs(name).length === 0 && findCandidates(this.table, name).some((c) => c.name === name && /\bTypeVar\(/.test(c.signature))
+  }
+
+  /**
+   * The return annotations of every definition a call chain may call (the overloads of a
+   * function or of the first class along the receiver's bases defining the method).
+   */
+  private calleeAnnotations(artifact: FileArtifact, path: string, at: Place, segments: Segment[], depth: number): string[] {
+    const last = segments[segments.length - 1]!
+    const out: string[] = []
+    const add = (defPath: string, line: number, endLine: number): void => {
+      const defArtifact = this.artifactOf(defPath)
+      const signature = defArtifact ? this.signatureOf(defPath, defArtifact, line, endLine) : undefined
+      if (signature) out.push(signature.annotation)
+    }
+    if (segments.length === 1 || (segments.length === 2 && importsModule(artifact, segments[0]!.name))) {
+      // Every overload: the table may list a file's definitions of one name once.
+      const files = new Set(findCandidates(this.table, last.name).filter((d) => d.kind === 'function' && d.scope === '' && d.name === last.name).map((d) => d.path))
+      for (const file of files) for (const fn of this.artifactOf(file)?.symbols ?? []) if (fn.kind === 'function' && fn.qualifiedName === last.name) add(file, fn.line, fn.endLine)
+      return out
+    }
+    const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
+    if (!owner || owner === 'untyped' || owner.name === OUTSIDE) return out
+    for (const className of this.lineage(owner.name, owner.basesOnly)) {
+      for (const def of this.classDefs(className)) {
+        const defArtifact = this.artifactOf(def.path)
+        for (const fn of defArtifact?.symbols ?? []) if (fn.kind === 'method' && fn.qualifiedName === `${def.qualifiedName}.${last.name}`) add(def.path, fn.line, fn.endLine)
+      }
+      if (out.length > 0) return out
+    }
+    return out
   }
 
   /**
