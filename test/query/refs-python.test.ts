@@ -697,6 +697,12 @@ describe('refs (Python)', function () {
         '    app_ctx, plain = pair()',
         '    app_ctx.push()',
         '    plain.push()',
+        '',
+        '',
+        'def test_with_lines(app: Flask):',
+        '    with app.app_context(',
+        '    ) as ctx:',
+        '        ctx.push()',
       ),
     })
 
@@ -711,9 +717,9 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(result.ambiguous), ['tests/test_ctx.py:35'])
     })
 
-    it('types a walrus binding, what a with statement enters, a rebinding through a method returning Self, a tuple item', () => {
+    it('types a walrus binding, what a with statement enters (its items over several lines too), a rebinding through a method returning Self, a tuple item', () => {
       const result = findReferences(fx.qctx, 'AppContext.push')
-      assert.deepEqual(at(result.references), ['tests/test_ctx.py:12', 'tests/test_ctx.py:14', 'tests/test_ctx.py:22', 'tests/test_ctx.py:24', 'tests/test_ctx.py:40', 'tests/test_ctx.py:7'])
+      assert.deepEqual(at(result.references), ['tests/test_ctx.py:12', 'tests/test_ctx.py:14', 'tests/test_ctx.py:22', 'tests/test_ctx.py:24', 'tests/test_ctx.py:40', 'tests/test_ctx.py:47', 'tests/test_ctx.py:7'])
       // Plain has no __enter__ in the repository: what it enters is unknown.
       assert.deepEqual(at(result.ambiguous), ['tests/test_ctx.py:16'])
       assert.deepEqual(at(findReferences(fx.qctx, 'Plain.push').references), ['tests/test_ctx.py:41'])

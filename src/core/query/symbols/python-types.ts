@@ -402,8 +402,8 @@ export class PythonTypes {
           }
           const type = this.expressionClass(artifact, path, where, match[2]!, depth + 1)
           bind(line, type && type !== 'untyped' ? type.name : undefined)
-        } else if (withTarget.test(text)) {
-          const [, async, entered] = withTarget.exec(text)!
+        } else if (withTarget.test(withStatement(lines, line, from))) {
+          const [, async, entered] = withTarget.exec(withStatement(lines, line, from))!
           bind(line, this.enteredClass(artifact, path, where, entered!, !!async, depth))
         } else if (loop.test(text)) {
           // `for tag in self.order` over a `list[JSONTag]`: the item type; `for a, b in …`: its tuple's items.
@@ -1176,4 +1176,17 @@ function unpacked(item: string | undefined, targets: string[], name: string): st
   const tuple = /^(?:[\w.]+\.)?[Tt]uple\[(.*)\]$/.exec(item.replace(/["']/g, '').trim())
   const parts = tuple ? splitTopLevel(tuple[1]!).map((p) => p.trim()) : []
   return parts.length === targets.length && !parts.includes('...') ? typeName(parts[targets.indexOf(name)]!) : undefined
+}
+
+/** The `with` statement ending on `line`, its lines joined when its items run over several (`with click.progressbar(\n…\n) as bar:`). */
+function withStatement(lines: string[], line: number, from: number): string {
+  const text = lines[line - 1] ?? ''
+  if (/^\s*(?:async\s+)?with\b/.test(text) || !/\bas\s+\w+\s*:\s*(#.*)?$/.test(text)) return text
+  for (let start = line - 1; start >= Math.max(from, line - MAX_HEADER_LINES); start--) {
+    const first = lines[start - 1] ?? ''
+    if (!/^\s*(?:async\s+)?with\b/.test(first)) continue
+    const joined = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim())).join(' ')
+    return balanced(joined) ? joined : text
+  }
+  return text
 }
