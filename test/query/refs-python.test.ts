@@ -931,4 +931,36 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(findReferences(fx.qctx, 'Command.invoke').references), ['examples/naval.py:23'])
     })
   })
+
+  describe('parameters a base class annotates, comprehension targets', () => {
+    const fx = indexedRepo({
+      'src/click/core.py': lines(
+        'class Context:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Other:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Command:',
+        '    def run(self, ctx: Context) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Custom(Command):',
+        '    def run(self, ctx):',
+        '        ctx.invoke()',
+        '',
+        '    def all(self, contexts: list[Context]) -> None:',
+        '        return [c.invoke() for c in contexts]',
+      ),
+    })
+
+    it("types an unannotated parameter of an overriding method by the base method's annotation, and a comprehension's target by its iterable", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Context.invoke').references), ['src/click/core.py:18', 'src/click/core.py:21'])
+    })
+  })
 })

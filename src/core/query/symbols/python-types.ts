@@ -356,6 +356,7 @@ export class PythonTypes {
     const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
     const withTarget = new RegExp(`^\\s*(async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
     const walrus = new RegExp(`(?:\\(|\\b(?:if|elif|while)\\s+)${name}\\s*:=(?!=)`)
+    const comprehension = new RegExp(`[^\\s]\\s+for\\s+${name}\\s+in\\s+`)
     const loop = new RegExp(`^\\s*for\\s+([\\w\\s,()]*\\b${name}\\b[\\w\\s,()]*?)\\s+in\\s+(.+?)\\s*:\\s*(#.*)?$`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
       const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false, lines: new Map(), fromItself: [] }
@@ -409,6 +410,11 @@ export class PythonTypes {
           // `for tag in self.order` over a `list[JSONTag]`: the item type; `for a, b in …`: its tuple's items.
           const [, targets, iterable] = loop.exec(text)!
           bind(line, unpacked(this.iteratedItem(artifact, path, where, iterable!, depth + 1), targets!.replace(/[()]/g, '').split(',').map((t) => t.trim()), name))
+        } else if (comprehension.test(text)) {
+          // `[c.invoke() for c in contexts]`: the item of what the comprehension iterates.
+          const clause = comprehension.exec(text)!
+          const item = this.iteratedItem(artifact, path, where, comprehended(text.slice(clause.index + clause[0].length)), depth + 1)
+          bind(line, item ? typeName(item) : undefined)
         } else if (walrus.test(text)) {
           const start = walrus.exec(text)!
           const rest = text.slice(start.index + start[0].length)
@@ -428,7 +434,9 @@ export class PythonTypes {
       const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
       // A decorator, a default or an annotation is evaluated in the scope around the function.
       if (at.line < bodyStart) continue
-      const param = parameter(header, name)
+      // An unannotated parameter of a method overriding one of a base: the base's annotation, as pyright infers it.
+      const written = parameter(header, name)
+      const param = written === 'untyped' && fn.kind === 'method' ? this.inheritedParameter(artifact, fn.scope, fn.name, name) ?? written : written
       // The bodies of functions and classes defined inside bind their own names; their own names are bound here, by whatever a decorator makes of them.
       const nested = artifact.symbols.filter((s) => (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') && s.qualifiedName === `${scope}.${s.name}` && s.line >= bodyStart)
       const found = bindings(bodyStart, fn.endLine, scope, (line) => !nested.some((s) => line >= s.line && line <= s.endLine))
@@ -548,6 +556,22 @@ export class PythonTypes {
     if (segments.length === 1) return this.declaredAnnotation(artifact, path, at, last.name, depth)
     const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
     return owner && owner !== 'untyped' && owner.name !== OUTSIDE ? this.attributeAnnotation(owner.name, last.name) : undefined
+  }
+
+  /** The annotation of parameter `name` of the method `method` in the nearest base of `className` defining it; undefined when that one does not annotate it. */
+  private inheritedParameter(artifact: FileArtifact, classQualifiedName: string, method: string, name: string): string | undefined {
+    const owner = artifact.symbols.find((s) => s.kind === 'class' && s.qualifiedName === classQualifiedName)
+    if (!owner) return undefined
+    for (const base of this.lineage(owner.name, true)) {
+      for (const def of this.classDefs(base)) {
+        const baseArtifact = this.artifactOf(def.path)
+        const fn = baseArtifact?.symbols.find((s) => s.kind === 'method' && s.qualifiedName === `${def.qualifiedName}.${method}`)
+        if (!baseArtifact || !fn) continue
+        const type = parameter(headerOf(this.fileLines(def.path, baseArtifact), fn.line, fn.endLine).header, name)
+        return type === 'untyped' ? undefined : type
+      }
+    }
+    return undefined
   }
 
   /**
@@ -1187,6 +1211,20 @@ function withStatement(lines: string[], line: number, from: number): string {
     if (!/^\s*(?:async\s+)?with\b/.test(first)) continue
     const joined = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim())).join(' ')
     return balanced(joined) ? joined : text
+  }
+  return text
+}
+
+/** A comprehension's iterable, from just after its `in`: up to its closing bracket or its next `if`/`for` clause. */
+function comprehended(text: string): string {
+  let level = 0
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!
+    if (char === '(' || char === '[' || char === '{') level++
+    else if (char === ')' || char === ']' || char === '}') {
+      if (level === 0) return text.slice(0, i)
+      level--
+    } else if (level === 0 && /^\s(?:if|for|async)\s/.test(text.slice(i, i + 7))) return text.slice(0, i)
   }
   return text
 }
