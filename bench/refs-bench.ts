@@ -133,14 +133,15 @@ function onCode(dir: string, answer: Set<string>): Set<string> {
 
 /**
  * Both languages in one run; `--python-only` / `--ts-only`, and while iterating `--packages
- * flask,click` and `--symbols N` (the Python sample per package).
+ * flask,click`, `--symbols N` (the Python sample per package) and `--no-blind` (the blind sample left
+ * unmeasured while rules are tuned).
  */
 export async function run(args: string[]): Promise<unknown> {
   const option = (flag: string): string | undefined => {
     const at = args.indexOf(flag)
     return at >= 0 ? args[at + 1] : undefined
   }
-  const python = args.includes('--ts-only') ? undefined : await runPython({ packages: option('--packages')?.split(','), symbols: option('--symbols') ? Number(option('--symbols')) : undefined })
+  const python = args.includes('--ts-only') ? undefined : await runPython({ packages: option('--packages')?.split(','), symbols: option('--symbols') ? Number(option('--symbols')) : undefined, noBlind: args.includes('--no-blind') })
   if (args.includes('--python-only')) return { python }
   return { ...(await runTypeScript(args)), python }
 }

@@ -569,4 +569,398 @@ describe('refs (Python)', function () {
       }
     })
   })
+
+  describe('values a type checker follows: typed globals, walrus, with, rebindings, tuples', () => {
+    const fx = indexedRepo({
+      'src/flask/__init__.py': lines('from .app import Flask as Flask', 'from .globals import current_app as current_app', 'from .globals import g as g'),
+      'src/flask/globals.py': lines(
+        'import typing as t',
+        'from contextvars import ContextVar',
+        '',
+        'from werkzeug.local import LocalProxy',
+        '',
+        'if t.TYPE_CHECKING:',
+        '    from .app import Flask',
+        '    from .ctx import _AppCtxGlobals',
+        '',
+        '    class FlaskProxy(Flask): ...',
+        '',
+        '    class GlobalsProxy(_AppCtxGlobals): ...',
+        '',
+        'current_app: FlaskProxy = LocalProxy("app")  # type: ignore[assignment]',
+        'g: GlobalsProxy = LocalProxy("g")  # type: ignore[assignment]',
+      ),
+      'src/flask/ctx.py': lines(
+        'import contextlib',
+        'import typing as t',
+        'from collections.abc import Iterator',
+        '',
+        '',
+        'class _AppCtxGlobals:',
+        '    def get(self, name):',
+        '        return name',
+        '',
+        '',
+        'class AppContext:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '    def copy(self) -> t.Self:',
+        '        return self',
+        '',
+        '    def __enter__(self) -> "AppContext":',
+        '        return self',
+        '',
+        '',
+        'class Plain:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '',
+        '@contextlib.contextmanager',
+        'def pushed() -> Iterator[AppContext]:',
+        '    yield AppContext()',
+        '',
+        '',
+        'def find() -> t.Optional[AppContext]:',
+        '    return None',
+        '',
+        '',
+        'def pair() -> tuple[AppContext, Plain]:',
+        '    return AppContext(), Plain()',
+      ),
+      'src/flask/app.py': lines(
+        'from .ctx import AppContext',
+        '',
+        '',
+        'class Flask:',
+        '    def app_context(self) -> AppContext:',
+        '        return AppContext()',
+        '',
+        '    @property',
+        '    def name(self) -> str:',
+        '        return "app"',
+        '',
+        '    @name.setter',
+        '    def name(self, value: str) -> None:',
+        '        pass',
+      ),
+      'tests/test_globals.py': lines(
+        'import flask',
+        'from flask import current_app, g',
+        '',
+        '',
+        'def test_globals():',
+        '    flask.g.get("x")',
+        '    g.get("y")',
+        '    return current_app.name, flask.current_app.name',
+      ),
+      'tests/test_ctx.py': lines(
+        'from flask.app import Flask',
+        'from flask.ctx import AppContext, Plain, find, pair, pushed',
+        '',
+        '',
+        'def test_walrus():',
+        '    if (ctx := find()) is not None:',
+        '        ctx.push()',
+        '',
+        '',
+        'def test_with(app: Flask):',
+        '    with app.app_context() as ctx:',
+        '        ctx.push()',
+        '    with pushed() as pushed_ctx:',
+        '        pushed_ctx.push()',
+        '    with Plain() as plain:',
+        '        plain.push()',
+        '',
+        '',
+        'def test_rebind(app_ctx: AppContext):',
+        '    ctx = AppContext()',
+        '    ctx = ctx.copy()',
+        '    ctx.push()',
+        '    other = app_ctx.copy()',
+        '    other.push()',
+        '',
+        '',
+        'def test_reassigned(app, flag):',
+        '    app = Flask()',
+        '    app.name',
+        '',
+        '',
+        'def test_reassigned_in_branch(app, flag):',
+        '    if flag:',
+        '        app = Flask()',
+        '    app.name',
+        '',
+        '',
+        'def test_tuple():',
+        '    app_ctx, plain = pair()',
+        '    app_ctx.push()',
+        '    plain.push()',
+        '',
+        '',
+        'def test_with_lines(app: Flask):',
+        '    with app.app_context(',
+        '    ) as ctx:',
+        '        ctx.push()',
+      ),
+    })
+
+    it('types a name imported from a module by its declaration there, also through a re-export and as a module attribute', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, '_AppCtxGlobals.get').references), ['tests/test_globals.py:6', 'tests/test_globals.py:7'])
+    })
+
+    it("reads a decorator in the scope around its function: a property's setter", () => {
+      const result = findReferences(fx.qctx, 'Flask.name')
+      assert.deepEqual(at(result.references), ['src/flask/app.py:12', 'tests/test_ctx.py:29', 'tests/test_globals.py:8', 'tests/test_globals.py:8'])
+      // Bound in one branch only: the parameter's class, which nothing says.
+      assert.deepEqual(at(result.ambiguous), ['tests/test_ctx.py:35'])
+    })
+
+    it('types a walrus binding, what a with statement enters (its items over several lines too), a rebinding through a method returning Self, a tuple item', () => {
+      const result = findReferences(fx.qctx, 'AppContext.push')
+      assert.deepEqual(at(result.references), ['tests/test_ctx.py:12', 'tests/test_ctx.py:14', 'tests/test_ctx.py:22', 'tests/test_ctx.py:24', 'tests/test_ctx.py:40', 'tests/test_ctx.py:47', 'tests/test_ctx.py:7'])
+      // Plain has no __enter__ in the repository: what it enters is unknown.
+      assert.deepEqual(at(result.ambiguous), ['tests/test_ctx.py:16'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Plain.push').references), ['tests/test_ctx.py:41'])
+    })
+  })
+
+  describe('values of generic classes: items of containers, context variables, type parameters', () => {
+    const fx = indexedRepo({
+      'src/flask/globals.py': lines(
+        'import typing as t',
+        'from contextvars import ContextVar',
+        '',
+        'T = t.TypeVar("T")',
+        '',
+        '',
+        'class AppContext:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Other:',
+        '    def push(self) -> None:',
+        '        pass',
+        '',
+        '    def check(self) -> bool:',
+        '        return False',
+        '',
+        '',
+        'class ProxyMixin(t.Protocol[T]):',
+        '    def _get_current_object(self) -> T: ...',
+        '',
+        '',
+        'class AppContextProxy(ProxyMixin[AppContext], AppContext): ...',
+        '',
+        '',
+        '_cv_app: ContextVar[AppContext] = ContextVar("app")',
+        'app_ctx: AppContextProxy = None  # type: ignore',
+        '',
+        '',
+        'class Tagger:',
+        '    def tag(self) -> None:',
+        '        pass',
+      ),
+      'src/flask/tag.py': lines(
+        'import typing as t',
+        '',
+        '',
+        'class Tag:',
+        '    def check(self) -> bool:',
+        '        return True',
+        '',
+        '',
+        'class Serializer:',
+        '    order: list[Tag]',
+        '',
+        '    def __init__(self) -> None:',
+        '        self.tags: dict[str, Tag] = {}',
+        '',
+        '    def tag(self) -> None:',
+        '        for tag in self.order:',
+        '            tag.check()',
+        '        self.tags["x"].check()',
+        '',
+        '    def tagged(self) -> t.Iterator[Tag]:',
+        '        return iter(self.order)',
+        '',
+        '',
+        'def setupmethod(f):',
+        '    def wrapper(self: Serializer):',
+        '        self.tag()',
+        '',
+        '    return wrapper',
+      ),
+      'src/flask/loops.py': lines(
+        'from .tag import Tag',
+        '',
+        '',
+        'class Registry:',
+        '    def __init__(self) -> None:',
+        '        self.pairs: list[tuple[Tag, int]] = []',
+        '        self.named: dict[str, Tag] = {}',
+        '',
+        '    def run(self) -> None:',
+        '        for tag, count in self.pairs:',
+        '            tag.check()',
+        '        for number, tag in enumerate(self.named.values()):',
+        '            tag.check()',
+        '        for name, tag in self.named.items():',
+        '            tag.check()',
+        '        for name, tag in self.named:',
+        '            tag.check()',
+      ),
+      'src/flask/app.py': lines(
+        'from .globals import _cv_app, app_ctx',
+        'from .tag import Serializer',
+        '',
+        '',
+        'def current():',
+        '    if (ctx := _cv_app.get(None)) is not None:',
+        '        ctx.push()',
+        '    obj = app_ctx._get_current_object()',
+        '    obj.push()',
+        '    for tag in Serializer().tagged():',
+        '        tag.check()',
+      ),
+    })
+
+    it("types a loop's target and a subscript by the container's item type", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Tag.check').references).filter((r) => !r.startsWith('src/flask/loops.py')), ['src/flask/app.py:11', 'src/flask/tag.py:17', 'src/flask/tag.py:18'])
+    })
+
+    it('types the items a loop unpacks: tuples of a list, enumerate(), a mapping\'s items()', () => {
+      const result = findReferences(fx.qctx, 'Tag.check')
+      assert.deepEqual(at(result.references).filter((r) => r.startsWith('src/flask/loops.py')), ['src/flask/loops.py:11', 'src/flask/loops.py:13', 'src/flask/loops.py:15'])
+      // A mapping's keys are strings: unpacking one is nothing typed.
+      assert.deepEqual(at(result.ambiguous), ['src/flask/loops.py:17'])
+    })
+
+    it("types a ContextVar's value and a method returning a type parameter its subclass binds", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'AppContext.push').references), ['src/flask/app.py:7', 'src/flask/app.py:9'])
+    })
+
+    it('types an annotated self parameter outside a class', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Serializer.tag').references), ['src/flask/tag.py:26'])
+    })
+  })
+
+  describe('functions a decorator makes into objects', () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': lines('from .core import Group as Group', 'from .decorators import group as group'),
+      'src/click/core.py': lines(
+        'import typing as t',
+        '',
+        '',
+        'class Command:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Group(Command):',
+        '    def add_command(self, cmd: Command) -> None:',
+        '        pass',
+        '',
+        '    def command(self, *args: t.Any) -> t.Callable[[t.Callable[..., t.Any]], Command]:',
+        '        return lambda f: Command()',
+        '',
+        '',
+        'class Other:',
+        '    def add_command(self, cmd) -> None:',
+        '        pass',
+        '',
+        '    def invoke(self) -> None:',
+        '        pass',
+      ),
+      'src/click/decorators.py': lines(
+        'import typing as t',
+        '',
+        'from .core import Group',
+        '',
+        'GrpType = t.TypeVar("GrpType", bound=Group)',
+        '',
+        '',
+        '@t.overload',
+        'def group(name: t.Callable[..., t.Any]) -> Group: ...',
+        '',
+        '',
+        '@t.overload',
+        'def group(name: str | None, cls: type[GrpType]) -> t.Callable[[t.Callable[..., t.Any]], GrpType]: ...',
+        '',
+        '',
+        '@t.overload',
+        'def group(name: str | None = ...) -> t.Callable[[t.Callable[..., t.Any]], Group]: ...',
+        '',
+        '',
+        'def group(name=None, cls=None) -> Group | t.Callable[[t.Callable[..., t.Any]], Group | GrpType]:',
+        '    return Group()',
+      ),
+      'examples/naval.py': lines(
+        'import click',
+        '',
+        '',
+        '@click.group()',
+        'def cli():',
+        '    pass',
+        '',
+        '',
+        '@cli.command()',
+        'def ship():',
+        '    pass',
+        '',
+        '',
+        'cli.add_command(ship)',
+        '',
+        '',
+        '@click.group("other", cls=click.Group)',
+        'def other():',
+        '    pass',
+        '',
+        '',
+        'other.add_command(ship)',
+        'ship.invoke()',
+      ),
+    })
+
+    it("types a function by the class its decorator's annotation makes of it, unless the call picks another class", () => {
+      const result = findReferences(fx.qctx, 'Group.add_command')
+      assert.deepEqual(at(result.references), ['examples/naval.py:14'])
+      assert.deepEqual(at(result.ambiguous), ['examples/naval.py:22'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Command.invoke').references), ['examples/naval.py:23'])
+    })
+  })
+
+  describe('parameters a base class annotates, comprehension targets', () => {
+    const fx = indexedRepo({
+      'src/click/core.py': lines(
+        'class Context:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Other:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Command:',
+        '    def run(self, ctx: Context) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Custom(Command):',
+        '    def run(self, ctx):',
+        '        ctx.invoke()',
+        '',
+        '    def all(self, contexts: list[Context]) -> None:',
+        '        return [c.invoke() for c in contexts]',
+      ),
+    })
+
+    it("types an unannotated parameter of an overriding method by the base method's annotation, and a comprehension's target by its iterable", () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Context.invoke').references), ['src/click/core.py:18', 'src/click/core.py:21'])
+    })
+  })
 })

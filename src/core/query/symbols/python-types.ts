@@ -43,6 +43,13 @@ interface Place {
   line: number
 }
 
+/** How a class declares and assigns an attribute: declared null for an annotation naming no one class; the first annotation as written. */
+interface Attribute {
+  declared: string | null | undefined
+  assigned: string | undefined
+  annotation: string | undefined
+}
+
 /** One step of a chain: `name`, or `name(…)` when called. */
 interface Segment {
   name: string
@@ -59,12 +66,16 @@ interface Bindings {
   unknown: boolean
   /** The scope binds the name at all. */
   any: boolean
+  /** Each binding's line and the class it gives (undefined: nothing says). */
+  lines: Map<number, string | undefined>
+  /** `x = x.copy()`: assignments from the name itself, typed once its other bindings are. */
+  fromItself: Array<{ line: number; rest: Segment[] }>
 }
 
 export class PythonTypes {
   private readonly classes = new Map<string, SymbolInfo[]>()
   private readonly lines = new Map<string, string[]>()
-  private readonly attributes = new Map<string, { declared: string | null | undefined; assigned: string | undefined }>()
+  private readonly attributes = new Map<string, Attribute>()
   private readonly definitionLines = new Map<string, Uint8Array>()
 
   constructor(
@@ -105,6 +116,22 @@ export class PythonTypes {
     return label === 'target' ? 'keep' : label === 'both' ? 'ambiguous' : 'drop'
   }
 
+  /**
+   * The definition whose names a use sees: the enclosing one's, unless the use is in a function's
+   * header — a decorator (`@name.setter`), a default, an annotation — evaluated in the scope around it.
+   */
+  scopeOf(ref: SymbolRef, path: string): string {
+    const artifact = this.artifactOf(path)
+    if (!artifact) return ref.enclosing
+    const lines = this.fileLines(path, artifact)
+    let scope = ref.enclosing
+    for (;;) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= ref.line && s.endLine >= ref.line)
+      if (!fn || ref.line >= headerOf(lines, fn.line, fn.endLine).bodyStart) return scope
+      scope = parentOf(scope)
+    }
+  }
+
   private receiverClass(ref: SymbolRef, receiver: string, path: string): ReceiverClass | undefined {
     const artifact = this.artifactOf(path)
     return artifact ? this.expressionClass(artifact, path, { enclosing: ref.enclosing, line: ref.line }, receiver, 0) : undefined
@@ -122,8 +149,20 @@ export class PythonTypes {
     const text = expression.trim()
     const literal = literalClass(text)
     if (literal) return { name: literal, basesOnly: false }
+    // `self.tags[key]`: an item of the container, by its annotation.
+    const subscript = /^(.+)\[([^[\]]*)\]$/.exec(text)
+    if (subscript && balanced(subscript[1]!)) {
+      const item = itemOf(this.annotationOf(artifact, path, at, subscript[1]!, depth + 1), 'subscript', subscript[2]!.trim())
+      return item ? { name: item, basesOnly: false } : undefined
+    }
     const segments = chainOf(text)
     if (!segments) return undefined
+    // `_cv_app.get(None)` on a `ContextVar[AppContext]`, `d.get(k)` on a `dict[str, T]`: the item.
+    const method = segments[segments.length - 1]!
+    if (segments.length >= 2 && method.call && ITEM_METHODS.has(method.name)) {
+      const item = itemOf(this.annotationOf(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1), method.name)
+      if (item) return { name: item, basesOnly: false }
+    }
     // `io.BytesIO()`: an instance of a class from outside the repository.
     if (this.constructedOutside(artifact, path, segments)) return { name: OUTSIDE, basesOnly: false }
     // `BaseArchive().extract(…)`, `pkg.Name(…)`: a constructor's result.
@@ -135,8 +174,19 @@ export class PythonTypes {
       const returned = this.functionReturn(last.name)
       return returned ? { name: returned, basesOnly: false } : undefined
     }
-    let type = this.headClass(artifact, path, at, segments[0]!, depth)
-    for (const segment of segments.slice(1)) {
+    // `flask.g.get`: an attribute of a module the file imports, by its declaration there.
+    const module = segments.length >= 2 && !segments[0]!.call && !segments[1]!.call ? this.importedModule(artifact, path, at, segments[0]!.name) : undefined
+    if (module) {
+      const name = this.moduleAttribute(module, segments[1]!.name, depth + 1)
+      return name ? this.follow({ name, basesOnly: false }, segments.slice(2)) : undefined
+    }
+    return this.follow(this.headClass(artifact, path, at, segments[0]!, depth), segments.slice(1))
+  }
+
+  /** The class reached from `type` through each attribute (its declared type) and method call (its return annotation). */
+  private follow(start: ReceiverClass | undefined, segments: readonly Segment[]): ReceiverClass | undefined {
+    let type = start
+    for (const segment of segments) {
       // An attribute of an untyped parameter (a pytest fixture's `app.cli`) is as unknown as the parameter.
       if (!type || type === 'untyped') return type
       // An attribute of an object from outside the repository: anything.
@@ -145,6 +195,47 @@ export class PythonTypes {
       type = name ? { name, basesOnly: false } : undefined
     }
     return type
+  }
+
+  /**
+   * The file a name is bound to as a whole module (`import flask`, `import x as name`), when no
+   * function around binds it as a parameter.
+   */
+  private importedModule(artifact: FileArtifact, path: string, at: Place, name: string): string | undefined {
+    const lines = this.fileLines(path, artifact)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method'))
+      if (fn && parameter(headerOf(lines, fn.line, fn.endLine).header, name) !== undefined) return undefined
+    }
+    const files = new Set<string>()
+    for (const imp of artifact.imports) {
+      if (imp.names.length > 0 || (imp.alias ?? imp.module) !== name) continue
+      for (const row of this.table.imports(path)) if (row.line === imp.line && row.module === imp.module && row.name === '' && row.resolved && !row.resolved.isDir) files.add(row.resolved.path)
+    }
+    return files.size === 1 ? [...files][0] : undefined
+  }
+
+  /**
+   * The class of a module's own name (`current_app: FlaskProxy = LocalProxy(…)`), as its
+   * module-level bindings make it, re-exports followed (`from .globals import g as g`); undefined
+   * for its classes and functions and anything undecided.
+   */
+  private moduleAttribute(file: string, name: string, depth: number): string | undefined {
+    const artifact = this.artifactOf(file)
+    if (!artifact || depth > MAX_DEPTH || artifact.symbols.some((s) => s.scope === '' && s.name === name && s.kind !== 'variable' && s.kind !== 'constant')) return undefined
+    const type = this.localType(artifact, file, { enclosing: '', line: artifact.lineCount + 1 }, name, depth)
+    return type === 'untyped' ? undefined : type
+  }
+
+  /** `from m import name` (or `… import other as name`): the class m's own binding of the name gives. */
+  private importedClass(path: string, imp: FileArtifact['imports'][number], name: string, depth: number): string | undefined {
+    const original = imp.names.find((n) => (n.alias ?? n.name) === name)?.name
+    if (!original || original === '*') return undefined
+    const rows = this.table.imports(path).filter((r) => r.line === imp.line && r.module === imp.module && r.name === original && r.resolved && !r.resolved.isDir)
+    const target = rows.length === 1 ? rows[0]!.resolved!.path : undefined
+    // `from pkg import sub`: a module.
+    if (!target || target.endsWith(`/${original}.py`) || target.endsWith(`/${original}/__init__.py`)) return undefined
+    return this.moduleAttribute(target, original, depth + 1)
   }
 
   private headClass(artifact: FileArtifact, path: string, at: Place, head: Segment, depth: number): ReceiverClass | undefined {
@@ -160,13 +251,79 @@ export class PythonTypes {
       const returned = this.functionReturn(head.name)
       return returned ? { name: returned, basesOnly: false } : undefined
     }
-    if (head.name === 'self' || head.name === 'cls') {
-      const owner = enclosingClass(artifact, at.enclosing)
-      return owner ? { name: owner.name, basesOnly: false } : undefined
-    }
-    const name = this.localType(artifact, path, at, head.name, depth)
+    const owner = head.name === 'self' || head.name === 'cls' ? enclosingClass(artifact, at.enclosing) : undefined
+    if (owner) return { name: owner.name, basesOnly: false }
+    // Outside a class, `self` is a parameter as any other (`def wrapper(self: Scaffold)`).
+    const name = this.localType(artifact, path, at, head.name, depth) ?? this.decoratedClass(artifact, path, at, head.name, depth)
     if (name === undefined && this.namesClass(artifact, path, at, head.name)) return { name: head.name, basesOnly: false }
     return name === 'untyped' ? name : name ? { name, basesOnly: false } : undefined
+  }
+
+  /**
+   * `@click.group() def cli(): …`: a function its decorator makes into an object of the class the
+   * decorator's annotations say (`-> Callable[[F], Group]` for a decorator called with arguments,
+   * `-> Group` for one used bare; type variables, which a `cls=` argument binds, left out: such a
+   * call is undecided). The name must be bound by that one definition alone.
+   */
+  private decoratedClass(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | undefined {
+    const defs = artifact.symbols.filter((s) => s.name === name && (s.kind === 'function' || s.kind === 'class') && (s.scope === '' || at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)))
+    if (defs.length !== 1 || defs[0]!.kind !== 'function') return undefined
+    const lines = this.fileLines(path, artifact)
+    if (lines.some((text) => new RegExp(`^\\s*${name}\\s*(?::[^=]*)?=(?!=)`).test(text))) return undefined
+    const decorator = /^\s*@(.+?)\s*(#.*)?$/.exec(lines[defs[0]!.line - 1] ?? '')?.[1]
+    const segments = decorator ? chainOf(decorator) : undefined
+    if (!decorator || !segments || depth > MAX_DEPTH) return undefined
+    const called = segments[segments.length - 1]!.call
+    if (called) {
+      const args = decorator.slice(decorator.indexOf('(') + 1, closingParen(decorator, decorator.indexOf('(')))
+      const parts = splitTopLevel(args).map((a) => a.trim()).filter(Boolean)
+      if (parts.some((a) => /^cls\s*=/.test(a)) || parts.filter((a) => !a.includes('=')).length > 1) return undefined
+    }
+    const annotations = this.calleeAnnotations(artifact, path, { enclosing: parentOf(defs[0]!.qualifiedName), line: defs[0]!.line }, called ? segments : [...segments.slice(0, -1), { name: segments[segments.length - 1]!.name, call: true }], depth + 1)
+    const made = new Set<string>()
+    for (const annotation of annotations) {
+      for (const part of splitTopLevel(annotation.replace(/["']/g, '').replace(/\|/g, ',')).map((p) => p.trim())) {
+        const callable = /^(?:[\w.]+\.)?Callable\[\[.*\],\s*(.+)\]$/.exec(part)
+        if (!!callable !== called) continue
+        for (const type of splitTopLevel((callable ? callable[1]! : part).replace(/\|/g, ',')).map((p) => typeName(p))) if (type && !this.isTypeVariable(type)) made.add(type)
+      }
+    }
+    return made.size === 1 ? [...made][0] : undefined
+  }
+
+  /** Whether the repository defines `name` as a type variable (`GrpType = t.TypeVar(…)`). */
+  private isTypeVariable(name: string): boolean {
+    return this.classDefs(name).length === 0 && findCandidates(this.table, name).some((c) => c.name === name && /\bTypeVar\(/.test(c.signature))
+  }
+
+  /**
+   * The return annotations of every definition a call chain may call (the overloads of a
+   * function or of the first class along the receiver's bases defining the method).
+   */
+  private calleeAnnotations(artifact: FileArtifact, path: string, at: Place, segments: Segment[], depth: number): string[] {
+    const last = segments[segments.length - 1]!
+    const out: string[] = []
+    const add = (defPath: string, line: number, endLine: number): void => {
+      const defArtifact = this.artifactOf(defPath)
+      const signature = defArtifact ? this.signatureOf(defPath, defArtifact, line, endLine) : undefined
+      if (signature) out.push(signature.annotation)
+    }
+    if (segments.length === 1 || (segments.length === 2 && importsModule(artifact, segments[0]!.name))) {
+      // Every overload: the table may list a file's definitions of one name once.
+      const files = new Set(findCandidates(this.table, last.name).filter((d) => d.kind === 'function' && d.scope === '' && d.name === last.name).map((d) => d.path))
+      for (const file of files) for (const fn of this.artifactOf(file)?.symbols ?? []) if (fn.kind === 'function' && fn.qualifiedName === last.name) add(file, fn.line, fn.endLine)
+      return out
+    }
+    const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
+    if (!owner || owner === 'untyped' || owner.name === OUTSIDE) return out
+    for (const className of this.lineage(owner.name, owner.basesOnly)) {
+      for (const def of this.classDefs(className)) {
+        const defArtifact = this.artifactOf(def.path)
+        for (const fn of defArtifact?.symbols ?? []) if (fn.kind === 'method' && fn.qualifiedName === `${def.qualifiedName}.${last.name}`) add(def.path, fn.line, fn.endLine)
+      }
+      if (out.length > 0) return out
+    }
+    return out
   }
 
   /**
@@ -193,36 +350,79 @@ export class PythonTypes {
   private localType(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | 'untyped' | undefined {
     const lines = this.fileLines(path, artifact)
     const assignment = new RegExp(`^\\s*${name}\\s*(?::\\s*(.+?))?\\s*=(?!=)\\s*(.*)$`)
-    const otherBinding = new RegExp(`(?:^|[^\\w.])(?:for\\b[^=]*\\b${name}\\b[^=]*\\bin\\b|as\\s+${name}\\b|${name}\\s*:=|import\\b.*\\b${name}\\b)`)
-    // `a, name = …`: unpacking, whose parts nothing here types. Spaced around `=`, as assignments
-    // are and keyword arguments are not: `name.attr, key="x"` continuing a call binds nothing.
+    const otherBinding = new RegExp(`(?:^|[^\\w.])(?:for\\b[^=]*\\b${name}\\b[^=]*\\bin\\b|as\\s+${name}\\b|${name}\\s*:=)`)
+    // `a, name = …`: unpacking. Spaced around `=`, as assignments are and keyword arguments are
+    // not: `name.attr, key="x"` continuing a call binds nothing.
     const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
-    const withTarget = new RegExp(`^\\s*(?:async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
+    const withTarget = new RegExp(`^\\s*(async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
+    const walrus = new RegExp(`(?:\\(|\\b(?:if|elif|while)\\s+)${name}\\s*:=(?!=)`)
+    const comprehension = new RegExp(`[^\\s]\\s+for\\s+${name}\\s+in\\s+`)
+    const loop = new RegExp(`^\\s*for\\s+([\\w\\s,()]*\\b${name}\\b[\\w\\s,()]*?)\\s+in\\s+(.+?)\\s*:\\s*(#.*)?$`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
-      const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false }
+      const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false, lines: new Map(), fromItself: [] }
+      const bind = (line: number, type: string | undefined): void => {
+        found.any = true
+        found.lines.set(line, type)
+        if (type) found.assigned.add(type)
+        else found.unknown = true
+      }
+      // Import statements bind by what they import (the lines of a parenthesised one included).
+      const importLines = new Set<number>()
+      for (const imp of artifact.imports) {
+        if (imp.line < from || imp.line > to || !inScope(imp.line)) continue
+        let statement = lines[imp.line - 1] ?? ''
+        importLines.add(imp.line)
+        for (let line = imp.line + 1; !balanced(statement) && line <= to; line++) {
+          statement += lines[line - 1] ?? ''
+          importLines.add(line)
+        }
+        const module = imp.names.length === 0 && (imp.alias ?? imp.module.split('.')[0]) === name
+        if (module || imp.names.some((n) => (n.alias ?? n.name) === name)) bind(imp.line, module ? undefined : this.importedClass(path, imp, name, depth))
+      }
       for (let line = from; line <= to; line++) {
-        if (!inScope(line)) continue
+        if (!inScope(line) || importLines.has(line)) continue
         const text = lines[line - 1] ?? ''
+        const where = { enclosing: scope, line }
         const match = assignment.exec(text)
         if (match) {
-          found.any = true
           if (match[1]) {
+            found.any = true
             // An annotation naming no one class (`Callable[…]`, a union) leaves the name open.
             const declared = typeName(match[1])
             if (declared) found.declared ??= declared
             else found.unknown = true
+            found.lines.set(line, declared)
             continue
           }
-          const type = this.expressionClass(artifact, path, { enclosing: scope, line }, match[2]!, depth + 1)
-          if (type && type !== 'untyped') found.assigned.add(type.name)
-          else found.unknown = true
-        } else if (withTarget.test(text) && this.enteredOutside(artifact, path, { enclosing: scope, line }, withTarget.exec(text)![1]!, depth)) {
-          // `with open(…) as f`: what a class from outside the repository enters is as foreign as it.
-          found.any = true
-          found.assigned.add(OUTSIDE)
-        } else if (otherBinding.test(text) || (unpacking.test(text) && text.slice(0, text.indexOf('=')).includes(','))) {
-          found.any = true
-          found.unknown = true
+          // `ctx = ctx.copy()`: typed from the name's other bindings.
+          const chain = chainOf(match[2]!.replace(/#.*$/, '').trim())
+          if (chain && chain.length > 1 && chain[0]!.name === name && !chain[0]!.call) {
+            found.any = true
+            found.fromItself.push({ line, rest: chain.slice(1) })
+            continue
+          }
+          const type = this.expressionClass(artifact, path, where, match[2]!, depth + 1)
+          bind(line, type && type !== 'untyped' ? type.name : undefined)
+        } else if (withTarget.test(withStatement(lines, line, from))) {
+          const [, async, entered] = withTarget.exec(withStatement(lines, line, from))!
+          bind(line, this.enteredClass(artifact, path, where, entered!, !!async, depth))
+        } else if (loop.test(text)) {
+          // `for tag in self.order` over a `list[JSONTag]`: the item type; `for a, b in …`: its tuple's items.
+          const [, targets, iterable] = loop.exec(text)!
+          bind(line, unpacked(this.iteratedItem(artifact, path, where, iterable!, depth + 1), targets!.replace(/[()]/g, '').split(',').map((t) => t.trim()), name))
+        } else if (comprehension.test(text)) {
+          // `[c.invoke() for c in contexts]`: the item of what the comprehension iterates.
+          const clause = comprehension.exec(text)!
+          const item = this.iteratedItem(artifact, path, where, comprehended(text.slice(clause.index + clause[0].length)), depth + 1)
+          bind(line, item ? typeName(item) : undefined)
+        } else if (walrus.test(text)) {
+          const start = walrus.exec(text)!
+          const rest = text.slice(start.index + start[0].length)
+          bind(line, this.valueOfWalrus(artifact, path, where, rest, depth))
+        } else if (unpacking.test(text) && text.slice(0, text.indexOf('=')).includes(',')) {
+          bind(line, this.unpackedClass(artifact, path, where, text, name, depth))
+        } else if (otherBinding.test(text)) {
+          bind(line, undefined)
         }
       }
       return found
@@ -234,7 +434,9 @@ export class PythonTypes {
       const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
       // A decorator, a default or an annotation is evaluated in the scope around the function.
       if (at.line < bodyStart) continue
-      const param = parameter(header, name)
+      // An unannotated parameter of a method overriding one of a base: the base's annotation, as pyright infers it.
+      const written = parameter(header, name)
+      const param = written === 'untyped' && fn.kind === 'method' ? this.inheritedParameter(artifact, fn.scope, fn.name, name) ?? written : written
       // The bodies of functions and classes defined inside bind their own names; their own names are bound here, by whatever a decorator makes of them.
       const nested = artifact.symbols.filter((s) => (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') && s.qualifiedName === `${scope}.${s.name}` && s.line >= bodyStart)
       const found = bindings(bodyStart, fn.endLine, scope, (line) => !nested.some((s) => line >= s.line && line <= s.endLine))
@@ -243,11 +445,74 @@ export class PythonTypes {
         found.unknown = true
       }
       if (param === 'untyped' && !found.any) return 'untyped'
-      if (param === 'untyped') return undefined
-      if (param !== undefined) found.declared ??= param
-      if (param !== undefined || found.any) return classOf(found)
+      if (param !== undefined && param !== 'untyped') found.declared ??= param
+      if (param === undefined && !found.any) continue
+      const type = param === 'untyped' ? undefined : this.settled(found)
+      return type ?? this.dominating(lines, found, bodyStart, fn.endLine, at.line)
     }
-    return classOf(bindings(1, artifact.lineCount, '', (line) => !this.insideDefinition(path, artifact, line)))
+    return this.settled(bindings(1, artifact.lineCount, '', (line) => !this.insideDefinition(path, artifact, line)))
+  }
+
+  /**
+   * The class all of a name's bindings give, those from the name itself (`ctx = ctx.copy()`)
+   * included: each must give back the class the others give.
+   */
+  private settled(found: Bindings): string | undefined {
+    const type = classOf(found)
+    if (found.fromItself.length === 0 || !type) return type
+    for (const f of found.fromItself) {
+      const next = this.follow({ name: type, basesOnly: false }, f.rest)
+      if (!next || next === 'untyped' || next.name !== type) return undefined
+    }
+    return type
+  }
+
+  /**
+   * Flow, as a type checker narrows: at a use, the class of the last binding before it, when that
+   * binding is a statement of the function's body itself (so it runs before the use whatever the
+   * branches) and no loop begun after it rebinds the name later on (a loop's next turn).
+   */
+  private dominating(lines: string[], found: Bindings, bodyStart: number, end: number, use: number): string | undefined {
+    const body = bodyIndent(lines, bodyStart - 1, end)
+    const fromItself = new Map(found.fromItself.map((f) => [f.line, f.rest]))
+    const all = [...found.lines.keys(), ...fromItself.keys()]
+    const last = Math.max(0, ...all.filter((line) => line < use))
+    if (!last || indentOf(lines[last - 1] ?? '') !== body) return undefined
+    const useIndent = indentOf(lines[use - 1] ?? '')
+    for (let line = last + 1; line < use; line++) {
+      const text = lines[line - 1] ?? ''
+      const indent = indentOf(text)
+      if (indent >= useIndent || !/^\s*(?:async\s+)?(?:for|while)\b/.test(text)) continue
+      let close = line + 1
+      while (close <= end && (/^\s*(#.*)?$/.test(lines[close - 1] ?? '') || indentOf(lines[close - 1] ?? '') > indent)) close++
+      if (all.some((later) => later > use && later < close)) return undefined
+    }
+    const rest = fromItself.get(last)
+    if (!rest) return found.lines.get(last)
+    // `ctx = ctx.copy()`: from the class the name had just before.
+    const before = this.dominating(lines, found, bodyStart, end, last)
+    const next = before ? this.follow({ name: before, basesOnly: false }, rest) : undefined
+    return next && next !== 'untyped' ? next.name : undefined
+  }
+
+  /** `(name := value)`: the value's class; the value ends where its parenthesis closes or at the line's `:`. */
+  private valueOfWalrus(artifact: FileArtifact, path: string, at: Place, rest: string, depth: number): string | undefined {
+    let level = 0
+    let end = rest.length
+    for (let i = 0; i < rest.length; i++) {
+      const char = rest[i]
+      if (char === '(' || char === '[' || char === '{') level++
+      else if (char === ')' || char === ']' || char === '}') {
+        if (level === 0) {
+          end = i
+          break
+        }
+        level--
+      }
+    }
+    const value = rest.slice(0, end).replace(/:\s*(#.*)?$/, '')
+    const type = this.expressionClass(artifact, path, at, value, depth + 1)
+    return type && type !== 'untyped' ? type.name : undefined
   }
 
   /**
@@ -277,10 +542,169 @@ export class PythonTypes {
     return this.returnType({ name: className, basesOnly: false }, chain[1]!.name, false)
   }
 
-  /** Whether `with expression as name` enters an object of a class from outside the repository (a class the repository does not define). */
-  private enteredOutside(artifact: FileArtifact, path: string, at: Place, expression: string, depth: number): boolean {
+  /**
+   * An expression's annotation as written, type arguments kept (`list[JSONTag]`): a name's declared
+   * type (a parameter, an annotated assignment, a module's own name imported), an attribute's in
+   * its class, a call's return annotation.
+   */
+  private annotationOf(artifact: FileArtifact, path: string, at: Place, expression: string, depth: number): string | undefined {
+    if (depth > MAX_DEPTH) return undefined
+    const segments = chainOf(expression.replace(/#.*$/, '').trim())
+    if (!segments) return undefined
+    const last = segments[segments.length - 1]!
+    if (last.call) return this.callee(artifact, path, at, segments, depth)?.annotation
+    if (segments.length === 1) return this.declaredAnnotation(artifact, path, at, last.name, depth)
+    const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
+    return owner && owner !== 'untyped' && owner.name !== OUTSIDE ? this.attributeAnnotation(owner.name, last.name) : undefined
+  }
+
+  /** The annotation of parameter `name` of the method `method` in the nearest base of `className` defining it; undefined when that one does not annotate it. */
+  private inheritedParameter(artifact: FileArtifact, classQualifiedName: string, method: string, name: string): string | undefined {
+    const owner = artifact.symbols.find((s) => s.kind === 'class' && s.qualifiedName === classQualifiedName)
+    if (!owner) return undefined
+    for (const base of this.lineage(owner.name, true)) {
+      for (const def of this.classDefs(base)) {
+        const baseArtifact = this.artifactOf(def.path)
+        const fn = baseArtifact?.symbols.find((s) => s.kind === 'method' && s.qualifiedName === `${def.qualifiedName}.${method}`)
+        if (!baseArtifact || !fn) continue
+        const type = parameter(headerOf(this.fileLines(def.path, baseArtifact), fn.line, fn.endLine).header, name)
+        return type === 'untyped' ? undefined : type
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * The item a loop over `iterable` gets, as written: `enumerate(xs)` → `tuple[int, X]`, a
+   * mapping's `items()` → `tuple[K, V]`, its `values()`/`keys()`, else the item of the iterable's
+   * annotation.
+   */
+  private iteratedItem(artifact: FileArtifact, path: string, at: Place, iterable: string, depth: number): string | undefined {
+    if (depth > MAX_DEPTH) return undefined
+    const text = iterable.replace(/#.*$/, '').trim()
+    const enumerated = /^enumerate\((.*)\)$/.exec(text)
+    if (enumerated && balanced(enumerated[1]!) && !bindsOwn(artifact, 'enumerate')) {
+      const item = this.iteratedItem(artifact, path, at, splitTopLevel(enumerated[1]!)[0]!, depth + 1)
+      return item ? `tuple[int, ${item}]` : undefined
+    }
+    const view = /^(.+)\.(items|values|keys)\(\)$/.exec(text)
+    const mapping = view ? mappingArguments(this.annotationOf(artifact, path, at, view[1]!, depth + 1)) : undefined
+    if (view && mapping) return view[2] === 'items' ? `tuple[${mapping[0]}, ${mapping[1]}]` : view[2] === 'values' ? mapping[1] : mapping[0]
+    return rawItemOf(this.annotationOf(artifact, path, at, text, depth + 1), 'iterate')
+  }
+
+  /**
+   * A name's declared type as written, in the innermost function binding it (its parameter's
+   * annotation or an annotated assignment), else the module's (an annotated assignment, or the
+   * declaration of the name a `from m import name` imports).
+   */
+  private declaredAnnotation(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | undefined {
+    const lines = this.fileLines(path, artifact)
+    const annotated = new RegExp(`^\\s*${name}\\s*:\\s*([^=]+?)\\s*(?:=(?!=).*)?$`)
+    const binds = new RegExp(`^\\s*${name}\\s*=(?!=)|\\bfor\\s+${name}\\s+in\\b|\\bas\\s+${name}\\b`)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= at.line && s.endLine >= at.line)
+      if (!fn) continue
+      const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
+      if (at.line < bodyStart) continue
+      const param = rawParameter(header, name)
+      if (param !== undefined) return param || undefined
+      let bound = false
+      for (let line = bodyStart; line <= fn.endLine; line++) {
+        const text = lines[line - 1] ?? ''
+        const match = annotated.exec(text)
+        if (match) return match[1]
+        bound ||= binds.test(text)
+      }
+      if (bound) return undefined
+    }
+    for (let line = 1; line <= artifact.lineCount; line++) {
+      if (this.insideDefinition(path, artifact, line)) continue
+      const match = annotated.exec(lines[line - 1] ?? '')
+      if (match) return match[1]
+    }
+    for (const imp of artifact.imports) {
+      const original = imp.names.find((n) => (n.alias ?? n.name) === name)?.name
+      if (!original || original === '*' || this.insideDefinition(path, artifact, imp.line)) continue
+      const rows = this.table.imports(path).filter((r) => r.line === imp.line && r.module === imp.module && r.name === original && r.resolved && !r.resolved.isDir)
+      const target = rows.length === 1 ? rows[0]!.resolved!.path : undefined
+      const module = target ? this.artifactOf(target) : null
+      return module && target ? this.declaredAnnotation(module, target, { enclosing: '', line: module.lineCount + 1 }, original, depth + 1) : undefined
+    }
+    return undefined
+  }
+
+  /**
+   * What `with expression as name` binds: for a function or method made by `@contextmanager`, the
+   * type its `Iterator[T]` / `Generator[T, …]` annotation yields; for an object of a class of the
+   * repository, what its `__enter__` (`__aenter__`) returns by its annotation (`Self`: the
+   * object's class); for an object of a class from outside the repository, something as foreign.
+   */
+  private enteredClass(artifact: FileArtifact, path: string, at: Place, expression: string, async: boolean, depth: number): string | undefined {
+    const segments = chainOf(expression.replace(/#.*$/, '').trim())
+    const made = segments ? this.callee(artifact, path, at, segments, depth) : undefined
+    if (made && made.decorators.some((d) => /^(?:contextlib\.)?(?:async)?contextmanager$/.test(d))) return yieldedBy(made.annotation)
     const type = this.expressionClass(artifact, path, at, expression, depth + 1)
-    return type !== undefined && type !== 'untyped' && (type.name === OUTSIDE || (this.classDefs(type.name).length === 0 && !BUILTIN_CLASSES.has(type.name)))
+    if (!type || type === 'untyped') return undefined
+    if (type.name === OUTSIDE || (this.classDefs(type.name).length === 0 && !BUILTIN_CLASSES.has(type.name))) return OUTSIDE
+    return this.returnType(type, async ? '__aenter__' : '__enter__', false)
+  }
+
+  /**
+   * `a, name = value`: the item of the value's `tuple[A, B]` (a call's return annotation) at the
+   * name's place; undefined for anything else (a starred target, a nested one, another value).
+   */
+  private unpackedClass(artifact: FileArtifact, path: string, at: Place, text: string, name: string, depth: number): string | undefined {
+    const match = /^\s*([\w\s,]+?)\s*=(?!=)\s*(.+?)\s*(#.*)?$/.exec(text)
+    if (!match) return undefined
+    const targets = match[1]!.split(',').map((t) => t.trim())
+    const place = targets.indexOf(name)
+    const segments = chainOf(match[2]!)
+    const made = segments && place >= 0 ? this.callee(artifact, path, at, segments, depth) : undefined
+    const items = made ? /^(?:[\w.]+\.)?[Tt]uple\[(.*)\]$/.exec(made.annotation.replace(/["']/g, '').trim()) : undefined
+    if (!items) return undefined
+    const parts = splitTopLevel(items[1]!).map((p) => p.trim())
+    return parts.length === targets.length && !parts.includes('...') ? typeName(parts[place]!) : undefined
+  }
+
+  /**
+   * The function or method a call chain ends by calling (`pushed()`, `app.app_context()`,
+   * `module.f()`): its return annotation as written and its decorators; undefined when nothing
+   * decides which definition it is.
+   */
+  private callee(artifact: FileArtifact, path: string, at: Place, segments: Segment[], depth: number): { annotation: string; decorators: string[] } | undefined {
+    const last = segments[segments.length - 1]!
+    if (!last.call) return undefined
+    const ofModule = segments.length === 2 && !segments[0]!.call && importsModule(artifact, segments[0]!.name)
+    if (segments.length === 1 || ofModule) {
+      if (segments.length === 1 && bindsOwnLocally(artifact, at, last.name)) return undefined
+      const found = new Set<string>()
+      let out: { annotation: string; decorators: string[] } | undefined
+      for (const def of findCandidates(this.table, last.name)) {
+        if (def.kind !== 'function' || def.scope !== '' || def.name !== last.name) continue
+        const defArtifact = this.artifactOf(def.path)
+        if (!defArtifact) return undefined
+        out = this.signatureOf(def.path, defArtifact, def.line, def.endLine)
+        found.add(`${out?.annotation}\0${out?.decorators.join()}`)
+      }
+      return found.size === 1 ? out : undefined
+    }
+    const owner = this.expressionClass(artifact, path, at, segments.slice(0, -1).map(segmentText).join('.'), depth + 1)
+    if (!owner || owner === 'untyped' || owner.name === OUTSIDE) return undefined
+    for (const className of this.lineage(owner.name, owner.basesOnly)) {
+      for (const def of this.classDefs(className)) {
+        const defArtifact = this.artifactOf(def.path)
+        const fn = defArtifact?.symbols.find((s) => s.kind === 'method' && s.qualifiedName === `${def.qualifiedName}.${last.name}`)
+        if (defArtifact && fn) return this.signatureOf(def.path, defArtifact, fn.line, fn.endLine)
+      }
+    }
+    return undefined
+  }
+
+  private signatureOf(path: string, artifact: FileArtifact, line: number, endLine: number): { annotation: string; decorators: string[] } | undefined {
+    const lines = this.fileLines(path, artifact)
+    const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(lines, line, endLine).header)?.[1]
+    return annotation ? { annotation, decorators: decorators(lines, line) } : undefined
   }
 
   /** The class a top-level function of the repository named so returns by its annotation, when every such function declares the same one. */
@@ -290,7 +714,7 @@ export class PythonTypes {
       if (def.kind !== 'function' || def.scope !== '' || def.name !== name) continue
       const artifact = this.artifactOf(def.path)
       if (!artifact) return undefined
-      const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(this.fileLines(def.path, artifact), def.line, def.endLine).header)
+      const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(this.fileLines(def.path, artifact), def.line, def.endLine).header)
       const type = annotation ? typeName(annotation[1]!) : undefined
       if (!type || (found !== undefined && found !== type)) return undefined
       found = type
@@ -327,8 +751,37 @@ export class PythonTypes {
         if (!artifact || !fn) continue
         const lines = this.fileLines(def.path, artifact)
         if (property && !decorators(lines, fn.line).some((d) => /^(?:functools\.)?(?:cached_)?property$/.test(d))) return undefined
-        const annotation = /\)\s*->\s*(.+?)\s*:\s*(#.*)?$/.exec(headerOf(lines, fn.line, fn.endLine).header)
-        return annotation ? typeName(annotation[1]!) : undefined
+        const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(lines, fn.line, fn.endLine).header)
+        // `-> Self` (`te.Self`): the class of the object the method is called on.
+        if (annotation && /^["']?(?:[\w.]+\.)?Self["']?$/.test(annotation[1]!.trim())) return type.name
+        // `-> T`, a type parameter of the class: what the receiver's lineage binds it to (`ProxyMixin[AppContext]`).
+        const bound = annotation ? this.typeArgument(type.name, owner, annotation[1]!.trim()) : undefined
+        return bound ?? (annotation ? typeName(annotation[1]!) : undefined)
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * `T` where `owner` is `class ProxyMixin(Protocol[T])` (or `Generic[T]`) and a class along
+   * `className`'s bases subclasses `ProxyMixin[AppContext]`: that argument's class.
+   */
+  private typeArgument(className: string, owner: string, parameterName: string): string | undefined {
+    if (!IDENTIFIER.test(parameterName)) return undefined
+    let position = -1
+    for (const def of this.classDefs(owner)) {
+      for (const base of rawBasesOf(def.signature)) {
+        const generic = /^(?:[\w.]+\.)?(?:Generic|Protocol)\[(.*)\]$/.exec(base)
+        if (generic) position = splitTopLevel(generic[1]!).map((p) => p.trim()).indexOf(parameterName)
+      }
+    }
+    if (position < 0) return undefined
+    for (const subclass of this.lineage(className, false)) {
+      for (const def of this.classDefs(subclass)) {
+        for (const base of rawBasesOf(def.signature)) {
+          const generic = /^([\w.]+)\[(.*)\]$/.exec(base)
+          if (generic && lastSegment(generic[1]!) === owner) return typeName(splitTopLevel(generic[2]!)[position] ?? '')
+        }
       }
     }
     return undefined
@@ -366,30 +819,32 @@ export class PythonTypes {
   }
 
   /** How a class declares and assigns `attr`: declared null for an annotation naming no one class. */
-  private attributeIn(owner: string, attr: string): { declared: string | null | undefined; assigned: string | undefined } {
+  private attributeIn(owner: string, attr: string): Attribute {
     const key = `${owner}\0${attr}`
     let found = this.attributes.get(key)
     if (!found) {
-      found = { declared: undefined, assigned: undefined }
+      found = { declared: undefined, assigned: undefined, annotation: undefined }
       for (const def of this.classDefs(owner)) {
         const here = this.declaredIn(def, attr)
         found.declared ??= here.declared
         found.assigned ??= here.assigned
+        found.annotation ??= here.annotation
       }
       this.attributes.set(key, found)
     }
     return found
   }
 
-  private declaredIn(def: SymbolInfo, attr: string): { declared: string | null | undefined; assigned: string | undefined } {
+  private declaredIn(def: SymbolInfo, attr: string): Attribute {
     const artifact = this.artifactOf(def.path)
-    if (!artifact) return { declared: undefined, assigned: undefined }
+    if (!artifact) return { declared: undefined, assigned: undefined, annotation: undefined }
     const lines = this.fileLines(def.path, artifact)
     const annotated = new RegExp(`^(\\s*)(self\\.)?${attr}\\s*:\\s*([^=]+?)\\s*(?:=.*)?$`)
     const assigned = new RegExp(`^\\s*self\\.${attr}\\s*=(?!=)\\s*(.*)$`)
     // `attr: T` declares only in the class body itself, not as a parameter of a signature spread over lines.
     const body = bodyIndent(lines, def.line, def.endLine)
     let declared: string | null | undefined
+    let written: string | undefined
     let fromConstructor: string | undefined
     for (let line = def.line; line <= def.endLine; line++) {
       const text = lines[line - 1] ?? ''
@@ -397,13 +852,23 @@ export class PythonTypes {
       const annotation = match && (match[2] || match[1]!.length === body) ? match[3] : undefined
       if (annotation) {
         const type = typeName(annotation)
-        if (type) return { declared: type, assigned: fromConstructor }
+        if (type) return { declared: type, assigned: fromConstructor, annotation }
         declared ??= null
+        written ??= annotation
       }
       const assignment = assigned.exec(text)
       if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? this.ownMethodReturn(def.name, assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
-    return { declared, assigned: fromConstructor }
+    return { declared, assigned: fromConstructor, annotation: written }
+  }
+
+  /** The annotation of `self.attr` as written, in the class or the nearest base declaring it. */
+  private attributeAnnotation(className: string, attr: string): string | undefined {
+    for (const owner of this.lineage(className, false)) {
+      const { annotation } = this.attributeIn(owner, attr)
+      if (annotation) return annotation
+    }
+    return undefined
   }
 
   /** The class and its bases, breadth first, each once (`super()`: the bases only). */
@@ -548,7 +1013,8 @@ function headerOf(lines: string[], first: number, last: number): { header: strin
   for (let end = Math.min(last, line + MAX_HEADER_LINES); line <= end; line++) {
     const text = lines[line - 1] ?? ''
     parts.push(text.trim())
-    if (/:\s*(#.*)?$/.test(text) && balanced(parts.join(' '))) return { header: parts.join(' '), bodyStart: line + 1 }
+    // A stub's body may follow on the same line: `def get(self) -> T: ...`.
+    if (/:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.test(text) && balanced(parts.join(' '))) return { header: parts.join(' '), bodyStart: line + 1 }
   }
   return { header: parts.join(' '), bodyStart: line }
 }
@@ -642,4 +1108,123 @@ function parentOf(scope: string): string {
 
 function lastSegment(text: string): string {
   return text.slice(text.lastIndexOf('.') + 1)
+}
+
+/** What a `@contextmanager` function's annotation says it yields: `Iterator[T]`, `Generator[T, …]` (async ones too) → T. */
+function yieldedBy(annotation: string): string | undefined {
+  const generic = /^(?:[\w.]+\.)?(?:Async)?(?:Iterator|Generator|Iterable)\[(.*)\]$/.exec(annotation.replace(/["']/g, '').trim())
+  return generic ? typeName(splitTopLevel(generic[1]!)[0]!) : undefined
+}
+
+function segmentText(segment: Segment): string {
+  return segment.call ? `${segment.name}()` : segment.name
+}
+
+function indentOf(text: string): number {
+  return /^\s*/.exec(text)![0].length
+}
+
+/** A function around the place defines or takes a name of its own (a local function shadowing a module's). */
+function bindsOwnLocally(artifact: FileArtifact, at: Place, name: string): boolean {
+  return artifact.symbols.some((s) => s.name === name && s.scope !== '' && (at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)) && s.kind === 'function')
+}
+
+/** Methods of standard generic classes that give an item: `ContextVar[T].get()`, `dict[K, V].get(k)`. */
+const ITEM_METHODS = new Set(['get', 'pop', 'setdefault'])
+/** Standard classes whose first type argument is their item (what iterating or indexing gives). */
+const SEQUENCES = new Set(['list', 'List', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'Reversible', 'set', 'Set', 'frozenset', 'FrozenSet', 'AbstractSet', 'MutableSet', 'deque', 'Deque', 'ValuesView', 'KeysView', 'Generator'])
+/** Standard mappings: iterating gives keys, indexing and get() values. */
+const MAPPINGS = new Set(['dict', 'Dict', 'Mapping', 'MutableMapping', 'defaultdict', 'DefaultDict', 'OrderedDict', 'ChainMap'])
+
+/**
+ * The item of a standard generic container as its annotation spells it: iterating a `list[T]`
+ * (or any SEQUENCES) gives T, a mapping its keys; indexing a sequence gives T, a mapping its values,
+ * a `tuple[A, B]` the item at a literal index; `ContextVar[T].get()` T, a mapping's get() its values.
+ */
+function itemOf(annotation: string | undefined, access: 'iterate' | 'subscript' | string, index = ''): string | undefined {
+  const item = rawItemOf(annotation, access, index)
+  return item === undefined ? undefined : typeName(item)
+}
+
+/** itemOf's item as written (`tuple[Blueprint, dict[str, t.Any]]`). */
+function rawItemOf(annotation: string | undefined, access: 'iterate' | 'subscript' | string, index = ''): string | undefined {
+  if (!annotation) return undefined
+  let text = annotation.replace(/["']/g, '').replace(/#.*$/, '').trim()
+  const optional = /^(?:[\w.]+\.)?Optional\[(.*)\]$/.exec(text)
+  if (optional) text = optional[1]!.trim()
+  const generic = /^([\w.]+)\[(.*)\]$/.exec(text)
+  if (!generic) return undefined
+  const container = lastSegment(generic[1]!)
+  const args = splitTopLevel(generic[2]!).map((a) => a.trim())
+  const at = (i: number): string | undefined => args[i]
+  if (container === 'ContextVar') return access === 'get' ? at(0) : undefined
+  if (MAPPINGS.has(container)) return access === 'iterate' ? at(0) : access === 'pop' || access === 'get' || access === 'setdefault' || access === 'subscript' ? at(1) : undefined
+  if (container === 'tuple' || container === 'Tuple') {
+    if (args.length === 2 && args[1] === '...') return access === 'iterate' || access === 'subscript' ? at(0) : undefined
+    return access === 'subscript' && /^\d+$/.test(index) ? at(Number(index)) : undefined
+  }
+  if (SEQUENCES.has(container)) return access === 'iterate' || (access === 'subscript' && !index.includes(':')) || access === 'pop' ? at(0) : undefined
+  return undefined
+}
+
+/** `class A(B, pkg.C[T], metaclass=M)` → [B, pkg.C[T]], as written. */
+function rawBasesOf(signature: string): string[] {
+  const open = signature.indexOf('(')
+  if (!signature.startsWith('class ') || open < 0) return []
+  return splitTopLevel(signature.slice(open + 1, closingParen(signature, open))).map((b) => b.trim()).filter((b) => b !== '' && !b.includes('=') && !b.startsWith('*'))
+}
+
+/** A parameter's annotation as written, '' for a parameter without one, undefined when it is not a parameter. */
+function rawParameter(header: string, name: string): string | undefined {
+  const open = header.indexOf('(')
+  if (open < 0) return undefined
+  for (const param of splitTopLevel(header.slice(open + 1, closingParen(header, open)))) {
+    const match = /^\*{0,2}([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*(?:=.*)?$/.exec(param.trim())
+    if (match && match[1] === name) return match[2] ?? ''
+  }
+  return undefined
+}
+
+/** `dict[K, V]` (any MAPPINGS, `Optional` of one) → [K, V] as written. */
+function mappingArguments(annotation: string | undefined): [string, string] | undefined {
+  const text = annotation?.replace(/["']/g, '').trim().replace(/^(?:[\w.]+\.)?Optional\[(.*)\]$/, '$1')
+  const generic = text ? /^([\w.]+)\[(.*)\]$/.exec(text) : undefined
+  const args = generic && MAPPINGS.has(lastSegment(generic[1]!)) ? splitTopLevel(generic[2]!).map((a) => a.trim()) : []
+  return args.length === 2 ? [args[0]!, args[1]!] : undefined
+}
+
+/** The class of `name` among a loop's `targets` given the item as written: the item itself, or its `tuple[A, B]` item at the name's place. */
+function unpacked(item: string | undefined, targets: string[], name: string): string | undefined {
+  if (!item) return undefined
+  if (targets.length === 1) return targets[0] === name ? typeName(item) : undefined
+  const tuple = /^(?:[\w.]+\.)?[Tt]uple\[(.*)\]$/.exec(item.replace(/["']/g, '').trim())
+  const parts = tuple ? splitTopLevel(tuple[1]!).map((p) => p.trim()) : []
+  return parts.length === targets.length && !parts.includes('...') ? typeName(parts[targets.indexOf(name)]!) : undefined
+}
+
+/** The `with` statement ending on `line`, its lines joined when its items run over several (`with click.progressbar(\n…\n) as bar:`). */
+function withStatement(lines: string[], line: number, from: number): string {
+  const text = lines[line - 1] ?? ''
+  if (/^\s*(?:async\s+)?with\b/.test(text) || !/\bas\s+\w+\s*:\s*(#.*)?$/.test(text)) return text
+  for (let start = line - 1; start >= Math.max(from, line - MAX_HEADER_LINES); start--) {
+    const first = lines[start - 1] ?? ''
+    if (!/^\s*(?:async\s+)?with\b/.test(first)) continue
+    const joined = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim())).join(' ')
+    return balanced(joined) ? joined : text
+  }
+  return text
+}
+
+/** A comprehension's iterable, from just after its `in`: up to its closing bracket or its next `if`/`for` clause. */
+function comprehended(text: string): string {
+  let level = 0
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!
+    if (char === '(' || char === '[' || char === '{') level++
+    else if (char === ')' || char === ']' || char === '}') {
+      if (level === 0) return text.slice(0, i)
+      level--
+    } else if (level === 0 && /^\s(?:if|for|async)\s/.test(text.slice(i, i + 7))) return text.slice(0, i)
+  }
+  return text
 }

@@ -125,7 +125,7 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
     if (imported) return imported
     // Python has no implicit self: a bare name sees definitions nested in the functions around
     // it (a test's own class View), a class's names only in the class body, and no member else.
-    const scope = enclosingScope(file.artifact, ref.enclosing)
+    const scope = enclosingScope(file.artifact, r.python?.scopeOf(ref, file.path) ?? ref.enclosing)
     const visible = (def: SymbolInfo): boolean => def.scope !== '' && def.path === file.path && (scope === def.scope || (encloses(def.scope, scope) && !isClass(file.artifact, def.scope)))
     if (r.targets.some(visible)) return 'keep'
     if (r.others.some(visible)) return 'drop'
