@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { artifactCache, openQueryContext, type FileSource } from '../../src/core/query/context.js'
-import type { Chunk, FileArtifact } from '../../src/core/parse/types.js'
+import { openQueryContext } from '../../src/core/query/context.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 const warn = (): void => {}
@@ -30,28 +29,5 @@ describe('query context', function () {
     assert.equal(dirty.files.get('app/a.py')!.dirty, true)
     assert.match(dirty.artifact('app/a.py')!.chunks[0]!.body, /def second/)
     assert.equal(dirty.manifest.treeHash, clean.manifest.treeHash, 'the committed tree is unchanged')
-  })
-
-  it('keeps decoded artifacts within a size bound, the most recently used first', () => {
-    // Files of about 100 KB of text each, as Linux's are: a bound of 1 MB keeps about ten.
-    const files = new Map<string, FileSource>(Array.from({ length: 40 }, (_, f) => [`f${f}.c`, { path: `f${f}.c`, blob: `b${f}`, language: 'c', dirty: false }]))
-    const chunk = { body: 'x'.repeat(100_000), signature: '', docstring: '', imports: '', classContext: '', decorators: '' } as Chunk
-    const reads: string[] = []
-    const artifact = artifactCache((source) => {
-      reads.push(source.path)
-      return { language: 'c', chunks: [chunk], symbols: [], references: [], imports: [], parseErrors: 0, lineCount: 1 } satisfies FileArtifact
-    }, files, 1 << 20)
-    for (let f = 0; f < 40; f++) artifact(`f${f}.c`)
-    artifact('f39.c')
-    artifact('f35.c')
-    assert.equal(reads.length, 40, 'the most recent ones are still there')
-    artifact('f0.c')
-    assert.equal(reads.length, 41, 'the oldest was let go')
-    // Ten are kept: the nine most recent before f0, and f0.
-    reads.length = 0
-    for (const f of [0, 35, 39, 38, 37, 36, 34, 33, 32, 31]) artifact(`f${f}.c`)
-    assert.deepEqual(reads, [])
-    artifact('f30.c')
-    assert.deepEqual(reads, ['f30.c'])
   })
 })

@@ -148,45 +148,25 @@ function skippedUpdate(error: unknown): SkippedUpdate {
 }
 
 /**
- * Decoded artifacts by path, the most recently used kept: a warm context (the MCP server, the
- * daemon) answers many queries about the same files, and decoding a record costs more than the
- * query around it. Bounded by their estimated size as well as their number: `refs` of a common
- * name reads thousands of files, and as many decoded Linux files (chunk text and reference rows,
- * ~100 KB each) would keep hundreds of megabytes in a daemon.
+ * Decoded artifacts by path, the most recently used kept: a warm context (the MCP server) answers
+ * many queries about the same files, and decoding a record costs more than the query around it.
  */
 const ARTIFACT_CACHE_SIZE = 4096
-export const ARTIFACT_CACHE_BYTES = 64 << 20
 
-export function artifactCache(read: (source: FileSource) => FileArtifact | null, files: Map<string, FileSource>, maxBytes = ARTIFACT_CACHE_BYTES): (path: string) => FileArtifact | null {
-  const cache = new Map<string, { artifact: FileArtifact | null; bytes: number }>()
-  let bytes = 0
+function artifactCache(read: (source: FileSource) => FileArtifact | null, files: Map<string, FileSource>): (path: string) => FileArtifact | null {
+  const cache = new Map<string, FileArtifact | null>()
   return (path) => {
     const source = files.get(path)
     if (!source) return null
     const key = `${path}\0${source.blob}`
-    let entry = cache.get(key)
-    if (entry === undefined) {
-      const artifact = read(source)
-      entry = { artifact, bytes: artifact ? estimatedBytes(artifact) : 0 }
-      bytes += entry.bytes
-      // The entry just read stays, however large: its caller holds it anyway.
-      for (const [old, { bytes: size }] of cache) {
-        if (cache.size < ARTIFACT_CACHE_SIZE && bytes <= maxBytes) break
-        cache.delete(old)
-        bytes -= size
-      }
+    let artifact = cache.get(key)
+    if (artifact === undefined) {
+      artifact = read(source)
+      if (cache.size >= ARTIFACT_CACHE_SIZE) cache.delete(cache.keys().next().value!)
     } else cache.delete(key)
-    cache.set(key, entry)
-    return entry.artifact
+    cache.set(key, artifact)
+    return artifact
   }
-}
-
-/** Roughly what a decoded artifact holds: its text (a byte a character), and a few dozen bytes an object. */
-function estimatedBytes(artifact: FileArtifact): number {
-  let bytes = 0
-  for (const chunk of artifact.chunks) bytes += 200 + chunk.body.length + chunk.signature.length + chunk.docstring.length + chunk.imports.length + chunk.classContext.length + chunk.decorators.length
-  for (const symbol of artifact.symbols) bytes += 120 + symbol.signature.length
-  return bytes + 80 * (artifact.references.length + artifact.imports.length)
 }
 
 function committed(file: ManifestFile): FileSource {
