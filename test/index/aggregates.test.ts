@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
 import { PAGERANK_TOLERANCE } from '../../src/core/graph/index.js'
-import { createAggregates, finishAndSave, loadAggregates, saveAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
+import { createAggregates, finishAndSave, loadAggregates, saveAggregates, writeBm25, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
 import type { Chunk, ImportRef, SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
-import { analyzeChunks } from '../../src/core/search/index.js'
+import { analyzeChunks, type Bm25Index } from '../../src/core/search/index.js'
 import { confineTo } from '../../src/core/store/index.js'
 
 /** A C file defining `defs`, whose function `defs[0]` calls `calls`, including `includes`. */
@@ -221,6 +221,38 @@ describe('tree aggregates', () => {
       rmSync(path)
       await assert.rejects(loadAggregates(dir), (error: unknown) => error instanceof CorruptFileError && error.path === path)
       writeFileSync(path, bytes)
+    }
+  })
+
+  it('opened for a query, reads the BM25 index only when a search does, and rebuilds it from the files then if its tables are damaged', async () => {
+    const memory = build(TREE_A)
+    await saveAggregates(dir, memory)
+    const path = join(dir, 'bm25.mpk')
+    const pristine = readFileSync(path)
+    for (const damage of ['flip', 'delete'] as const) {
+      if (damage === 'flip') {
+        const damaged = Buffer.from(pristine)
+        damaged[40] ^= 0xff
+        writeFileSync(path, damaged)
+      } else rmSync(path)
+      const rebuilt: string[] = []
+      const recovery = {
+        paths: () => Object.keys(TREE_A).sort(),
+        chunksOf: (file: string) => TREE_A[file]?.analyzed,
+        rebuilt: (index: Bm25Index, error: CorruptFileError) => {
+          rebuilt.push(error.reason)
+          writeBm25(path, index)
+        },
+      }
+      const loaded = await loadAggregates(dir, { open: true, recovery })
+      // What def and refs read: no BM25 table.
+      assert.deepEqual(loaded.symbols.byName('log_msg'), memory.symbols.byName('log_msg'))
+      assert.deepEqual(loaded.symbols.referencesTo('step'), memory.symbols.referencesTo('step'))
+      assert.deepEqual(rebuilt, [])
+      assert.deepEqual(loaded.bm25.search('log run args', { limit: 10 }), memory.bm25.search('log run args', { limit: 10 }))
+      assert.equal(rebuilt.length, 1, damage)
+      assert.match(rebuilt[0]!, damage === 'flip' ? /checksum mismatch/ : /missing/)
+      assert.deepEqual(readFileSync(path), pristine, 'stored again as it was')
     }
   })
 })

@@ -233,7 +233,7 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     const treeDir = join(repo.dir, '.vlt', 'trees', first.treeHash)
     const bm25 = join(treeDir, 'bm25.mpk')
     const bytes = readFileSync(bm25)
-    // In the BM25 header, checked on loading (its other blocks are checked by the query reading them: below).
+    // In the BM25 header, checked when the index is opened: by init for the tree it reuses (its other blocks by the query reading them: below).
     bytes[30] ^= 0xff
     writeFileSync(bm25, bytes)
     writeFileSync(join(repo.dir, '.vlt', 'state.mpk'), 'garbage')
@@ -242,7 +242,7 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     assert.equal(run.status, 0, run.stderr)
     const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning:'))
     assert.equal(warnings.length, 1, run.stderr)
-    assert.match(warnings[0]!, /state\.mpk: bad magic.*bm25\.mpk: header checksum mismatch.*rebuilt the index of tree [0-9a-f]{12} from the blob records, rebuilt the index state$/)
+    assert.match(warnings[0]!, /state\.mpk: bad magic.*bm25\.mpk: header checksum mismatch; rebuilt the BM25 index of tree [0-9a-f]{12} from the blob records, rebuilt the index state$/)
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
     const status = vltJson(repo.dir, ['coderag', 'status'])
     assert.equal(status.indexed, true)
@@ -283,6 +283,32 @@ describe('coderag init/sync/status (CLI, real repositories)', function () {
     // Stored again as it was: the next search has nothing to say.
     assert.deepEqual(readFileSync(bm25), pristine)
     assert.deepEqual(vltJson(repo.dir, query).warnings, [])
+  })
+
+  it('opens the BM25 index only for a query that reads it: def and refs never see its damage, search rebuilds it and answers as before', () => {
+    repo = createGitRepo({ files: { 'a.py': 'def alpha_total():\n    return 1\n', 'b.py': 'def beta():\n    return alpha_total()\n' } })
+    const { treeHash } = vltJson(repo.dir, ['coderag', 'init'])
+    const query = ['coderag', 'search', 'alpha_total', '--json']
+    const before = { search: vltJson(repo.dir, query), def: vlt(repo.dir, ['coderag', 'def', 'beta']).stdout, refs: vlt(repo.dir, ['coderag', 'refs', 'alpha_total']).stdout }
+    const bm25 = join(repo.dir, '.vlt', 'trees', treeHash, 'bm25.mpk')
+    const pristine = readFileSync(bm25)
+    const damaged = Buffer.from(pristine)
+    // In the BM25 header, checked when the index is opened.
+    damaged[30] ^= 0xff
+    writeFileSync(bm25, damaged)
+    for (const [name, args] of [['def', ['coderag', 'def', 'beta']], ['refs', ['coderag', 'refs', 'alpha_total']]] as const) {
+      const run = vlt(repo.dir, [...args])
+      assert.deepEqual([run.status, run.stderr, run.stdout], [0, '', before[name]], name)
+    }
+
+    const run = vlt(repo.dir, query)
+    assert.equal(run.status, 0, run.stderr)
+    const { warnings } = JSON.parse(run.stdout) as { warnings: string[] }
+    assert.equal(warnings.length, 1, run.stdout)
+    assert.match(warnings[0]!, /bm25\.mpk: header checksum mismatch; rebuilt the BM25 index of tree [0-9a-f]{12} from the blob records$/)
+    const strip = (result: { durationMs?: number; warnings?: string[] }): unknown => ({ ...result, durationMs: 0, warnings: [] })
+    assert.deepEqual(strip(JSON.parse(run.stdout)), strip(before.search))
+    assert.deepEqual(readFileSync(bm25), pristine)
   })
 
   it('runs from a subdirectory, on a detached HEAD, in an empty repository and in a bare repository', () => {

@@ -120,6 +120,7 @@ describe('Bm25Index stored in blocks', () => {
     writeFileSync(file, bytes)
     const damage: string[] = []
     const recovery = {
+      paths: () => [...files.keys()].sort(),
       chunksOf: (path: string) => analyzeChunks(files.get(path)!),
       rebuilt: (_: Bm25Index, error: CorruptFileError) => void damage.push(error.reason),
     }

@@ -354,9 +354,9 @@ export class CodeGraph {
     return graph
   }
 
-  /** The first node of each file in path order, and the node count at the end (stored beside the ranks). */
+  /** The first node of each file in path order, and the node count at the end (stored beside the ranks, and read from there). */
   nodeBases(): Uint32Array {
-    this.load()
+    if (this.stored) return this.stored.ranks().bases
     return this.bases()
   }
 

@@ -1,8 +1,9 @@
 /**
  * The stored code graph (`graph` record, version 2), laid out so a query reads what it needs: the
- * rank of a definition (`def` breaking a tie) or of a file (search's ranking) reads the ranks
- * block, not the edges, and never the whole symbol table. Anything needing the edges (the repo map,
- * personalised PageRank, a build patching the graph) reads the edges block and the whole table.
+ * rank of a definition (`def` breaking a tie) or of a file (search's ranking), and the default
+ * repo map's ranking, read the ranks block, not the edges, and never the whole symbol table.
+ * Anything needing the edges (personalised PageRank: a scoped or focused map; a build patching the
+ * graph) reads the edges block and the whole table.
  *
  * A block record (block-file.ts); its directory's meta is { files, nodes, edges } and its blocks:
  *   0  { bases, ranks }: the first node of each file in path order (files + 1 entries, the last the

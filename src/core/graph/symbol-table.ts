@@ -174,6 +174,14 @@ export class SymbolTable {
     return pathId < this.orderOf.length ? this.orderOf[pathId] : -1
   }
 
+  /** The path of the file at position `index` in path order; a stored table answers from its path list. */
+  pathAt(index: number): string {
+    if (this.stored) return this.stored.pathOf(index)
+    const file = this.sortedFiles()[index]
+    if (!file) throw new RangeError(`no file at position ${index} of ${this.fileCount}`)
+    return file.path
+  }
+
   /** Position of the file at `path` in path order, -1 when the table does not hold it; a stored table answers from its path list. */
   fileNumber(path: string): number {
     if (this.stored) return this.stored.fileIndex(path)

@@ -187,7 +187,8 @@ export async function readChecked(path: string, kind: string, version: number): 
  * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
  * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
  * stored, the symbol table is opened, not read (its header and block directory are checked here,
- * each block when a lookup reads it), and so is the graph, on first use.
+ * each block when a lookup reads it), and so is the graph, on first use; the BM25 index is opened
+ * when first read (its tables checked then, damage there rebuilt by `recovery`).
  * Damage a query finds later is handled by `markDamaged` (damage.ts); `recovery` rebuilds the BM25 index when a
  * query finds a block of it damaged.
  */
@@ -203,10 +204,11 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
   foundWhole(files.symbols)
   foundWhole(files.graph)
   const symbols = SymbolsFile.open(files.symbols)
-  const bm25 = openBm25(files.bm25)
+  // A build finds damage where it loads; a query opens the BM25 index when it first reads it.
+  const bm25 = opts.open ? undefined : openBm25(files.bm25)
   return new Aggregates({
     // Checksummed once, above (or on first use): decoding only unpacks.
-    bm25: () => Bm25Index.fromStored(bm25, opts.recovery),
+    bm25: () => (bm25 ? Bm25Index.fromStored(bm25, opts.recovery) : openedBm25(files.bm25, opts.recovery)),
     symbols: () => SymbolTable.open(symbols),
     graph: (table) => CodeGraph.open(GraphFile.open(files.graph), table),
   })
@@ -224,6 +226,22 @@ export async function saveAggregates(treeDir: string, aggregates: TreeAggregates
   await writeFileAtomic(files.graph, encodeGraphFile(aggregates.graph.snapshot(remap), aggregates.graph.nodeBases()))
   if (bm25Written) await bm25Written
   else writeBm25(files.bm25, aggregates.bm25, aggregates.bm25Runs)
+}
+
+/**
+ * The stored BM25 index of a query, opened when first read: `def` and `refs` read no posting, and
+ * opening reads and checks the file table, the document lengths and the dictionary index (Linux:
+ * megabytes). Damage found then is rebuilt as a damaged block is, from `recovery`'s files.
+ */
+function openedBm25(path: string, recovery?: Bm25Recovery): Bm25Index {
+  let stored: StoredPostings
+  try {
+    stored = openBm25(path)
+  } catch (error) {
+    if (!(error instanceof CorruptFileError) || !recovery) throw error
+    return Bm25Index.rebuild(recovery, error)
+  }
+  return Bm25Index.fromStored(stored, recovery)
 }
 
 /** The stored BM25 index at `path`, its header and tables checked (CorruptFileError otherwise). */

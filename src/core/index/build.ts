@@ -429,10 +429,13 @@ export async function loadTreeAggregatesFile(ctx: IndexContext, treeHash: string
  * so a build writing the same tree meanwhile writes the same bytes.
  */
 function bm25Recovery(ctx: IndexContext, manifest: TreeManifest, writeBm25: (path: string, index: Bm25Index) => void): Bm25Recovery {
-  const files = new Map(manifest.files.map((file) => [file.path, file]))
+  // Indexed only when a recovery happens: a query over a large tree rarely needs it.
+  let files: Map<string, ManifestFile> | undefined
+  const indexed = (): Map<string, ManifestFile> => (files ??= new Map(manifest.files.filter((file) => !file.skipped).map((file) => [file.path, file])))
   return {
+    paths: () => [...indexed().keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
     chunksOf: (path) => {
-      const file = files.get(path)
+      const file = indexed().get(path)
       if (!file || file.skipped) return undefined
       const record = ctx.blobs.readOrHeal(file, { path })
       return record && !record.skipped ? record.analyzed : undefined

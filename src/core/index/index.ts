@@ -83,6 +83,8 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts) : null
     let built: BuildResult
     if (existing) {
+      // A query opens the BM25 index when it reads it: init checks it now, a damaged one rebuilt (and reported) here.
+      void existing.aggregates.bm25
       built = describeTree(existing.manifest, existing.aggregates.stats().edges)
     } else {
       const base = opts.force ? null : await nearestTree(ctx, state, head.tree)

@@ -10,8 +10,8 @@ import type { FileSymbols } from '../graph/file-symbols.js'
 import type { CodeGraph, SymbolTable } from '../graph/index.js'
 import { PAGERANK_DAMPING } from '../graph/pagerank.js'
 import type { QueryContext, Freshness } from '../query/context.js'
-import { fitToBudget } from './fit.js'
-import { topDefinitions, type NodeRanks, type RankedDefinition } from './rank.js'
+import { fitToBudget, type RankedEntries } from './fit.js'
+import { topDefinitions, type MapFiles, type NodeRanks, type RankedDefinitions } from './rank.js'
 
 export { countTokens, CHARS_PER_TOKEN } from './tokens.js'
 
@@ -49,16 +49,22 @@ export function buildRepoMap(qctx: RepoMapContext, options: RepoMapOptions = {})
   if (!Number.isInteger(budget) || budget < 1) throw new UsageError(`--tokens must be a positive integer, got ${budget}`)
   const { symbols, graph } = qctx.aggregates
   const scope = normalizeScope(options.scope)
-  const files = scope === null ? symbols.sortedFiles() : filesInScope(symbols, scope)
   const focus = options.focus ?? []
   // Every line of the map costs at least one token, so no more entries than tokens can show.
   const limit = budget
-  const ranked = scope === null && focus.length === 0
-    ? defaultRanking(symbols, graph, limit)
-    : topDefinitions(symbols, files, personalizedRanks(graph, personalization(symbols, graph, files, scope, focus, options.warn)), limit)
+  let files: MapFiles
+  let ranked: RankedEntries
+  if (scope === null && focus.length === 0) {
+    files = graphFiles(symbols, graph)
+    ranked = defaultRanking(symbols, graph, files, limit)
+  } else {
+    const listed = scope === null ? symbols.sortedFiles() : filesInScope(symbols, scope)
+    files = listedFiles(graph, listed)
+    ranked = topDefinitions(symbols, files, personalizedRanks(graph, personalization(symbols, graph, listed, scope, focus, options.warn)), limit)
+  }
   const fitted = fitToBudget(ranked, budget)
   let symbolsTotal = 0
-  for (const file of files) symbolsTotal += file.symbolNodes().length
+  for (let i = 0; i < files.count; i++) symbolsTotal += files.symbols(i)
   return {
     scope,
     tokens: fitted.tokens,
@@ -76,15 +82,29 @@ export function defaultRepoMapTokens(qctx: RepoMapContext): number {
 }
 
 /** Ranked lists of unpersonalised maps, per graph (a graph is one tree with one overlay). */
-const defaultRankings = new WeakMap<CodeGraph, { limit: number; ranked: RankedDefinition[] }>()
+const defaultRankings = new WeakMap<CodeGraph, { limit: number; ranked: RankedDefinitions }>()
 
-function defaultRanking(symbols: SymbolTable, graph: CodeGraph, limit: number): RankedDefinition[] {
+function defaultRanking(symbols: SymbolTable, graph: CodeGraph, files: MapFiles, limit: number): RankedEntries {
   const cached = defaultRankings.get(graph)
   // The best `limit` are a prefix of the best `cached.limit` when limit ≤ cached.limit.
-  if (cached && cached.limit >= limit) return cached.ranked.slice(0, limit)
-  const ranked = topDefinitions(symbols, symbols.sortedFiles(), storedRanks(graph), limit)
+  if (cached && cached.limit >= limit) return cached.ranked.prefix(limit)
+  const ranked = topDefinitions(symbols, files, storedRanks(graph), limit)
   defaultRankings.set(graph, { limit, ranked })
   return ranked
+}
+
+/**
+ * Every file of the tree, numbered as the graph numbers them (path order): a stored graph answers
+ * from its ranks block, so the default map reads the symbol table only for the files it shows.
+ */
+function graphFiles(symbols: SymbolTable, graph: CodeGraph): MapFiles {
+  const bases = graph.nodeBases()
+  return { count: bases.length - 1, path: (i) => symbols.pathAt(i), base: (i) => bases[i]!, symbols: (i) => bases[i + 1]! - bases[i]! - 1 }
+}
+
+/** The files listed (a scope's, in path order), numbered by the graph. */
+function listedFiles(graph: CodeGraph, files: readonly FileSymbols[]): MapFiles {
+  return { count: files.length, path: (i) => files[i]!.path, base: (i) => graph.fileNode(files[i]!), symbols: (i) => files[i]!.symbolNodes().length }
 }
 
 /** `./src/core/` → `src/core`; '' and '.' mean the whole tree. */
@@ -138,7 +158,7 @@ function personalization(symbols: SymbolTable, graph: CodeGraph, files: readonly
 function personalizedRanks(graph: CodeGraph, weights: Float64Array | null): NodeRanks {
   if (weights === null) return storedRanks(graph)
   // Teleporting to a few nodes leaves the others no floor.
-  return { ranks: graph.personalizedRanks(weights), fileNode: (file) => graph.fileNode(file), floor: 0 }
+  return { ranks: graph.personalizedRanks(weights), floor: 0 }
 }
 
 /** The tree's PageRank as built; every node gets at least its share of the uniform teleport. */
@@ -146,5 +166,5 @@ function storedRanks(graph: CodeGraph): NodeRanks {
   const nodes = graph.nodeCount
   // A hair under the exact floor, so rounding never makes the bound cut a file it should visit.
   const floor = nodes === 0 ? 0 : ((1 - PAGERANK_DAMPING) / nodes) * (1 - 1e-9)
-  return { ranks: graph.nodeRanks(), fileNode: (file) => graph.fileNode(file), floor }
+  return { ranks: graph.nodeRanks(), floor }
 }

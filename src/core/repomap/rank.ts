@@ -8,22 +8,31 @@
  * file can beat the entries it already has: a 1k-token map of a 10k-file tree reads the
  * definitions of a few dozen files, not all of them.
  */
-import type { FileSymbols } from '../graph/file-symbols.js'
 import type { SymbolInfo, SymbolTable } from '../graph/index.js'
+import type { RankedEntries } from './fit.js'
 import type { MapLine, Placed } from './render.js'
-
-export interface RankedDefinition extends Placed {
-  qualifiedName: string
-  score: number
-}
 
 /** Node ranks as the map reads them, by node number (see `CodeGraph.fileNode`). */
 export interface NodeRanks {
   ranks: Float64Array
-  /** A file's node, its symbol nodes following it; -1 when the graph lacks the file. */
-  fileNode(file: FileSymbols): number
   /** A rank no node is below: with PageRank's uniform teleport, (1 − damping) / nodes. */
   floor: number
+}
+
+/**
+ * The files a map ranks, in path order, as the graph numbers their nodes: all that ranking reads
+ * before it knows which files it keeps. A stored graph answers from its ranks block alone, so a
+ * default map of a large tree reads the definitions of the few files it shows, never the whole
+ * symbol table.
+ */
+export interface MapFiles {
+  readonly count: number
+  /** The path of file `i`, read only for the files kept. */
+  path(i: number): string
+  /** The node of file `i`, its symbol nodes following it; -1 when the graph lacks the file. */
+  base(i: number): number
+  /** How many symbol nodes (distinct qualified names) file `i` has. */
+  symbols(i: number): number
 }
 
 /** A signature longer than this is cut: one sprawling prototype should not eat a small budget. */
@@ -34,7 +43,8 @@ const MAX_DEPTH = 16
 interface Candidate {
   /** Position of the file in visiting order: ties go to the file visited first. */
   visit: number
-  file: FileSymbols
+  /** The file's position in `MapFiles`. */
+  file: number
   /** The definition's symbol node within the file (first-definition order). */
   node: number
   score: number
@@ -43,74 +53,127 @@ interface Candidate {
 /**
  * The `limit` best definitions of `files` (one per qualified name and file, its first), best
  * first; ties go to the file visited first, then to the earlier definition. Scores are computed
- * from node ranks alone; signatures are read only for the definitions kept.
+ * from node ranks alone; a definition is placed (its file's definitions read) only when fitting
+ * looks at it.
  */
-export function topDefinitions(table: SymbolTable, files: readonly FileSymbols[], ranks: NodeRanks, limit: number): RankedDefinition[] {
-  const order = files
-    .map((file) => ({ file, bound: scoreBound(file, ranks) }))
-    .sort((a, b) => b.bound - a.bound || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0))
+export function topDefinitions(table: SymbolTable, files: MapFiles, ranks: NodeRanks, limit: number): RankedDefinitions {
+  // Files by bound, best first; ties in path order, which is the files' order.
+  const bounds = new Float64Array(files.count)
+  for (let i = 0; i < files.count; i++) bounds[i] = scoreBound(files, i, ranks)
+  const order = Uint32Array.from({ length: files.count }, (_, i) => i).sort((a, b) => bounds[b]! - bounds[a]! || a - b)
   const kept = new ScoreHeap(limit)
   const found: Candidate[] = []
   for (let visit = 0; visit < order.length && limit > 0; visit++) {
-    const { file, bound } = order[visit]!
+    const file = order[visit]!
+    const bound = bounds[file]!
     // Later files' definitions score at most `bound` and lose ties to those already kept.
     if (kept.full && bound <= kept.min) break
-    const names = file.symbolNodes()
-    const base = ranks.fileNode(file)
-    const own = Array.from(names, (_, node) => (base < 0 ? 0 : ranks.ranks[base + 1 + node]!))
-    const sum = own.reduce((total, rank) => total + rank, 0)
+    const names = files.symbols(file)
+    const base = files.base(file)
+    // Thousands of files are visited when many rank near the floor: no allocation per file.
+    const own = (node: number): number => (base < 0 ? 0 : ranks.ranks[base + 1 + node]!)
+    let sum = 0
+    for (let node = 0; node < names; node++) sum += own(node)
     const fileRank = base < 0 ? 0 : ranks.ranks[base]!
-    for (let node = 0; node < names.length; node++) {
-      const score = own[node]! + fileRank * (sum > 0 ? own[node]! / sum : 1 / names.length)
+    for (let node = 0; node < names; node++) {
+      const score = own(node) + fileRank * (sum > 0 ? own(node) / sum : 1 / names)
       if (kept.offer(score)) found.push({ visit, file, node, score })
     }
   }
   found.sort((a, b) => b.score - a.score || a.visit - b.visit || a.node - b.node)
-  const placed = new Map<FileSymbols, PlacedFile>()
-  return found.slice(0, limit).map(({ file, node, score }) => {
-    let lines = placed.get(file)
-    if (!lines) placed.set(file, (lines = new PlacedFile(table, file.path)))
-    const qualifiedName = table.strings.get(file.symbolNodes()[node]!)
-    return { ...lines.placed(qualifiedName), qualifiedName, score }
-  })
+  return new RankedDefinitions(table, files, found.slice(0, limit))
+}
+
+/** Ranked definitions, each placed in its file (its line and enclosing definitions) when first asked for. */
+export class RankedDefinitions implements RankedEntries {
+  private readonly placedFiles = new Map<number, PlacedFile>()
+  private readonly entries: Array<Placed | undefined> = []
+
+  constructor(private readonly table: SymbolTable, private readonly files: MapFiles, private readonly found: readonly Candidate[]) {}
+
+  get length(): number {
+    return this.found.length
+  }
+
+  path(i: number): string {
+    return this.placedFile(this.found[i]!.file).path
+  }
+
+  placed(i: number): Placed {
+    let entry = this.entries[i]
+    if (!entry) {
+      const { file, node } = this.found[i]!
+      const lines = this.placedFile(file)
+      entry = this.entries[i] = lines.placed(lines.nodeName(node))
+    }
+    return entry
+  }
+
+  /** The best `limit` (a prefix: the ranking is the same at any limit above them), placed as they are here. */
+  prefix(limit: number): RankedEntries {
+    return limit >= this.length ? this : { length: limit, path: (i) => this.path(i), placed: (i) => this.placed(i) }
+  }
+
+  private placedFile(file: number): PlacedFile {
+    let lines = this.placedFiles.get(file)
+    if (!lines) this.placedFiles.set(file, (lines = new PlacedFile(this.table, this.files.path(file))))
+    return lines
+  }
 }
 
 /**
  * A definition scores its own rank plus its share of its file node's, so at most the file's total
  * less the floor of each of its other symbols.
  */
-function scoreBound(file: FileSymbols, ranks: NodeRanks): number {
-  const symbols = file.symbolNodes().length
-  return symbols === 0 ? 0 : fileTotal(file, ranks) - (symbols - 1) * ranks.floor
+function scoreBound(files: MapFiles, i: number, ranks: NodeRanks): number {
+  const symbols = files.symbols(i)
+  return symbols === 0 ? 0 : fileTotal(files, i, ranks) - (symbols - 1) * ranks.floor
 }
 
 /** A file's node plus its symbol nodes. */
-function fileTotal(file: FileSymbols, ranks: NodeRanks): number {
-  const base = ranks.fileNode(file)
+function fileTotal(files: MapFiles, i: number, ranks: NodeRanks): number {
+  const base = files.base(i)
   if (base < 0) return 0
   let sum = 0
-  for (let node = base; node <= base + file.symbolNodes().length; node++) sum += ranks.ranks[node]!
+  for (let node = base; node <= base + files.symbols(i); node++) sum += ranks.ranks[node]!
   return sum
 }
 
 /** A file's definitions as map lines, with their enclosing definitions. */
 class PlacedFile {
-  private readonly first = new Map<string, SymbolInfo>()
+  /** The first definition of each qualified name, in definition order: the order of the file's symbol nodes. */
+  private first: Map<string, SymbolInfo> | undefined
   private readonly lines = new Map<string, MapLine>()
+  private nodeNames: string[] | undefined
 
-  constructor(table: SymbolTable, private readonly path: string) {
-    for (const info of table.definitions(path)) if (!this.first.has(info.qualifiedName)) this.first.set(info.qualifiedName, info)
+  constructor(private readonly table: SymbolTable, readonly path: string) {}
+
+  /** The file's definitions, read on first use: an entry's path is wanted before it is placed. */
+  private get definitions(): Map<string, SymbolInfo> {
+    if (!this.first) {
+      this.first = new Map()
+      for (const info of this.table.definitions(this.path)) if (!this.first.has(info.qualifiedName)) this.first.set(info.qualifiedName, info)
+    }
+    return this.first
+  }
+
+  /** The qualified name of the file's symbol node `node`. */
+  nodeName(node: number): string {
+    this.nodeNames ??= [...this.definitions.keys()]
+    const name = this.nodeNames[node]
+    if (name === undefined) throw new Error(`the code graph numbers more symbols in ${this.path} than its ${this.nodeNames.length} definitions`)
+    return name
   }
 
   placed(qualifiedName: string): Placed {
-    const info = this.first.get(qualifiedName)!
+    const info = this.definitions.get(qualifiedName)!
     const ancestors: MapLine[] = []
     for (let parent = this.parentOf(info); parent && ancestors.length < MAX_DEPTH; parent = this.parentOf(parent)) ancestors.unshift(this.line(parent))
     return { ...this.line(info), path: this.path, ancestors }
   }
 
   private parentOf(info: SymbolInfo): SymbolInfo | undefined {
-    return info.scope === info.qualifiedName ? undefined : this.first.get(info.scope)
+    return info.scope === info.qualifiedName ? undefined : this.definitions.get(info.scope)
   }
 
   private line(info: SymbolInfo): MapLine {

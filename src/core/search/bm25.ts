@@ -81,6 +81,8 @@ export interface Bm25Parts {
  * from where they came (blob records), and what to do with the rebuilt index (store it, report).
  */
 export interface Bm25Recovery {
+  /** The files the stored index holds (the tree's indexed files), by path: what it is rebuilt from when its own tables cannot be read. */
+  paths(): readonly string[]
   /** The analysed chunks of a stored file; undefined when they cannot be had (the damage is then thrown). */
   chunksOf(path: string): AnalyzedChunks | undefined
   rebuilt(index: Bm25Index, damage: CorruptFileError): void
@@ -355,6 +357,21 @@ export class Bm25Index {
     index.liveDocs = docEnd
     index.stored = stored
     index.fresh = new FreshPostings(docEnd)
+    return index
+  }
+
+  /**
+   * The index of `recovery`'s files, for a stored one found damaged on opening (its header or
+   * tables): rebuilt in path order, as stored, then stored and reported by `recovery`.
+   */
+  static rebuild(recovery: Bm25Recovery, damage: CorruptFileError): Bm25Index {
+    const index = new Bm25Index()
+    for (const path of recovery.paths()) {
+      const chunks = recovery.chunksOf(path)
+      if (!chunks) throw damage
+      index.addFile(path, chunks)
+    }
+    recovery.rebuilt(index, damage)
     return index
   }
 
