@@ -1,7 +1,7 @@
-import type { ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { VltError } from '../errors.js'
-import { GitError, spawnFailure, spawnGit } from './command.js'
+import { gitEnv, GitError, spawnFailure, spawnGit } from './command.js'
 import { repoOptions, type Repo } from './repo.js'
 
 interface Request {
@@ -176,4 +176,35 @@ function keepAlive(child: ChildProcess, on: boolean): void {
     if (on) handle?.ref()
     else handle?.unref()
   }
+}
+
+/**
+ * The contents of `blobs` read in one `git cat-file --batch` run that this thread waits for: for
+ * synchronous readers of many blobs at once (a query's snippets). A blob git lacks, or an object
+ * that is no blob, is absent from the answer; a failure to run git throws.
+ */
+export function readBlobsSync(repo: Repo, blobs: readonly string[]): Map<string, Buffer> {
+  const found = new Map<string, Buffer>()
+  const wanted = [...new Set(blobs)].filter((blob) => OID.test(blob))
+  if (wanted.length === 0) return found
+  const cwd = repo.root ?? repo.gitDir
+  const args = [...repoOptions(repo), 'cat-file', '--batch']
+  const run = spawnSync('git', args, { cwd, env: gitEnv(), input: `${wanted.join('\n')}\n`, maxBuffer: Number.MAX_SAFE_INTEGER })
+  if (run.error) throw spawnFailure(run.error as NodeJS.ErrnoException, cwd)
+  if (run.status !== 0) throw new GitError(args, run.status, run.stderr.toString('utf8'))
+  const out = run.stdout
+  let at = 0
+  for (const blob of wanted) {
+    const lf = out.indexOf(LF, at)
+    if (lf < 0) break
+    const [oid, type, size] = out.toString('latin1', at, lf).split(' ')
+    at = lf + 1
+    if (oid !== blob) throw new Error(`git cat-file --batch: unexpected answer for ${blob}`)
+    if (type === 'missing' || type === 'ambiguous') continue
+    const end = at + Number(size)
+    if (!Number.isSafeInteger(end) || end >= out.length || out[end] !== LF) throw new Error(`git cat-file --batch: bad content for ${blob}`)
+    if (type === 'blob') found.set(blob, out.subarray(at, end))
+    at = end + 1
+  }
+  return found
 }

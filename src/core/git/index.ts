@@ -1,4 +1,4 @@
-export { BlobReader } from './blob-reader.js'
+export { BlobReader, readBlobsSync } from './blob-reader.js'
 export { GitError, gitVersion } from './command.js'
 export { openRepo, runInRepo, streamInRepo, type Head, type ObjectFormat, type Repo } from './repo.js'
 export { shallowBoundary } from './shallow.js'

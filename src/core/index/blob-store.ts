@@ -25,7 +25,6 @@ import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
 import {
   checkRecord,
-  decodeRecord,
   ensureDirSync,
   listDirConfinedSync,
   openConfinedSync,
@@ -40,7 +39,7 @@ import {
   writeRecordSync,
   type VltPaths,
 } from '../store/index.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from './blob-task.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, decodeBlobRecord, type BlobRecord } from './blob-task.js'
 import type { HealItem, RecordHealer } from './heal.js'
 import { plural, Repairs } from './repairs.js'
 
@@ -134,7 +133,9 @@ export class BlobStore {
 
   /** The key's record, undefined when none is stored. Throws CorruptFileError for a damaged one. */
   read(key: BlobKey): BlobRecord | undefined {
-    return readRecordSync<BlobRecord>(this.loosePath(key), BLOB_RECORD_KIND, BLOB_RECORD_VERSION) ?? this.readPacked(key, true)
+    const path = this.loosePath(key)
+    const loose = readFileConfinedSync(path)
+    return loose ? decodeBlobRecord(loose, path) : this.readPacked(key, true)
   }
 
   /**
@@ -170,7 +171,7 @@ export class BlobStore {
       if ('error' in result) return failures.push(result.error)
       restored++
       this.storeHealed(item, result.encoded)
-      if (i === 0) healed = decodeRecord<BlobRecord>(result.encoded, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, this.loosePath(item))
+      if (i === 0) healed = decodeBlobRecord(result.encoded, this.loosePath(item))
     })
     this.repairs.recordsRestored(restored)
     if (failures.length > 0) this.repairs.recordsLost(failures.length, failures[0]!)
@@ -191,7 +192,7 @@ export class BlobStore {
    */
   inspect<K extends BlobKey>(keys: Iterable<K>, decode: boolean): RecordInspection<K> {
     const check = (bytes: Uint8Array, path: string): void => {
-      if (decode) decodeRecord(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
+      if (decode) decodeBlobRecord(bytes, path)
       else checkRecord(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
     }
     const result: RecordInspection<K> = { missing: [], damaged: [] }
@@ -467,7 +468,7 @@ export class BlobStore {
       this.packed = undefined
       return this.readPacked(key, false)
     }
-    return decodeRecord<BlobRecord>(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, `${path} (record at byte ${at.offset})`)
+    return decodeBlobRecord(bytes, `${path} (record at byte ${at.offset})`)
   }
 
   /** The packed records by key, each in a pack that holds it whole: a pack cut short (or gone) loses the records beyond its end. */

@@ -291,6 +291,7 @@ export async function summarizeBlobs<T extends BlobItem>(
           language: item.language,
           bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
           maxFileBytes: ctx.config.index.maxFileBytes,
+          ...(how.readBytes ? { keepText: true } : {}),
         }
         const { summary, encoded } = await runner.run(task, ctx.blobs.loosePath(item))
         if (pack) pack.add(key, encoded)

@@ -32,7 +32,7 @@ async function extractAll(): Promise<Healed[]> {
     for (const item of job.items) {
       try {
         const bytes = await readItemBytes(job.repo, reader, item)
-        const task = { blob: item.blob, language: item.language, bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxFileBytes: job.maxFileBytes }
+        const task = { blob: item.blob, language: item.language, bytes: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxFileBytes: job.maxFileBytes, keepText: item.dirty === true }
         // A copy of its own: the encoder's buffer may be a slice of a shared pool.
         results.push({ encoded: new Uint8Array((await processBlob(task, extractor)).encoded) })
       } catch (error) {

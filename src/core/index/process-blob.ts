@@ -2,8 +2,7 @@ import { classifyContent } from '../files/index.js'
 import { textArtifact, type Extractor, type FileArtifact, type ParseLimits } from '../parse/index.js'
 import { toReferenceColumns } from '../parse/reference-columns.js'
 import { analyzeChunks } from '../search/index.js'
-import { encodeRecord } from '../store/index.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, summarize, type BlobRecord, type BlobSummary, type BlobTask, type Degraded } from './blob-task.js'
+import { encodeBlobRecord, summarize, type BlobRecord, type BlobSummary, type BlobTask, type Degraded } from './blob-task.js'
 
 export interface ProcessedBlob {
   /** What the tree's aggregates take of the record. */
@@ -25,22 +24,23 @@ export async function processBlob(task: BlobTask, extractor: Extractor): Promise
   if (!content.ok) return encoded({ skipped: content.reason })
   const limits: ParseLimits = { maxWasmBytes: task.maxWasmBytes }
   if (task.parseTimeoutMs !== undefined) limits.deadline = started + task.parseTimeoutMs
-  return encoded(recordOf(extractor.extract(content.text, task.language, limits)))
+  return encoded(recordOf(extractor.extract(content.text, task.language, limits), task.keepText))
 }
 
 /** The blob as text windows, recording why it was not parsed; the bytes are classified (and credentials redacted) as for any file. */
 export function processAsText(task: BlobTask, degraded: Degraded | undefined): ProcessedBlob {
   const content = classifyContent(Buffer.from(task.bytes), task.maxFileBytes)
   if (!content.ok) return encoded({ skipped: content.reason })
-  return encoded({ ...recordOf(textArtifact(content.text, task.language)), ...(degraded ? { degraded } : {}) })
+  return encoded({ ...recordOf(textArtifact(content.text, task.language), task.keepText), ...(degraded ? { degraded } : {}) })
 }
 
-function recordOf(artifact: FileArtifact): BlobRecord {
-  return { artifact: { ...artifact, references: toReferenceColumns(artifact.references) }, analyzed: analyzeChunks(artifact.chunks) }
+function recordOf(artifact: FileArtifact, keepText = false): BlobRecord {
+  const analyzed = analyzeChunks(artifact.chunks)
+  const chunks = keepText ? artifact.chunks : artifact.chunks.map(({ body: _text, ...chunk }) => chunk)
+  return { artifact: { ...artifact, chunks, references: toReferenceColumns(artifact.references) }, analyzed }
 }
 
-/** Compressed: blob records are most of `.vlt/` and each is written once (in a worker) and read whole. */
 function encoded(record: BlobRecord): ProcessedBlob {
-  return { summary: summarize(record), encoded: encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record, { compress: true }) }
+  return { summary: summarize(record), encoded: encodeBlobRecord(record) }
 }
 

@@ -8,9 +8,9 @@ import type { Progress } from '../cli/progress.js'
 import { CACHE_CONNECTIONS } from '../cache/index.js'
 import { CorruptFileError } from '../errors.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
-import { checkRecord, decodeRecord } from '../store/index.js'
+import { checkRecord } from '../store/index.js'
 import { keyOf, PACK_MIN_RECORDS, type BlobKey } from './blob-store.js'
-import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from './blob-task.js'
+import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, decodeBlobRecord, type BlobRecord } from './blob-task.js'
 import type { IndexContext } from './context.js'
 
 /** Requests in flight: twice the connections, so that one waits on the network while another is read. */
@@ -136,7 +136,7 @@ function framed(bytes: Buffer, contentKey: string): boolean {
 /** A record as a cache sent it: whole, of our kind and format version, decodable; undefined otherwise. */
 function decodeChecked(bytes: Buffer, contentKey: string): BlobRecord | undefined {
   try {
-    return decodeRecord<BlobRecord>(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, `remote cache record ${contentKey}`)
+    return decodeBlobRecord(bytes, `remote cache record ${contentKey}`)
   } catch (error) {
     if (error instanceof CorruptFileError) return undefined
     throw error

@@ -31,6 +31,12 @@ export class Repairs {
     if (count > 0) this.lost.push(`${plural(count, 'record')} could not be re-extracted (${reason})`)
   }
 
+  /** A file whose chunk text git could not serve (see chunk-text.ts): its chunks come without it. */
+  textUnread(reason: string): void {
+    const line = `chunk text unavailable: ${reason}`
+    if (!this.lost.includes(line)) this.lost.push(line)
+  }
+
   /** What was rebuilt, e.g. "rebuilt the index of tree 1a2b3c4d5e6f from the blob records". */
   rebuilt(action: string): void {
     if (!this.actions.includes(action)) this.actions.push(action)

@@ -11,4 +11,7 @@
 // than 1,024 of them (see RefRows.reset), and a new version rebuilds them.
 // 8: pyproject.toml, setup.cfg and setup.py carry the package directories they declare as import
 // rows (parse/package-dirs.ts); aggregates built before resolve Python imports without them.
-export const EXTRACTOR_VERSION = 8
+// 9: a git blob's record no longer holds its chunks' text, which git serves (blob-artifact v3,
+// index/chunk-text.ts); version 8 records are blob-artifact v2, which a new directory leaves for gc
+// rather than every one being read as damaged.
+export const EXTRACTOR_VERSION = 9

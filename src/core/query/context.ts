@@ -1,6 +1,7 @@
 import { loadCommitHistory, type CommitHistory } from '../commits/index.js'
 import { VltError } from '../errors.js'
 import { summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
+import { ChunkTexts, withChunkText } from '../index/chunk-text.js'
 import { readWorkingContent } from '../index/heal.js'
 import { fromReferenceColumns } from '../parse/reference-columns.js'
 import { loadLastComplete, loadWholeTree, openIndexContext, syncIndexIn, type IndexContext, type IndexedTree, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
@@ -52,6 +53,12 @@ export interface QueryContext {
   files: Map<string, FileSource>
   /** A file's full artifact (chunks with text, every reference); null when not indexed. */
   artifact(path: string): FileArtifact | null
+  /**
+   * Reads the chunk text of these files in one git run, for a reader about to use the text of
+   * many (git serves a committed file's chunk text, see index/chunk-text.ts; read one file at a
+   * time, each costs a git process).
+   */
+  prefetchText(paths: Iterable<string>): void
   /** HEAD's commit history (src/core/commits), loaded on first use and kept with the context. */
   commits(): Promise<CommitHistory>
   /** The imported SCIP index (src/core/scip), read on first use; null when there is none. */
@@ -102,6 +109,7 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
   index.repairs.flush(opts.warn)
   // A SCIP index the repository offers is imported when it is new: only a query that could update the index does it.
   if (!skipped && !opts.noSync) await refreshOfferedScip(index, opts.warn)
+  const texts = new ChunkTexts(index.repo, index.repairs)
   const staleReason: StaleReason | undefined = skipped?.reason ?? (overlaid ? undefined : 'no-overlay')
   return {
     index,
@@ -109,7 +117,8 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
     aggregates: tree.aggregates,
     freshness: { treeHash: tree.manifest.treeHash, stale: staleReason !== undefined, ...(staleReason ? { staleReason } : {}), overlayFiles: applied },
     files,
-    artifact: artifactCache((source) => readArtifact(index, source, opts.warn), files),
+    artifact: artifactCache((source) => readArtifact(index, texts, source, opts.warn), files),
+    prefetchText: (paths) => texts.prefetch(committedBlobs(paths, files)),
     commits: once(() => loadCommitHistory({ repo: index.repo, paths: index.paths, maxCommits: index.config.commits.maxCommits }, opts.warn)),
     scip: scipViewLoader(index, opts.warn),
   }
@@ -199,8 +208,22 @@ async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, ove
 }
 
 /** A file's artifact; a record lost or damaged since the context was opened is extracted again on the spot (see BlobStore.readOrHeal). */
-function readArtifact(index: IndexContext, source: FileSource, warn: (message: string) => void): FileArtifact | null {
+function readArtifact(index: IndexContext, texts: ChunkTexts, source: FileSource, warn: (message: string) => void): FileArtifact | null {
   const record = index.blobs.readOrHeal(source, { path: source.path, dirty: source.dirty })
   index.repairs.flush(warn)
-  return record && !record.skipped ? { ...record.artifact, references: fromReferenceColumns(record.artifact.references) } : null
+  if (!record || record.skipped) return null
+  const text = (): string | undefined => {
+    const read = texts.text(source.blob, record.artifact.lineCount)
+    index.repairs.flush(warn)
+    return read
+  }
+  return { ...withChunkText(record.artifact, text), references: fromReferenceColumns(record.artifact.references) }
+}
+
+/** The blobs of the committed files among `paths`: an uncommitted file's record holds its text. */
+function* committedBlobs(paths: Iterable<string>, files: Map<string, FileSource>): Iterable<string> {
+  for (const path of paths) {
+    const source = files.get(path)
+    if (source && !source.dirty) yield source.blob
+  }
 }

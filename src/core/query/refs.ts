@@ -89,6 +89,8 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
   const resolution: Resolution = { targets, others, exposure, python: new PythonTypes(table, (path) => qctx.artifact(path)) }
   const space = restrictedSpace(table, targets, (path) => qctx.files.get(path)?.language)
   const ambiguous: Reference[] = []
+  /** The artifact of each file a reference was taken from: their context lines are read at the end, all files' text at once. */
+  const taken = new Map<string, FileArtifact>()
 
   for (let f = start.file; f < files.length; f++) {
     const path = files[f]!
@@ -96,21 +98,21 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
     if (uses) {
       const artifact = qctx.artifact(path)
       if (!artifact) continue
-      const line = lineReader(artifact)
+      taken.set(path, artifact)
       for (let r = f === start.file ? start.ref : 0; r < uses.length; r++) {
         if (result.references.length === limit) {
           result.cursor = `${f}.${r}`
           break
         }
         const use = uses[r]!
-        result.references.push({ path, line: use.line, column: use.column, context: line(use.line), enclosing: enclosingAt(artifact, use.line), precision: 'scip' })
+        result.references.push({ path, line: use.line, column: use.column, context: '', enclosing: enclosingAt(artifact, use.line), precision: 'scip' })
       }
       if (result.cursor) break
       continue
     }
     const view = views.view(path, exposure)
     if (!view) continue
-    const line = lineReader(view.artifact)
+    taken.set(path, view.artifact)
     const refs = view.artifact.references
     // `import {name as alias}`: the alias's uses are the name's.
     const aliases = targets.length === 0 ? [] : aliasesOf(view.bindings, name)
@@ -124,13 +126,25 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
         result.cursor = `${f}.${r}`
         break
       }
-      const entry: Reference = { path, line: ref.line, column: ref.column, context: line(ref.line), enclosing: ref.enclosing, precision: 'syntactic' }
+      const entry: Reference = { path, line: ref.line, column: ref.column, context: '', enclosing: ref.enclosing, precision: 'syntactic' }
       ;(verdict === 'keep' ? result.references : ambiguous).push(entry)
     }
     if (result.cursor) break
   }
   if (ambiguous.length > 0) result.ambiguous = ambiguous
+  readContexts(qctx, [...result.references, ...ambiguous], taken)
   return result
+}
+
+/** Each reference's line of source, from the text of the files they were taken from (read in one go). */
+function readContexts(qctx: QueryContext, references: Reference[], artifacts: Map<string, FileArtifact>): void {
+  qctx.prefetchText(new Set(references.map((reference) => reference.path)))
+  const readers = new Map<string, (line: number) => string>()
+  for (const reference of references) {
+    let line = readers.get(reference.path)
+    if (!line) readers.set(reference.path, (line = lineReader(artifacts.get(reference.path)!)))
+    reference.context = line(reference.line)
+  }
 }
 
 /**

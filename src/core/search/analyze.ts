@@ -21,8 +21,8 @@ export interface AnalyzedChunks {
 }
 
 /**
- * One chunk: indexes into its blob's `terms` with their field-weighted frequencies, and its
- * weighted length (the sum of `tfs`) that BM25 normalises by.
+ * One chunk: indexes into its blob's `terms` (ascending) with their field-weighted frequencies,
+ * and its weighted length (the sum of `tfs`) that BM25 normalises by.
  */
 export interface AnalyzedDoc {
   terms: number[]
@@ -249,8 +249,12 @@ function takeCounts(): TermCounts {
   return { terms, tfs, length }
 }
 
+const ascending = (a: number, b: number): number => a - b
+
 export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
   const blobTerms: string[] = []
+  /** Term id of each of blobTerms. */
+  const blobIds: number[] = []
   const positions = new Map<number, number>()
   const docs = chunks.map((chunk): AnalyzedDoc => {
     // name and qualifiedName overlap (equal for top-level symbols): each distinct term counts once.
@@ -260,7 +264,6 @@ export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
     addText(chunk.docstring, FIELD_WEIGHTS.docstring)
     addText(chunk.body, FIELD_WEIGHTS.body)
     const terms: number[] = new Array(touched.length)
-    const tfs: number[] = new Array(touched.length)
     let length = 0
     for (let k = 0; k < touched.length; k++) {
       const id = touched[k]
@@ -269,12 +272,16 @@ export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
         position = blobTerms.length
         positions.set(id, position)
         blobTerms.push(termTable.terms[id])
+        blobIds.push(id)
       }
       terms[k] = position
-      tfs[k] = counts[id]
       length += counts[id]
-      counts[id] = 0
     }
+    // Ascending positions: a record stores them as gaps (see index/blob-task.ts), small numbers that msgpack writes in a byte.
+    terms.sort(ascending)
+    const tfs: number[] = new Array(terms.length)
+    for (let k = 0; k < terms.length; k++) tfs[k] = counts[blobIds[terms[k]]]
+    for (let k = 0; k < touched.length; k++) counts[touched[k]] = 0
     touched.length = 0
     return { terms, tfs, length }
   })

@@ -9,6 +9,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
 import type { BlobKey, BlobStore } from '../index/blob-store.js'
+import { ChunkTexts, withChunkText } from '../index/chunk-text.js'
+import type { Repo } from '../git/index.js'
 import { WorkerPool } from '../index/pool.js'
 import type { Chunk } from '../parse/types.js'
 import type { QueryContext } from '../query/context.js'
@@ -52,6 +54,8 @@ export function associationsPath(qctx: QueryContext): string {
 
 /** What a learning worker is asked: the blob records to learn from (in `vltDir`), and where to store the model. */
 export interface LearningTask {
+  /** Where the records' chunk text is read from (see index/chunk-text.ts). */
+  repo: Repo
   vltDir: string
   records: BlobKey[]
   outPath: string
@@ -70,7 +74,7 @@ export function learnInBackground(qctx: QueryContext): Promise<void> {
   const outPath = associationsPath(qctx)
   let pending = learning.get(outPath)
   if (!pending) {
-    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { vltDir: qctx.index.paths.root, records: learningRecords(qctx), outPath })
+    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { repo: qctx.index.repo, vltDir: qctx.index.paths.root, records: learningRecords(qctx), outPath })
     learning.set(outPath, pending)
     pending.then(() => learning.delete(outPath), () => learning.delete(outPath))
   }
@@ -123,7 +127,7 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (!(error instanceof CorruptFileError)) throw error
     warning = `${error.message}; rebuilt the term associations`
   }
-  const model = learnAssociations(chunksOf(qctx.index.blobs, learningRecords(qctx)))
+  const model = learnAssociations(chunksOf(qctx.index.blobs, new ChunkTexts(qctx.index.repo, qctx.index.repairs), learningRecords(qctx)))
   // A cache: in a `.vlt/` that cannot be written, learned again next time.
   await unlessUnwritable(() => writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model))
   return warning ? { model, warning } : { model }
@@ -146,9 +150,16 @@ function learningRecords(qctx: QueryContext): BlobKey[] {
  * fills the query context's artifact cache nor depends on the overlay. A record lost or damaged is
  * extracted again when the store can (a query's own store; a learning thread's goes without it).
  */
-export function* chunksOf(store: BlobStore, records: readonly BlobKey[]): Iterable<Chunk> {
-  for (const key of records) {
-    const record = store.readOrHeal(key)
-    if (record && !record.skipped) yield* record.artifact.chunks
+export function* chunksOf(store: BlobStore, texts: ChunkTexts, records: readonly BlobKey[]): Iterable<Chunk> {
+  for (let start = 0; start < records.length; start += TEXT_BATCH) {
+    const batch = records.slice(start, start + TEXT_BATCH)
+    texts.prefetch(batch.map((key) => key.blob))
+    for (const key of batch) {
+      const record = store.readOrHeal(key)
+      if (record && !record.skipped) yield* withChunkText(record.artifact, () => texts.text(key.blob, record.artifact.lineCount)).chunks
+    }
   }
 }
+
+/** Files whose text one git run reads for learning: a few megabytes of Linux source at a time. */
+const TEXT_BATCH = 256

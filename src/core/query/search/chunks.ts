@@ -24,6 +24,11 @@ export class ChunkSource {
     return artifact
   }
 
+  /** Reads the chunk text of these files at once (see QueryContext.prefetchText). */
+  prefetchText(paths: Iterable<string>): void {
+    this.qctx.prefetchText(paths)
+  }
+
   chunk(key: ChunkKey): Chunk | undefined {
     return this.artifact(key.path)?.chunks[key.chunkIndex]
   }

@@ -116,6 +116,7 @@ export async function searchFiles(qctx: QueryContext, query: string, options: Fi
   }
 
   const chunks = ranking?.chunks ?? new ChunkSource(qctx)
+  chunks.prefetchText(outcome.files.slice(0, limit).map((file) => file.path))
   const files = outcome.files.slice(0, limit).map((file): FileSearchResult => ({
     path: file.path,
     language: qctx.files.get(file.path)?.language ?? 'text',

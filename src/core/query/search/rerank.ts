@@ -58,6 +58,8 @@ export function rerank(input: RerankInput): { results: RankedCandidate[]; decisi
     return hits / queryTerms.size
   })
   const scored: Array<{ candidate: RankedCandidate; features: Record<string, number> }> = []
+  // Duplicates are told by their text, and the results' snippets are made from it.
+  chunks.prefetchText(candidates.map((candidate) => candidate.path))
   for (const candidate of candidates) {
     const chunk = chunks.chunk(candidate)
     if (!chunk || !filters.chunk(chunk)) continue

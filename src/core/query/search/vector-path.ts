@@ -127,21 +127,28 @@ async function overlayVectors(qctx: QueryContext, provider: EmbeddingProvider, d
   return embedFiles(qctx, provider, dirty, silentProgress)
 }
 
+/** Files whose chunk text one git run reads (see QueryContext.prefetchText). */
+const TEXT_BATCH = 256
+
 async function embedFiles(qctx: QueryContext, provider: EmbeddingProvider, paths: string[], progress: Progress): Promise<TreeVectors> {
   const items: EmbedItem[] = []
   const rows: Array<{ file: number; chunk: number; hash: string }> = []
   const kept: string[] = []
-  for (const path of paths) {
-    const artifact = qctx.artifact(path)
-    if (!artifact) continue
-    const file = kept.push(path) - 1
-    artifact.chunks.forEach((chunk, chunkIndex) => {
-      const text = embeddingText(chunk)
-      if (text.trim() === '') return
-      const hash = chunkHash(text)
-      items.push({ hash, text })
-      rows.push({ file, chunk: chunkIndex, hash })
-    })
+  for (let start = 0; start < paths.length; start += TEXT_BATCH) {
+    const batch = paths.slice(start, start + TEXT_BATCH)
+    qctx.prefetchText(batch)
+    for (const path of batch) {
+      const artifact = qctx.artifact(path)
+      if (!artifact) continue
+      const file = kept.push(path) - 1
+      artifact.chunks.forEach((chunk, chunkIndex) => {
+        const text = embeddingText(chunk)
+        if (text.trim() === '') return
+        const hash = chunkHash(text)
+        items.push({ hash, text })
+        rows.push({ file, chunk: chunkIndex, hash })
+      })
+    }
   }
   const vectors = await embedAll(dedupe(items), provider, new VectorCache(qctx.index.paths, provider.id), progress)
   const dimensions = rows.length === 0 ? 0 : vectors.get(rows[0]!.hash)!.length
