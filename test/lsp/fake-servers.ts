@@ -13,35 +13,38 @@ export function hangingServer(bin: string, name: string): string {
 }
 
 /**
- * A "language server" named `name` in `bin` that appends a line to the returned file each time it
- * starts and runs `real` in its place (stdio passed through).
+ * A "language server" named `name` in `bin` that runs `before` (script text) on each start, then
+ * `real` in its place (stdio passed through, a SIGTERM passed on).
  */
-export function countingServer(bin: string, name: string, real: string): string {
-  const log = join(bin, `${name}.starts`)
-  writeFileSync(log, '')
+function wrappingServer(bin: string, name: string, real: string, before: string): void {
   writeFileSync(
     join(bin, name),
-    `#!${process.execPath}\nrequire('fs').appendFileSync(${JSON.stringify(log)}, 'started\\n')\n` +
+    `#!${process.execPath}\n${before}\n` +
       `const child = require('child_process').spawn(${JSON.stringify(real)}, process.argv.slice(2), { stdio: 'inherit' })\n` +
       `child.on('exit', (code) => process.exit(code ?? 1))\nprocess.on('SIGTERM', () => child.kill())\n`,
   )
   chmodSync(join(bin, name), 0o755)
+}
+
+/** A server wrapping `real` (see wrappingServer) that appends a line to the returned file each time it starts. */
+export function countingServer(bin: string, name: string, real: string): string {
+  const log = join(bin, `${name}.starts`)
+  writeFileSync(log, '')
+  wrappingServer(bin, name, real, `require('fs').appendFileSync(${JSON.stringify(log)}, 'started\\n')`)
   return log
 }
 
 /**
- * A "language server" named `name` in `bin` that writes the values of `variables` in its environment
- * (as JSON, unset ones null) to the returned file and runs `real` in its place.
+ * A server wrapping `real` (see wrappingServer) that writes the values of `variables` in its
+ * environment (as JSON, unset ones null) to the returned file.
  */
 export function environmentServer(bin: string, name: string, real: string, variables: readonly string[]): string {
   const out = join(bin, `${name}.env.json`)
-  writeFileSync(
-    join(bin, name),
-    `#!${process.execPath}\nconst seen = Object.fromEntries(${JSON.stringify(variables)}.map((v) => [v, process.env[v] ?? null]))\n` +
-      `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(seen))\n` +
-      `const child = require('child_process').spawn(${JSON.stringify(real)}, process.argv.slice(2), { stdio: 'inherit' })\n` +
-      `child.on('exit', (code) => process.exit(code ?? 1))\nprocess.on('SIGTERM', () => child.kill())\n`,
+  wrappingServer(
+    bin,
+    name,
+    real,
+    `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.fromEntries(${JSON.stringify(variables)}.map((v) => [v, process.env[v] ?? null]))))`,
   )
-  chmodSync(join(bin, name), 0o755)
   return out
 }

@@ -6,7 +6,7 @@
  * (notes/links.ts); nothing else in a note changes.
  */
 import { posix } from 'node:path'
-import { LinkResolver, parseNote, rewriteNoteLinks, type RawLink } from '../notes/index.js'
+import { LinkResolver, NOTE_EXTENSION, parseNote, rewriteNoteLinks, type RawLink } from '../notes/index.js'
 
 export interface NoteText {
   /** Repo-relative, '/'-separated. */
@@ -14,15 +14,12 @@ export interface NoteText {
   text: string
 }
 
-const NOTE_EXTENSION = /\.(?:md|markdown|mdx)$/i
-const MARKDOWN_FILE = /\.(md|markdown)$/i
-
 /**
  * The notes whose text changes when `from` has moved to `to`, with their new text and how many
  * links changed. `notes` are the notes as they are after the move (the moved one under `to`).
  */
 export function relinked(notes: readonly NoteText[], from: string, to: string): Array<NoteText & { links: number }> {
-  const aliases = new Map(notes.map((note) => [note.path, MARKDOWN_FILE.test(note.path) ? parseNote(note.text).aliases : []]))
+  const aliases = new Map(notes.map((note) => [note.path, parseNote(note.text).aliases]))
   const targets = (moved: string) => notes.map((note) => ({ path: note.path === to ? moved : note.path, root: '', aliases: aliases.get(note.path) ?? [] }))
   const before = new LinkResolver(targets(from))
   const after = new LinkResolver(targets(to))

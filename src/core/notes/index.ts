@@ -3,7 +3,7 @@ export { DEFAULT_NOTES_CONFIG, notesConfig, resolveFolder, type NotesConfig } fr
 export { openNotes, NotesIndex, type Backlink, type NotesFreshness, type NotesOptions } from './build.js'
 export { parseNote, rewriteNoteLinks, MAX_SECTION_CHARS, type Heading, type ParsedNote, type Section } from './markdown.js'
 export { parseFrontMatter, type FrontMatter, type FrontMatterValue } from './front-matter.js'
-export { LinkResolver, type RawLink } from './links.js'
+export { LinkResolver, NOTE_EXTENSION, type RawLink } from './links.js'
 export { findNotes, searchIndex, type NoteHit, type NoteSearch, type NoteSearchMethod, type NoteSearchOptions, type NotesSearchResult } from './search.js'
 export { noteVectorPath, sectionEmbeddingText, type NoteVectorResult, type SectionHit } from './vectors.js'
 export { readNote, locateNote, type NoteLink, type NoteView } from './read.js'

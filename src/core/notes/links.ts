@@ -86,7 +86,8 @@ export interface LinkTarget {
   aliases: readonly string[]
 }
 
-const NOTE_EXTENSION = /\.(?:md|markdown|mdx)$/i
+/** The extensions a note's path may have (a link may leave them out). */
+export const NOTE_EXTENSION = /\.(?:md|markdown|mdx)$/i
 
 /**
  * Resolves links the way Obsidian and GitHub do: a markdown link is a path relative to the

@@ -70,14 +70,12 @@ export function parseNote(text: string): ParsedNote {
   for (let i = front.endLine; i < lines.length; i++) {
     const line = lines[i]!
     if (fence) {
-      const close = FENCE.exec(line)
-      if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length && close[2]!.trim() === '') fence = ''
+      if (closesFence(line, fence)) fence = ''
       else fenced[i] = 1
       continue
     }
-    const open = FENCE.exec(line)
-    if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) {
-      fence = open[1]!
+    fence = opensFence(line)
+    if (fence) {
       fenced[i] = 1
       paragraph = false
       continue
@@ -129,17 +127,12 @@ export function rewriteNoteLinks(text: string, replace: (link: RawLink, raw: str
   for (let i = front.endLine; i < lines.length; i++) {
     const line = lines[i]!
     if (fence) {
-      const close = FENCE.exec(line)
-      if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length && close[2]!.trim() === '') fence = ''
+      if (closesFence(line, fence)) fence = ''
       continue
     }
-    const open = FENCE.exec(line)
-    if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) {
-      fence = open[1]!
-      continue
-    }
-    if (!line.includes('[')) continue
-    const blanked = line.includes('`') ? line.replace(CODE_SPAN, (span) => ' '.repeat(span.length)) : line
+    fence = opensFence(line)
+    if (fence || !line.includes('[')) continue
+    const blanked = blankCodeSpans(line)
     let out = ''
     let from = 0
     for (const site of linkSites(blanked, i + 1)) {
@@ -154,8 +147,25 @@ export function rewriteNoteLinks(text: string, replace: (link: RawLink, raw: str
   return { text: lines.join('\n'), rewritten }
 }
 
+/** The fence a line opens (its backticks or tildes), or '' when it opens none. */
+function opensFence(line: string): string {
+  const open = FENCE.exec(line)
+  return open && !(open[1]![0] === '`' && open[2]!.includes('`')) ? open[1]! : ''
+}
+
+/** Whether `line` closes the fence `fence` opened. */
+function closesFence(line: string, fence: string): boolean {
+  const close = FENCE.exec(line)
+  return close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length && close[2]!.trim() === ''
+}
+
+/** The line with its code spans blanked (same length, so columns hold). */
+function blankCodeSpans(line: string): string {
+  return line.includes('`') ? line.replace(CODE_SPAN, (span) => ' '.repeat(span.length)) : line
+}
+
 function scanLine(line: string, lineNumber: number, links: RawLink[], tags: Set<string>): void {
-  const text = line.includes('`') ? line.replace(CODE_SPAN, (span) => ' '.repeat(span.length)) : line
+  const text = blankCodeSpans(line)
   if (text.includes('[')) scanLinks(text, lineNumber, links)
   if (text.includes('#')) for (const match of text.matchAll(INLINE_TAG)) tags.add(match[1]!)
 }
