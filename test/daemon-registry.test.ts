@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert'
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { DEFAULT_MAX_DAEMONS, maxDaemons, registryPlace, type RegistryEntry } from '../src/core/daemon/registry.js'
+import { capDaemons, DaemonRegistry, DEFAULT_MAX_DAEMONS, maxDaemons, registryPlace, type RegistryEntry } from '../src/core/daemon/registry.js'
+import { encodeLine, lineReader, type DaemonRequest, type DaemonStatus } from '../src/core/daemon/protocol.js'
 import { isProcessAlive } from '../src/core/store/liveness.js'
 import { vlt, vltJson } from './helpers/cli.js'
 import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
@@ -113,5 +115,67 @@ describe('the daemon registry folder', () => {
     assert.equal(maxDaemons({}), DEFAULT_MAX_DAEMONS)
     assert.equal(maxDaemons({ GIT_VLT_DAEMON_MAX: '7' }), 7)
     for (const bad of ['0', '-1', '2.5', 'many', '']) assert.equal(maxDaemons({ GIT_VLT_DAEMON_MAX: bad }), DEFAULT_MAX_DAEMONS)
+  })
+})
+
+describe('capping the daemons (registry.ts, against a daemon speaking the protocol on a real socket)', function () {
+  this.timeout(20_000)
+  let base: string
+  let server: Server | undefined
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'vlt-cap-'))
+  })
+  afterEach(() => {
+    server?.close()
+    rmSync(base, { recursive: true, force: true })
+  })
+
+  /** An idle daemon that acknowledges each request `lateMs` late, as one warming its index on a loaded machine does. */
+  async function slowIdleDaemon(socket: string, lateMs: number, stops: string[]): Promise<void> {
+    const status: DaemonStatus = {
+      pid: process.pid,
+      current: true,
+      startedAt: new Date(Date.now() - 60_000).toISOString(),
+      build: 'test',
+      socket,
+      served: 0,
+      active: 0,
+      idleTimeoutMs: 600_000,
+      lastRequestAt: null,
+    }
+    server = createServer((connection) => {
+      connection.on('error', () => {})
+      connection.on(
+        'data',
+        lineReader(
+          (message) => {
+            const request = message as DaemonRequest
+            setTimeout(() => {
+              connection.write(encodeLine({ type: 'accepted' }))
+              if (request.type === 'stop') stops.push(request.reason ?? '')
+              connection.end(encodeLine(request.type === 'stop' ? { type: 'stopping', pid: process.pid } : { type: 'status', status }))
+            }, lateMs)
+          },
+          () => connection.destroy(),
+        ),
+      )
+    })
+    await new Promise<void>((resolve) => server!.listen(socket, resolve))
+  }
+
+  it('asks an idle daemon that acknowledges over a second late to exit, rather than counting it busy', async () => {
+    const registry = new DaemonRegistry(base)
+    const socket = join(base, 'other.sock')
+    const stops: string[] = []
+    await slowIdleDaemon(socket, 1_500, stops)
+    const other: RegistryEntry = { pid: process.pid, vltDir: join(base, 'other', '.vlt'), socket, startedAt: new Date().toISOString() }
+    const self: RegistryEntry = { pid: process.pid, vltDir: join(base, 'self', '.vlt'), socket: join(base, 'self.sock'), startedAt: new Date().toISOString() }
+    registry.register(other)
+    registry.register(self)
+    const lines: string[] = []
+    await capDaemons(registry, self, 1, (line) => lines.push(line))
+    assert.deepEqual(stops, ['2 daemons would run, at most 1 (GIT_VLT_DAEMON_MAX); this one was the least recently used'])
+    assert.deepEqual(registry.entries().map((entry) => entry.vltDir), [self.vltDir])
+    assert.match(lines.join('\n'), /asked the daemon of .*other\/\.vlt .* to exit/)
   })
 })

@@ -26,8 +26,13 @@ import { PROTOCOL_VERSION, type DaemonStatus } from './protocol.js'
 
 export const MAX_DAEMONS_ENV = 'GIT_VLT_DAEMON_MAX'
 export const DEFAULT_MAX_DAEMONS = 4
-/** A registered daemon that does not acknowledge a status request this fast is left alone (busy or hung). */
-const PROBE_MS = 1_000
+/**
+ * A registered daemon that does not acknowledge a status request this fast is left alone (busy or
+ * hung). Generous because capping runs in the background of a daemon that is already serving: a
+ * daemon warming its index on a loaded machine was seen to take over a second to acknowledge, and
+ * counting it as busy left one daemon too many.
+ */
+const PROBE_MS = 5_000
 
 /** What a daemon records about itself. */
 export interface RegistryEntry {
