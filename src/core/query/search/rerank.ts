@@ -84,11 +84,12 @@ export function rerank(input: RerankInput): { results: RankedCandidate[]; decisi
 }
 
 /**
- * Candidates whose text one git run reads while duplicates are suppressed, in score order: only
- * those examined before `limit` results are kept need their text (told apart by it, shown by
- * snippets), and a cold query pays for every file read (git, then the secrets scan).
+ * Duplicates are suppressed in score order, and only the candidates examined before `limit`
+ * results are kept need their text (told apart by it, shown by snippets): a cold query pays for
+ * every file read (git, then the secrets scan). Each git run reads the files of the candidates
+ * that could still fill the results, and this many more for the duplicates among them.
  */
-const TEXT_BATCH = 16
+const TEXT_MARGIN = 4
 
 function suppressDuplicates(
   scored: Array<{ candidate: RankedCandidate; features: Record<string, number> }>,
@@ -98,11 +99,16 @@ function suppressDuplicates(
   const results: RankedCandidate[] = []
   const decisions: RerankDecision[] = []
   const bodies = new Map<string, string>()
+  const asked = new Set<string>()
   scored.forEach(({ candidate, features }, k) => {
     const decision: RerankDecision = { path: candidate.path, chunkIndex: candidate.chunkIndex, fused: candidate.score, features, score: candidate.final }
     decisions.push(decision)
     if (results.length === limit) return
-    if (k % TEXT_BATCH === 0) chunks.prefetchText(scored.slice(k, k + Math.max(TEXT_BATCH, 2 * (limit - results.length))).map((entry) => entry.candidate.path))
+    if (!asked.has(candidate.path)) {
+      const paths = scored.slice(k, k + limit - results.length + TEXT_MARGIN).map((entry) => entry.candidate.path)
+      for (const path of paths) asked.add(path)
+      chunks.prefetchText(paths)
+    }
     const covering = results.find((kept) => kept.path === candidate.path && (overlaps(kept.chunk, candidate.chunk) || sameDefinition(kept.chunk, candidate.chunk)))
     const body = createHash('sha1').update(candidate.chunk.body.trim()).digest('hex')
     const twin = covering ? undefined : bodies.get(body)
