@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { UsageError, VltError } from '../../src/core/errors.js'
 import { openRepo } from '../../src/core/git/index.js'
+import { locateRepo } from '../../src/core/git/repo.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
 const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
@@ -93,6 +94,21 @@ describe('openRepo', () => {
     assert.equal(found.vltDir, join(worktree, '.vlt'))
     assert.equal(found.head.branch, 'feature')
     assert.equal(found.head.commit, repo.git('rev-parse', 'HEAD'))
+  })
+
+  it('locates the same folders without HEAD (the daemon client\'s lookup): subdirectory, bare, linked worktree, empty', async () => {
+    const repo = track(createGitRepo({ files: { 'src/a.txt': 'a\n' } }))
+    const bare = track(createGitRepo({ bare: true }))
+    repo.git('push', '-q', bare.dir, 'main')
+    const worktree = `${repo.dir}-located`
+    repo.git('worktree', 'add', '-q', '-b', 'located', worktree)
+    fixtures.push({ ...repo, cleanup: () => rmSync(worktree, { recursive: true, force: true }) })
+    const empty = track(createGitRepo())
+    for (const dir of [join(repo.dir, 'src'), bare.dir, worktree, empty.dir]) {
+      const { head: _head, ...folders } = await openRepo(dir)
+      assert.deepEqual(await locateRepo(dir), folders, dir)
+    }
+    await assert.rejects(locateRepo(join(repo.dir, 'missing')), UsageError)
   })
 
   it('follows GIT_DIR from the environment', async () => {

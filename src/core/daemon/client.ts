@@ -10,7 +10,7 @@ import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { QueryName } from '../cli/queries.js'
-import { openRepo } from '../git/repo.js'
+import { locateRepo } from '../git/repo.js'
 import { ConfinementError, dirExistsSync, ensureDirSync, openForAppendSync, readFileConfinedSync } from '../store/confine.js'
 import { isProcessAlive } from '../store/liveness.js'
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
@@ -41,7 +41,7 @@ export interface DaemonTarget {
 }
 
 export async function resolveTarget(cwd: string): Promise<DaemonTarget> {
-  const repo = await openRepo(cwd)
+  const repo = await locateRepo(cwd)
   const workDir = repo.root ?? repo.gitDir
   const settings = await repoSettings(workDir)
   const paths = daemonPaths(repo.vltDir)

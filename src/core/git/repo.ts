@@ -45,24 +45,33 @@ export async function openRepo(cwd: string): Promise<Repo> {
   const head = readHeadObjects(dir)
   branch.catch(() => {})
   head.catch(() => {})
-  const layout = await readLayout(dir)
+  const location = locationOf(await readLayout(dir))
   const [ref, objects] = await Promise.all([branch, head])
   const commit = objects?.commit ?? null
   const tree = objects?.tree ?? (await emptyTree(dir))
-  const root = layout.root
+  return { ...location, head: { commit, tree, branch: ref === null ? null : ref.replace(/^refs\/heads\//, ''), detached: ref === null } }
+}
+
+/** A repository's folders, without its HEAD. */
+export type RepoLocation = Omit<Repo, 'head'>
+
+/**
+ * Where the repository containing `cwd` lives, as openRepo finds it, without asking git about
+ * HEAD: one git process instead of three, for a caller that needs only its folders (the query
+ * daemon's client, on every query).
+ */
+export async function locateRepo(cwd: string): Promise<RepoLocation> {
+  const dir = resolve(cwd)
+  await requireDirectory(dir)
+  return locationOf(await readLayout(dir))
+}
+
+function locationOf(layout: Layout): RepoLocation {
+  const { root } = layout
   const vltDir = root === null ? join(layout.gitDir, 'vlt') : join(root, '.vlt')
   // Whatever is done under it later is confined to it (see store/confine.ts).
   confineTo(vltDir)
-  return {
-    root,
-    gitDir: layout.gitDir,
-    commonDir: layout.commonDir,
-    isBare: layout.isBare,
-    isWorktree: layout.gitDir !== layout.commonDir,
-    vltDir,
-    head: { commit, tree, branch: ref === null ? null : ref.replace(/^refs\/heads\//, ''), detached: ref === null },
-    objectFormat: layout.objectFormat,
-  }
+  return { root, gitDir: layout.gitDir, commonDir: layout.commonDir, isBare: layout.isBare, isWorktree: layout.gitDir !== layout.commonDir, vltDir, objectFormat: layout.objectFormat }
 }
 
 /** Runs git bound to this repository, whatever the process's cwd or $GIT_DIR. */

@@ -110,6 +110,7 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
   // A SCIP index the repository offers is imported when it is new: only a query that could update the index does it.
   if (!skipped && !opts.noSync) await refreshOfferedScip(index, opts.warn)
   const texts = new ChunkTexts(index.repo, index.repairs)
+  const artifacts = artifactCache((source) => readArtifact(index, texts, source, opts.warn), files)
   const staleReason: StaleReason | undefined = skipped?.reason ?? (overlaid ? undefined : 'no-overlay')
   return {
     index,
@@ -117,8 +118,9 @@ export async function openQueryContextIn(index: IndexContext, opts: OpenQueryOpt
     aggregates: tree.aggregates,
     freshness: { treeHash: tree.manifest.treeHash, stale: staleReason !== undefined, ...(staleReason ? { staleReason } : {}), overlayFiles: applied },
     files,
-    artifact: artifactCache((source) => readArtifact(index, texts, source, opts.warn), files),
-    prefetchText: (paths) => texts.prefetch(committedBlobs(paths, files)),
+    artifact: artifacts.read,
+    // A file whose artifact has its text already (a warm context's, or one an earlier path of the query read) is not read again.
+    prefetchText: (paths) => texts.prefetch(committedBlobs(paths, files, artifacts.hasText)),
     commits: once(() => loadCommitHistory({ repo: index.repo, paths: index.paths, maxCommits: index.config.commits.maxCommits }, opts.warn)),
     scip: scipViewLoader(index, opts.warn),
   }
@@ -162,19 +164,34 @@ function skippedUpdate(error: unknown): SkippedUpdate {
  */
 const ARTIFACT_CACHE_SIZE = 4096
 
-function artifactCache(read: (source: FileSource) => FileArtifact | null, files: Map<string, FileSource>): (path: string) => FileArtifact | null {
-  const cache = new Map<string, FileArtifact | null>()
-  return (path) => {
+interface ArtifactCache {
+  read(path: string): FileArtifact | null
+  /** Whether the cached artifact of `path` has read its chunks' text (see readArtifact). */
+  hasText(path: string): boolean
+}
+
+function artifactCache(read: (source: FileSource) => ReadArtifact | null, files: Map<string, FileSource>): ArtifactCache {
+  const cache = new Map<string, ReadArtifact | null>()
+  const keyOf = (path: string): string | undefined => {
     const source = files.get(path)
-    if (!source) return null
-    const key = `${path}\0${source.blob}`
-    let artifact = cache.get(key)
-    if (artifact === undefined) {
-      artifact = read(source)
-      if (cache.size >= ARTIFACT_CACHE_SIZE) cache.delete(cache.keys().next().value!)
-    } else cache.delete(key)
-    cache.set(key, artifact)
-    return artifact
+    return source && `${path}\0${source.blob}`
+  }
+  return {
+    read: (path) => {
+      const key = keyOf(path)
+      if (key === undefined) return null
+      let artifact = cache.get(key)
+      if (artifact === undefined) {
+        artifact = read(files.get(path)!)
+        if (cache.size >= ARTIFACT_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+      } else cache.delete(key)
+      cache.set(key, artifact)
+      return artifact?.artifact ?? null
+    },
+    hasText: (path) => {
+      const key = keyOf(path)
+      return key !== undefined && cache.get(key)?.textRead() === true
+    },
   }
 }
 
@@ -207,23 +224,32 @@ async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, ove
   return overlay.files.length
 }
 
+/** An artifact, and whether its chunks' text was read (asked of git, or held by its record). */
+interface ReadArtifact {
+  artifact: FileArtifact
+  textRead(): boolean
+}
+
 /** A file's artifact; a record lost or damaged since the context was opened is extracted again on the spot (see BlobStore.readOrHeal). */
-function readArtifact(index: IndexContext, texts: ChunkTexts, source: FileSource, warn: (message: string) => void): FileArtifact | null {
+function readArtifact(index: IndexContext, texts: ChunkTexts, source: FileSource, warn: (message: string) => void): ReadArtifact | null {
   const record = index.blobs.readOrHeal(source, { path: source.path, dirty: source.dirty })
   index.repairs.flush(warn)
   if (!record || record.skipped) return null
+  let textRead = false
   const text = (): string | undefined => {
+    textRead = true
     const read = texts.text(source.blob, record.artifact.lineCount)
     index.repairs.flush(warn)
     return read
   }
-  return { ...withChunkText(record.artifact, text), references: fromReferenceColumns(record.artifact.references) }
+  const artifact = { ...withChunkText(record.artifact, text), references: fromReferenceColumns(record.artifact.references) }
+  return { artifact, textRead: () => textRead }
 }
 
-/** The blobs of the committed files among `paths`: an uncommitted file's record holds its text. */
-function* committedBlobs(paths: Iterable<string>, files: Map<string, FileSource>): Iterable<string> {
+/** The blobs of the committed files among `paths` whose text is still to read: an uncommitted file's record holds its text. */
+function* committedBlobs(paths: Iterable<string>, files: Map<string, FileSource>, hasText: (path: string) => boolean): Iterable<string> {
   for (const path of paths) {
     const source = files.get(path)
-    if (source && !source.dirty) yield source.blob
+    if (source && !source.dirty && !hasText(path)) yield source.blob
   }
 }

@@ -118,7 +118,18 @@ export class Bm25Index {
   private paths: Array<string | null> = []
   private fileStarts: number[] = []
   private fileCounts: number[] = []
-  private slots = new Map<string, number>()
+  /** Slot by path, built on first need: a query of a stored index never asks (Linux: 78k paths). */
+  private slotsByPath: Map<string, number> | undefined = undefined
+
+  private get slots(): Map<string, number> {
+    if (!this.slotsByPath) {
+      this.slotsByPath = new Map()
+      this.paths.forEach((path, slot) => {
+        if (path !== null) this.slotsByPath!.set(path, slot)
+      })
+    }
+    return this.slotsByPath
+  }
 
   /** Query scratch, sized to docEnd. */
   private scores = new Float64Array(0)
@@ -343,16 +354,16 @@ export class Bm25Index {
     index.ensureDocCapacity(docEnd)
     index.docEnd = docEnd
     index.docLengths.set(stored.docLengths)
-    let start = 0
-    stored.paths.forEach((path, slot) => {
-      const count = stored.fileCounts[slot]
-      index.paths.push(path)
-      index.fileStarts.push(start)
-      index.fileCounts.push(count)
-      index.slots.set(path, slot)
-      index.docFile.fill(slot, start, start + count)
-      start += count
-    })
+    // The stored tables stay the stored index's own: these are changed as files are removed.
+    index.paths = stored.paths.slice()
+    index.fileCounts = Array.from(stored.fileCounts)
+    index.fileStarts = new Array<number>(index.paths.length)
+    const { docFile, fileStarts, fileCounts } = index
+    let doc = 0
+    for (let slot = 0; slot < fileCounts.length; slot++) {
+      fileStarts[slot] = doc
+      for (const end = doc + fileCounts[slot]; doc < end; doc++) docFile[doc] = slot
+    }
     for (let doc = 0; doc < docEnd; doc++) index.liveLength += index.docLengths[doc]
     index.liveDocs = docEnd
     index.stored = stored
@@ -389,9 +400,6 @@ export class Bm25Index {
     index.paths = parts.paths
     index.fileStarts = parts.fileStarts
     index.fileCounts = parts.fileCounts
-    parts.paths.forEach((path, slot) => {
-      if (path !== null) index.slots.set(path, slot)
-    })
     return index
   }
 
@@ -504,7 +512,7 @@ export class Bm25Index {
       return start >= from ? remap[start - from] : start
     })
     this.fileCounts = live.map((slot) => this.fileCounts[slot])
-    this.slots = new Map(this.paths.map((path, slot) => [path!, slot]))
+    this.slotsByPath = undefined
 
     const kept = this.segments.findIndex((s) => s.docBase >= from)
     if (kept >= 0) {

@@ -661,6 +661,8 @@ function oneTermSegment(term: string, docEnd: number, df: number, docBytes: Uint
 /** Sequential reads over a checked block; running past its end is damage. */
 class Reader {
   private at = 0
+  /** The bytes as latin1, made on the first ASCII text: a table's texts are then slices of one string, not a decode each. */
+  private latin1: string | undefined
 
   constructor(private readonly bytes: Buffer, private readonly fail: (reason: string) => never) {}
 
@@ -693,9 +695,12 @@ class Reader {
 
   text(): string {
     const length = this.varint()
-    if (this.at + length > this.bytes.length) this.fail('a table ends early')
-    const value = this.bytes.toString('utf8', this.at, this.at + length)
-    this.at += length
-    return value
+    const start = this.at
+    const end = start + length
+    if (end > this.bytes.length) this.fail('a table ends early')
+    this.at = end
+    const { bytes } = this
+    for (let k = start; k < end; k++) if (bytes[k]! >= 0x80) return bytes.toString('utf8', start, end)
+    return (this.latin1 ??= bytes.toString('latin1')).slice(start, end)
   }
 }

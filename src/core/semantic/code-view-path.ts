@@ -23,6 +23,8 @@ export async function codeViewPath(
 ): Promise<{ hits: PathHit[]; warning?: string }> {
   if (queryTerms.length < MIN_PROSE_TERMS || candidates.length === 0) return { hits: [] }
   const { model, warning } = await treeAssociations(qctx)
+  // Every candidate's code is read: one git run for their files, not one each.
+  if (model.pairs > 0) chunks.prefetchText(candidates.map((candidate) => candidate.path))
   const hits = rankByCode(model, queryTerms, candidates, (key) => chunks.chunk(key))
   return warning ? { hits, warning } : { hits }
 }

@@ -152,14 +152,18 @@ function learningRecords(qctx: QueryContext): BlobKey[] {
  */
 export function* chunksOf(store: BlobStore, texts: ChunkTexts, records: readonly BlobKey[]): Iterable<Chunk> {
   for (let start = 0; start < records.length; start += TEXT_BATCH) {
-    const batch = records.slice(start, start + TEXT_BATCH)
-    texts.prefetch(batch.map((key) => key.blob))
-    for (const key of batch) {
-      const record = store.readOrHeal(key)
+    const batch = records.slice(start, start + TEXT_BATCH).map((key) => ({ key, record: store.readOrHeal(key) }))
+    // Only a documented chunk's code is read (learnAssociations): a file without one needs no text from git.
+    texts.prefetch(batch.filter(({ record }) => record && !record.skipped && record.artifact.chunks.some(documented)).map(({ key }) => key.blob))
+    for (const { key, record } of batch) {
       if (record && !record.skipped) yield* withChunkText(record.artifact, () => texts.text(key.blob, record.artifact.lineCount)).chunks
     }
   }
 }
 
+function documented(chunk: { docstring: string }): boolean {
+  return chunk.docstring.trim() !== ''
+}
+
 /** Files whose text one git run reads for learning: a few megabytes of Linux source at a time. */
-const TEXT_BATCH = 256
+const TEXT_BATCH = 128

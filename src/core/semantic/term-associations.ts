@@ -59,8 +59,7 @@ export function learnAssociations(chunks: Iterable<DocumentedText>): TermAssocia
   }
   const wordCounts = new Map<number, number>()
   const codeCounts = new Map<number, number>()
-  // Per word id, code term id → count: small-integer keys hash fast.
-  const pairCounts: Array<Map<number, number>> = []
+  const pairCounts = new PairCounts()
   let pairs = 0
   for (const chunk of chunks) {
     if (chunk.docstring.trim() === '') continue
@@ -70,20 +69,16 @@ export function learnAssociations(chunks: Iterable<DocumentedText>): TermAssocia
     pairs++
     for (const w of words) wordCounts.set(w, (wordCounts.get(w) ?? 0) + 1)
     for (const c of code) codeCounts.set(c, (codeCounts.get(c) ?? 0) + 1)
-    for (const w of words) {
-      const counts = (pairCounts[w] ??= new Map())
-      for (const c of code) counts.set(c, (counts.get(c) ?? 0) + 1)
-    }
+    for (const w of words) for (const c of code) pairCounts.add(w, c)
   }
 
   const terms = [...vocabulary.keys()]
   const byWord = new Map<number, Array<{ code: number; strength: number }>>()
-  pairCounts.forEach((counts, w) => {
-    const list: Array<{ code: number; strength: number }> = []
-    for (const [c, count] of counts) {
-      if (count >= LEARNING.minPairCount) list.push({ code: c, strength: count / (codeCounts.get(c)! + LEARNING.smoothing) })
-    }
-    byWord.set(w, list)
+  pairCounts.forEach((w, c, count) => {
+    if (count < LEARNING.minPairCount) return
+    let list = byWord.get(w)
+    if (!list) byWord.set(w, (list = []))
+    list.push({ code: c, strength: count / (codeCounts.get(c)! + LEARNING.smoothing) })
   })
 
   const words = [...wordCounts.keys()].sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1))
@@ -115,6 +110,65 @@ export function learnAssociations(chunks: Iterable<DocumentedText>): TermAssocia
     codeTerms,
     pairs,
   }
+}
+
+/**
+ * How often each (word, code term) pair of ids occurs, in an open-addressing table of typed arrays:
+ * Linux 10k's 8k documented chunks make 3.2 M distinct pairs, which a Map per word held in hundreds
+ * of megabytes and counted in most of the learning's time.
+ */
+class PairCounts {
+  private words = new Int32Array(1 << 16)
+  private codes = new Int32Array(1 << 16)
+  /** 0: an empty slot. */
+  private counts = new Int32Array(1 << 16)
+  private size = 0
+
+  add(word: number, code: number): void {
+    const { words, codes, counts } = this
+    const mask = counts.length - 1
+    for (let slot = pairHash(word, code) & mask; ; slot = (slot + 1) & mask) {
+      if (counts[slot] === 0) {
+        words[slot] = word
+        codes[slot] = code
+        counts[slot] = 1
+        if (++this.size * 2 > counts.length) this.grow()
+        return
+      }
+      if (words[slot] === word && codes[slot] === code) {
+        counts[slot]!++
+        return
+      }
+    }
+  }
+
+  /** Every pair counted, in no particular order. */
+  forEach(visit: (word: number, code: number, count: number) => void): void {
+    const { words, codes, counts } = this
+    for (let slot = 0; slot < counts.length; slot++) if (counts[slot] !== 0) visit(words[slot]!, codes[slot]!, counts[slot]!)
+  }
+
+  private grow(): void {
+    const { words, codes, counts } = this
+    const size = counts.length * 2
+    const mask = size - 1
+    this.words = new Int32Array(size)
+    this.codes = new Int32Array(size)
+    this.counts = new Int32Array(size)
+    for (let old = 0; old < counts.length; old++) {
+      if (counts[old] === 0) continue
+      let slot = pairHash(words[old]!, codes[old]!) & mask
+      while (this.counts[slot] !== 0) slot = (slot + 1) & mask
+      this.words[slot] = words[old]!
+      this.codes[slot] = codes[old]!
+      this.counts[slot] = counts[old]!
+    }
+  }
+}
+
+function pairHash(word: number, code: number): number {
+  const h = Math.imul(word, 0x9e3779b1) ^ Math.imul(code, 0x85ebca6b)
+  return (h ^ (h >>> 15)) >>> 0
 }
 
 /**

@@ -58,8 +58,6 @@ export function rerank(input: RerankInput): { results: RankedCandidate[]; decisi
     return hits / queryTerms.size
   })
   const scored: Array<{ candidate: RankedCandidate; features: Record<string, number> }> = []
-  // Duplicates are told by their text, and the results' snippets are made from it.
-  chunks.prefetchText(candidates.map((candidate) => candidate.path))
   for (const candidate of candidates) {
     const chunk = chunks.chunk(candidate)
     if (!chunk || !filters.chunk(chunk)) continue
@@ -82,20 +80,35 @@ export function rerank(input: RerankInput): { results: RankedCandidate[]; decisi
     scored.push({ candidate: { ...candidate, chunk, final }, features })
   }
   scored.sort((a, b) => b.candidate.final - a.candidate.final || compareKeys(a.candidate, b.candidate))
-  return suppressDuplicates(scored, input.limit)
+  return suppressDuplicates(scored, input.limit, chunks)
 }
+
+/**
+ * Duplicates are suppressed in score order, and only the candidates examined before `limit`
+ * results are kept need their text (told apart by it, shown by snippets): a cold query pays for
+ * every file read (git, then the secrets scan). Each git run reads the files of the candidates
+ * that could still fill the results, and this many more for the duplicates among them.
+ */
+const TEXT_MARGIN = 4
 
 function suppressDuplicates(
   scored: Array<{ candidate: RankedCandidate; features: Record<string, number> }>,
   limit: number,
+  chunks: ChunkSource,
 ): { results: RankedCandidate[]; decisions: RerankDecision[] } {
   const results: RankedCandidate[] = []
   const decisions: RerankDecision[] = []
   const bodies = new Map<string, string>()
-  for (const { candidate, features } of scored) {
+  const asked = new Set<string>()
+  scored.forEach(({ candidate, features }, k) => {
     const decision: RerankDecision = { path: candidate.path, chunkIndex: candidate.chunkIndex, fused: candidate.score, features, score: candidate.final }
     decisions.push(decision)
-    if (results.length === limit) continue
+    if (results.length === limit) return
+    if (!asked.has(candidate.path)) {
+      const paths = scored.slice(k, k + limit - results.length + TEXT_MARGIN).map((entry) => entry.candidate.path)
+      for (const path of paths) asked.add(path)
+      chunks.prefetchText(paths)
+    }
     const covering = results.find((kept) => kept.path === candidate.path && (overlaps(kept.chunk, candidate.chunk) || sameDefinition(kept.chunk, candidate.chunk)))
     const body = createHash('sha1').update(candidate.chunk.body.trim()).digest('hex')
     const twin = covering ? undefined : bodies.get(body)
@@ -105,7 +118,7 @@ function suppressDuplicates(
       results.push(candidate)
       bodies.set(body, chunkKeyString(candidate))
     }
-  }
+  })
   return { results, decisions }
 }
 
