@@ -1161,6 +1161,22 @@ describe('refs (Python)', function () {
         'def assigned_attribute(ctx: click.Context):',
         '    ctx.obj = Other()',
         '    ctx.obj.make_context("x")',
+        '',
+        '',
+        'def except_below_with(cmd: click.Command):',
+        '    with cmd.make_context("x") as ctx:',
+        '        try:',
+        '            ctx.invoke()',
+        '        except (EOFError, KeyError) as e:',
+        '            raise',
+        '        except click.ClickException as e:',
+        '            e.show()',
+        '',
+        '',
+        'def attribute_of_attribute(ctx: click.Context):',
+        '    ctx.obj = Other()',
+        '    ctx.obj.verbose = True',
+        '    ctx.obj.show()',
       ),
     })
 
@@ -1177,15 +1193,17 @@ describe('refs (Python)', function () {
       // Not narrowed by a negated test nor by a tuple of classes.
       assert.deepEqual(at(lists.ambiguous), ['tests/test_values.py:46', 'tests/test_values.py:48'])
       assert.deepEqual(at(findReferences(fx.qctx, 'Group.resolve_command').references), ['tests/test_values.py:103', 'tests/test_values.py:36', 'tests/test_values.py:89'])
-      assert.deepEqual(at(findReferences(fx.qctx, 'Command.make_context').references), ['tests/test_values.py:38', 'tests/test_values.py:60'])
-      assert.deepEqual(at(findReferences(fx.qctx, 'ClickException.show').references), ['tests/test_values.py:55'])
-      // An attribute chain's assignment before its use.
+      assert.deepEqual(at(findReferences(fx.qctx, 'Command.make_context').references), ['tests/test_values.py:112', 'tests/test_values.py:38', 'tests/test_values.py:60'])
+      // Each except clause its own binding, not the items of a with statement above it.
+      assert.deepEqual(at(findReferences(fx.qctx, 'ClickException.show').references), ['tests/test_values.py:118', 'tests/test_values.py:55'])
+      // An attribute chain's assignment before its use, whose own attributes' assignments do not rebind it.
       assert.deepEqual(at(findReferences(fx.qctx, 'Other.make_context').references), ['tests/test_values.py:108'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Other.show').references), ['tests/test_values.py:124'])
     })
 
     it('types a name by its binding in the block around the use, and a comprehension target over several lines', () => {
       const result = findReferences(fx.qctx, 'Context.invoke')
-      assert.deepEqual(at(result.references), ['tests/test_values.py:39', 'tests/test_values.py:61'])
+      assert.deepEqual(at(result.references), ['tests/test_values.py:114', 'tests/test_values.py:39', 'tests/test_values.py:61'])
       // After the branches: a Context or an Other.
       assert.deepEqual(at(result.ambiguous), ['tests/test_values.py:65'])
       assert.deepEqual(at(findReferences(fx.qctx, 'Other.invoke').references), ['tests/test_values.py:64'])

@@ -254,7 +254,9 @@ export class PythonTypes {
       const escaped = subject.replace(/\./g, '\\.')
       const test = new RegExp(`^isinstance\\(\\s*${escaped}\\s*,\\s*([\\w.]+)\\s*\\)$`)
       const assigned = new RegExp(`^\\s*${escaped}\\s*(?::[^=]+)?=(?!=)\\s*(.+?)\\s*(#.*)?$`)
-      const rebinds = new RegExp(`(?:^|[\\s,(])${head}(?:\\.[\\w.]+)?\\s*(?::[^=]+)?=(?!=)|\\bas\\s+${head}\\b|\\bfor\\s[^:]*\\b${head}\\b|\\b${head}\\s*:=|\\bdef\\s+${head}\\b`)
+      // The subject or a name or attribute it is read through, assigned (`ctx.obj.verbose = …` is no rebinding of ctx.obj).
+      const prefixes = subject.split('.').map((_, i, parts) => parts.slice(0, i + 1).join('\\.')).join('|')
+      const rebinds = new RegExp(`(?:^|[\\s,(])(?:${prefixes})\\s*(?::[^=]+)?=(?!=)|\\bas\\s+${head}\\b|\\bfor\\s[^:]*\\b${head}\\b|\\b${head}\\s*:=|\\bdef\\s+${head}\\b`)
       const testedIn = (condition: string | undefined): Narrowing | undefined => {
         for (const conjunct of conjuncts(condition)) {
           const match = test.exec(conjunct)
@@ -1477,7 +1479,10 @@ function withStatement(lines: string[], line: number, from: number): string {
   for (let start = line - 1; start >= Math.max(from, line - MAX_HEADER_LINES); start--) {
     const first = lines[start - 1] ?? ''
     if (!/^\s*(?:async\s+)?with\b/.test(first)) continue
-    const joined = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim())).join(' ')
+    const parts = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim()))
+    // The with statement's own items, open until the line: not an earlier statement (`except X as e:` below a with).
+    for (let k = 1; k < parts.length; k++) if (balanced(parts.slice(0, k).join(' '))) return text
+    const joined = parts.join(' ')
     return balanced(joined) ? joined : text
   }
   return text
