@@ -1235,4 +1235,41 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(findReferences(fx.qctx, 'src/click/termui.py:get_pager_file').references), ['src/click/termui.py:8'])
     })
   })
+  describe('attributes holding a class, called', () => {
+    const fx = indexedRepo({
+      'src/werkzeug/datastructures.py': lines(
+        'class MultiDict:',
+        '    def lists(self):',
+        '        return []',
+        '',
+        '',
+        'class Accept:',
+        '    def lists(self):',
+        '        return []',
+      ),
+      'tests/test_datastructures.py': lines(
+        'from werkzeug import datastructures as ds',
+        '',
+        '',
+        'class _MutableTests:',
+        '    storage_class: type[ds.MultiDict]',
+        '',
+        '    def test_lists(self):',
+        '        md = self.storage_class()',
+        '        md.lists()',
+        '',
+        '',
+        'class TestAccept:',
+        '    storage_class = ds.Accept',
+        '',
+        '    def test_lists(self):',
+        '        self.storage_class().lists()',
+      ),
+    })
+
+    it('types a call of an attribute declared type[X], or assigned a class in the class body, as an X', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'MultiDict.lists').references), ['tests/test_datastructures.py:9'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Accept.lists').references), ['tests/test_datastructures.py:16'])
+    })
+  })
 })

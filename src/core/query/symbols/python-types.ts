@@ -350,7 +350,7 @@ export class PythonTypes {
       if (!type || type === 'untyped') return type
       // An attribute of an object from outside the repository: anything.
       if (type.name === OUTSIDE) return undefined
-      const name = segment.call ? this.returnType(type, segment.name, false) : this.attributeType(type.name, segment.name) ?? this.returnType(type, segment.name, true)
+      const name = segment.call ? this.returnType(type, segment.name, false) ?? this.calledClassAttribute(type.name, segment.name) : this.attributeType(type.name, segment.name) ?? this.returnType(type, segment.name, true)
       type = name ? { name, basesOnly: false } : undefined
     }
     return type
@@ -1117,6 +1117,33 @@ export class PythonTypes {
       if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? this.ownMethodReturn(def.name, assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
     return { declared, assigned: fromConstructor, annotation: written }
+  }
+
+  /**
+   * `self.storage_class(…)`: the class an attribute holds, called — by the nearest class along the
+   * bases declaring it `type[X]` or assigning it a class in its body (`storage_class = ds.Accept`).
+   */
+  private calledClassAttribute(className: string, attr: string): string | undefined {
+    const assignment = new RegExp(`^\\s*${attr}\\s*=(?!=)\\s*([\\w.]+)\\s*(#.*)?$`)
+    for (const owner of this.lineage(className, false)) {
+      const { annotation } = this.attributeIn(owner, attr)
+      if (annotation) {
+        const held = /^(?:[\w.]+\.)?[Tt]ype\[(.+)\]$/.exec(annotation.replace(/["']/g, '').trim())
+        return held ? typeName(held[1]!) : undefined
+      }
+      for (const def of this.classDefs(owner)) {
+        const artifact = this.artifactOf(def.path)
+        if (!artifact) continue
+        const lines = this.fileLines(def.path, artifact)
+        const body = bodyIndent(lines, def.line, def.endLine)
+        for (let line = def.line + 1; line <= def.endLine; line++) {
+          const text = lines[line - 1] ?? ''
+          const value = indentOf(text) === body ? assignment.exec(text)?.[1] : undefined
+          if (value) return this.classDefs(lastSegment(value)).length > 0 ? lastSegment(value) : undefined
+        }
+      }
+    }
+    return undefined
   }
 
   /** The annotation of `self.attr` as written, in the class or the nearest base declaring it. */
