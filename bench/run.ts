@@ -18,7 +18,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<Suite> }> =
   tags: { describe: 'parse vs tags-query cost (ms/MB) per language on real code', load: () => import('./tags-bench.js') },
   vectors: { describe: 'usearch build/search/recall and the vector cache on 200k × 1024 vectors', load: () => import('./vectors-bench.js') },
   defs: { describe: 'definitions: top-1/recall on sympy vs Python ast and universal-ctags; def latency on Linux 10k', load: () => import('./defs-bench.js') },
-  refs: { describe: 'references: recall/precision on rxjs vs the TypeScript language service and on flask, click, django vs pyright, with GNU global and ripgrep; refs latency', load: () => import('./refs-bench.js') },
+  refs: { describe: 'references: recall/precision on rxjs vs the TypeScript language service and on flask, click, django, werkzeug vs pyright, with GNU global and ripgrep; refs latency', load: () => import('./refs-bench.js') },
   search: { describe: 'natural-language recall (Django, docstrings removed) and search latency on Linux 10k', load: () => import('./search-bench.js') },
   history: { describe: 'agent history: ingest speed for 100k transcript lines, search latency', load: () => import('./history-bench.js') },
   notes: { describe: 'notes index build (cold, one edit, revert) and search latency on node_modules markdown', load: () => import('./notes-bench.js') },

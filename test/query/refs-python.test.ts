@@ -963,4 +963,313 @@ describe('refs (Python)', function () {
       assert.deepEqual(at(findReferences(fx.qctx, 'Context.invoke').references), ['src/click/core.py:18', 'src/click/core.py:21'])
     })
   })
+  describe('values pyright infers: unannotated returns, narrowing, casts, except clauses, nested blocks', () => {
+    const fx = indexedRepo({
+      'src/click/__init__.py': lines(
+        'from .core import Command as Command',
+        'from .core import Context as Context',
+        'from .core import Group as Group',
+        'from .decorators import command as command',
+        'from .exceptions import ClickException as ClickException',
+        'from .termui import progressbar as progressbar',
+      ),
+      'src/click/core.py': lines(
+        'import typing as t',
+        '',
+        '',
+        'class Context:',
+        '    def __init__(self, command: "Command") -> None:',
+        '        self.command = command',
+        '',
+        '    def __enter__(self) -> "Context":',
+        '        return self',
+        '',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Command:',
+        '    def make_context(self, name: str) -> Context:',
+        '        return Context(self)',
+        '',
+        '    def main(self) -> None:',
+        '        pass',
+        '',
+        '',
+        'class Group(Command):',
+        '    def resolve_command(self, name: str) -> tuple[str, Command | None]:',
+        '        return name, None',
+        '',
+        '    def list_commands(self) -> list[str]:',
+        '        return []',
+        '',
+        '',
+        'class Other:',
+        '    def invoke(self) -> None:',
+        '        pass',
+        '',
+        '    def main(self) -> None:',
+        '        pass',
+        '',
+        '    def make_context(self, name):',
+        '        pass',
+        '',
+        '    def resolve_command(self, name):',
+        '        pass',
+        '',
+        '    def list_commands(self):',
+        '        pass',
+        '',
+        '    def update(self, n):',
+        '        pass',
+        '',
+        '    def show(self):',
+        '        pass',
+        '',
+        '',
+        'def visible(ctx: Context) -> t.Iterator[tuple[str, Command]]:',
+        '    yield "x", ctx.command',
+      ),
+      'src/click/decorators.py': lines(
+        'import typing as t',
+        '',
+        'from .core import Command',
+        '',
+        '',
+        'def command(name: str | None = None) -> t.Callable[[t.Callable[..., t.Any]], Command]:',
+        '    return lambda f: Command()',
+      ),
+      'src/click/exceptions.py': lines('class ClickException(Exception):', '    def show(self) -> None:', '        pass'),
+      'src/click/termui.py': lines(
+        'class ProgressBar:',
+        '    def __enter__(self) -> "ProgressBar":',
+        '        return self',
+        '',
+        '    def update(self, n: int) -> None:',
+        '        pass',
+        '',
+        '',
+        'def progressbar(length: int) -> ProgressBar:',
+        '    return ProgressBar()',
+      ),
+      'tests/test_values.py': lines(
+        'import typing as t',
+        '',
+        'import click',
+        'from click.core import Group, Other, visible',
+        '',
+        '',
+        'def _create(length=10, **kwargs):',
+        '    bar = click.progressbar(length)',
+        '    for key, value in kwargs.items():',
+        '        setattr(bar, key, value)',
+        '    return bar',
+        '',
+        '',
+        'def pick(flag):',
+        '    if flag:',
+        '        return click.progressbar(1)',
+        '    return Other()',
+        '',
+        '',
+        'def test_returns():',
+        '    with _create(2) as bar:',
+        '        bar.update(1)',
+        '    other = _create(3)',
+        '    other.update(2)',
+        '    pick(True).update(3)',
+        '',
+        '',
+        'def test_cast(ctx: click.Context):',
+        '    multi = t.cast(Group, ctx.command)',
+        '    multi.list_commands()',
+        '',
+        '',
+        'def test_isinstance(ctx: click.Context, obj):',
+        '    command = ctx.command',
+        '    if isinstance(command, Group) and command.list_commands():',
+        '        name, cmd = command.resolve_command("x")',
+        '        if cmd is not None:',
+        '            with cmd.make_context(name) as sub:',
+        '                sub.invoke()',
+        '    assert isinstance(obj, Group)',
+        '    obj.list_commands()',
+        '',
+        '',
+        'def test_not_isinstance(obj, other):',
+        '    if not isinstance(obj, Group):',
+        '        obj.list_commands()',
+        '    if isinstance(other, (Group, Other)):',
+        '        other.list_commands()',
+        '',
+        '',
+        'def test_except(cmd: click.Command):',
+        '    try:',
+        '        cmd.main()',
+        '    except click.ClickException as e:',
+        '        e.show()',
+        '',
+        '',
+        'def test_nested(cmd: click.Command, flag):',
+        '    if flag:',
+        '        sub = cmd.make_context("x")',
+        '        sub.invoke()',
+        '    else:',
+        '        sub = Other()',
+        '        sub.invoke()',
+        '    sub.invoke()',
+        '',
+        '',
+        'def test_decorated_twice():',
+        '    @click.command()',
+        '    def cli():',
+        '        pass',
+        '',
+        '    cli.main()',
+        '',
+        '    @click.command()',
+        '    def cli():',
+        '        pass',
+        '',
+        '    cli.main()',
+        '',
+        '',
+        'def test_assigned():',
+        '    cli = Other()',
+        '    cli.main()',
+        '',
+        '',
+        'class Aliased(click.Group):',
+        '    def resolve_command(self, name):',
+        '        return click.Group.resolve_command(self, name)',
+        '',
+        '',
+        'def listing(ctx: click.Context) -> list:',
+        '    return [',
+        '        command.main()',
+        '        for name, command in visible(ctx)',
+        '    ]',
+        '',
+        '',
+        'from click import core',
+        '',
+        '',
+        'def via_module(self, name):',
+        '    return core.Group.resolve_command(self, name)',
+        '',
+        '',
+        'def assigned_attribute(ctx: click.Context):',
+        '    ctx.obj = Other()',
+        '    ctx.obj.make_context("x")',
+        '',
+        '',
+        'def except_below_with(cmd: click.Command):',
+        '    with cmd.make_context("x") as ctx:',
+        '        try:',
+        '            ctx.invoke()',
+        '        except (EOFError, KeyError) as e:',
+        '            raise',
+        '        except click.ClickException as e:',
+        '            e.show()',
+        '',
+        '',
+        'def attribute_of_attribute(ctx: click.Context):',
+        '    ctx.obj = Other()',
+        '    ctx.obj.verbose = True',
+        '    ctx.obj.show()',
+      ),
+    })
+
+    it("types a call of a function without a return annotation by what all its returns give", () => {
+      const result = findReferences(fx.qctx, 'ProgressBar.update')
+      assert.deepEqual(at(result.references), ['tests/test_values.py:22', 'tests/test_values.py:24'])
+      // Returns of two classes: undecided.
+      assert.deepEqual(at(result.ambiguous), ['tests/test_values.py:25'])
+    })
+
+    it('types a cast, a name an isinstance test narrows (if, and, assert), an except clause, an assigned attribute, a class through a submodule', () => {
+      const lists = findReferences(fx.qctx, 'Group.list_commands')
+      assert.deepEqual(at(lists.references), ['tests/test_values.py:30', 'tests/test_values.py:35', 'tests/test_values.py:41'])
+      // Not narrowed by a negated test nor by a tuple of classes.
+      assert.deepEqual(at(lists.ambiguous), ['tests/test_values.py:46', 'tests/test_values.py:48'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Group.resolve_command').references), ['tests/test_values.py:103', 'tests/test_values.py:36', 'tests/test_values.py:89'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Command.make_context').references), ['tests/test_values.py:112', 'tests/test_values.py:38', 'tests/test_values.py:60'])
+      // Each except clause its own binding, not the items of a with statement above it.
+      assert.deepEqual(at(findReferences(fx.qctx, 'ClickException.show').references), ['tests/test_values.py:118', 'tests/test_values.py:55'])
+      // An attribute chain's assignment before its use, whose own attributes' assignments do not rebind it.
+      assert.deepEqual(at(findReferences(fx.qctx, 'Other.make_context').references), ['tests/test_values.py:108'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Other.show').references), ['tests/test_values.py:124'])
+    })
+
+    it('types a name by its binding in the block around the use, and a comprehension target over several lines', () => {
+      const result = findReferences(fx.qctx, 'Context.invoke')
+      assert.deepEqual(at(result.references), ['tests/test_values.py:114', 'tests/test_values.py:39', 'tests/test_values.py:61'])
+      // After the branches: a Context or an Other.
+      assert.deepEqual(at(result.ambiguous), ['tests/test_values.py:65'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Other.invoke').references), ['tests/test_values.py:64'])
+    })
+
+    it('types functions a decorator makes into objects, each definition of the name in its own scope', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'Command.main').references), ['tests/test_values.py:53', 'tests/test_values.py:73', 'tests/test_values.py:79', 'tests/test_values.py:94'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Other.main').references), ['tests/test_values.py:84'])
+    })
+  })
+  describe("a function's own import of a name its module defines too", () => {
+    const fx = indexedRepo({
+      'src/click/_termui_impl.py': lines('def get_pager_file(color=None):', '    return color'),
+      'src/click/termui.py': lines(
+        'def get_pager_file(color=None):',
+        '    from ._termui_impl import get_pager_file',
+        '',
+        '    return get_pager_file(color=color)',
+        '',
+        '',
+        'def echo_via_pager(color=None):',
+        '    with get_pager_file(color=color) as pager:',
+        '        pager.write("x")',
+      ),
+    })
+
+    it('takes the name in that function for the imported one, elsewhere for the module\'s own', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/click/_termui_impl.py:get_pager_file').references), ['src/click/termui.py:2', 'src/click/termui.py:4'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'src/click/termui.py:get_pager_file').references), ['src/click/termui.py:8'])
+    })
+  })
+  describe('attributes holding a class, called', () => {
+    const fx = indexedRepo({
+      'src/werkzeug/datastructures.py': lines(
+        'class MultiDict:',
+        '    def lists(self):',
+        '        return []',
+        '',
+        '',
+        'class Accept:',
+        '    def lists(self):',
+        '        return []',
+      ),
+      'tests/test_datastructures.py': lines(
+        'from werkzeug import datastructures as ds',
+        '',
+        '',
+        'class _MutableTests:',
+        '    storage_class: type[ds.MultiDict]',
+        '',
+        '    def test_lists(self):',
+        '        md = self.storage_class()',
+        '        md.lists()',
+        '',
+        '',
+        'class TestAccept:',
+        '    storage_class = ds.Accept',
+        '',
+        '    def test_lists(self):',
+        '        self.storage_class().lists()',
+      ),
+    })
+
+    it('types a call of an attribute declared type[X], or assigned a class in the class body, as an X', () => {
+      assert.deepEqual(at(findReferences(fx.qctx, 'MultiDict.lists').references), ['tests/test_datastructures.py:9'])
+      assert.deepEqual(at(findReferences(fx.qctx, 'Accept.lists').references), ['tests/test_datastructures.py:16'])
+    })
+  })
 })

@@ -27,6 +27,8 @@ type ReceiverClass = { name: string; basesOnly: boolean } | 'untyped'
 const IDENTIFIER = /^[A-Za-z_]\w*$/
 /** The class of an instance of a class outside the repository (no identifier: never one of its classes). */
 const OUTSIDE = '<outside>'
+/** What a method returning `self` returns: the class of the object it is called on. */
+const SELF_RETURN = '<self>'
 /** Names that say nothing about the class (or are the class of everything). */
 const UNINFORMATIVE = new Set(['Any', 'object', 'Self', 'None', 'type', 'Type'])
 /** Bases that add no members a repository defines. */
@@ -48,6 +50,12 @@ interface Attribute {
   declared: string | null | undefined
   assigned: string | undefined
   annotation: string | undefined
+}
+
+/** What a test or an assignment makes of a name at a place: its class, and whether an isinstance test said it. */
+interface Narrowing {
+  name: string
+  tested: boolean
 }
 
 /** One step of a chain: `name`, or `name(…)` when called. */
@@ -77,6 +85,10 @@ export class PythonTypes {
   private readonly lines = new Map<string, string[]>()
   private readonly attributes = new Map<string, Attribute>()
   private readonly definitionLines = new Map<string, Uint8Array>()
+  private readonly narrowings = new Map<string, Narrowing | undefined>()
+  /** Functions whose returns are being inferred (a recursion says nothing), and what each gave. */
+  private readonly inferring = new Set<string>()
+  private readonly inferredReturns = new Map<string, string | undefined>()
 
   constructor(
     private readonly table: SymbolTable,
@@ -117,6 +129,30 @@ export class PythonTypes {
   }
 
   /**
+   * A name a function around the use imports itself (`from ._termui_impl import get_pager_file` in
+   * the body of termui's own `get_pager_file`): local to that function, so decided by the import
+   * whatever the module defines; undefined when no function around imports it.
+   */
+  localImportVerdict(ref: SymbolRef, path: string, exposure: ReadonlyMap<string, Exposure>): MemberVerdict | undefined {
+    const artifact = this.artifactOf(path)
+    if (!artifact) return undefined
+    for (let scope = this.scopeOf(ref, path); scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= ref.line && s.endLine >= ref.line)
+      if (!fn) continue
+      const local = artifact.imports.filter((i) => i.line > fn.line && i.line <= fn.endLine && !this.insideNested(artifact, fn.qualifiedName, i.line) && i.names.some((n) => (n.alias ?? n.name) === ref.name))
+      if (local.length === 0) continue
+      const verdicts = new Set(local.map((i) => this.importVerdict(path, i.names.find((n) => (n.alias ?? n.name) === ref.name)!.name, i.line, exposure)))
+      return verdicts.size === 1 ? [...verdicts][0] ?? 'ambiguous' : 'ambiguous'
+    }
+    return undefined
+  }
+
+  /** Whether a line of a function is in a definition nested in it. */
+  private insideNested(artifact: FileArtifact, scope: string, line: number): boolean {
+    return artifact.symbols.some((s) => (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') && s.qualifiedName.startsWith(`${scope}.`) && s.line <= line && s.endLine >= line)
+  }
+
+  /**
    * The definition whose names a use sees: the enclosing one's, unless the use is in a function's
    * header — a decorator (`@name.setter`), a default, an annotation — evaluated in the scope around it.
    */
@@ -149,6 +185,128 @@ export class PythonTypes {
     const text = expression.trim()
     const literal = literalClass(text)
     if (literal) return { name: literal, basesOnly: false }
+    const cast = this.castClass(artifact, text)
+    if (cast) return cast === 'undecided' ? undefined : cast
+    const narrowed = this.narrowedChain(artifact, path, at, text, depth)
+    if (narrowed) return narrowed === 'undecided' ? undefined : narrowed
+    return this.writtenClass(artifact, path, at, text, depth)
+  }
+
+  /**
+   * `t.cast(Group, ctx.command)` (`typing.cast`, a `cast` imported from typing), maybe followed by
+   * attributes and calls: the class the cast names; 'undecided' when it names none.
+   */
+  private castClass(artifact: FileArtifact, text: string): ReceiverClass | 'undecided' | undefined {
+    const head = /^(?:([A-Za-z_]\w*)\.)?cast\(/.exec(text)
+    if (!head || !importsTyping(artifact, head[1])) return undefined
+    const open = head[0].length - 1
+    const close = closingParen(text, open)
+    const type = typeName(splitTopLevel(text.slice(open + 1, close))[0] ?? '')
+    const rest = text.slice(close + 1)
+    const more = rest === '' ? [] : rest.startsWith('.') ? chainOf(rest.slice(1)) : undefined
+    if (!type || !more) return 'undecided'
+    return this.follow({ name: type, basesOnly: false }, more) ?? 'undecided'
+  }
+
+  /**
+   * A chain whose leading names an isinstance test narrows (`ctx.command` in `if
+   * isinstance(ctx.command, Group) and ctx.command.chain:`): the class the test names, then the
+   * rest of the chain; 'undecided' when the test names a class unrelated to the one the names
+   * have otherwise (an object of both, for a type checker).
+   */
+  private narrowedChain(artifact: FileArtifact, path: string, at: Place, text: string, depth: number): ReceiverClass | 'undecided' | undefined {
+    const segments = chainOf(text)
+    if (!segments) return undefined
+    for (let k = segments.findIndex((s) => s.call) < 0 ? segments.length : segments.findIndex((s) => s.call); k >= 1; k--) {
+      const subject = segments.slice(0, k).map((s) => s.name).join('.')
+      const narrowing = this.narrowed(artifact, path, at, subject, depth)
+      if (!narrowing) continue
+      let type: string | undefined = narrowing.name
+      const written = narrowing.tested ? this.writtenClass(artifact, path, at, subject, depth + 1) : undefined
+      if (written && written !== 'untyped' && written.name !== type) {
+        // Narrowed to a subclass, or already of one of the tested class: the narrower of the two.
+        if (this.lineage(written.name, false).includes(type)) type = written.name
+        else if (!this.lineage(type, false).includes(written.name)) type = undefined
+      }
+      if (!type) return 'undecided'
+      return this.follow({ name: type, basesOnly: false }, segments.slice(k)) ?? 'undecided'
+    }
+    return undefined
+  }
+
+  /**
+   * The class a test or an assignment gives `subject` at a place: `if`/`elif`/`while
+   * isinstance(subject, C)` (the test alone or a conjunct of an `and`) opening a block around the
+   * use, or the use's own line starting with it, or `assert isinstance(subject, C)` before the use
+   * in a block holding it (C a class of the repository); for an attribute chain, also its
+   * assignment before the use in a block holding it (`ctx.obj = Repo(…)`: the value's class) —
+   * with no line between them rebinding the subject.
+   */
+  private narrowed(artifact: FileArtifact, path: string, at: Place, subject: string, depth: number): Narrowing | undefined {
+    const key = `${path}\0${at.line}\0${subject}`
+    if (this.narrowings.has(key)) return this.narrowings.get(key)
+    const lines = this.fileLines(path, artifact)
+    const stop = this.bodyStartAround(artifact, path, at)
+    const dotted = subject.includes('.')
+    let found: Narrowing | undefined
+    if (lines.slice(stop - 1, at.line).some((text) => text.includes(`isinstance(${subject}`) || (dotted && text.includes(`${subject} =`)))) {
+      const head = subject.split('.')[0]!
+      const escaped = subject.replace(/\./g, '\\.')
+      const test = new RegExp(`^isinstance\\(\\s*${escaped}\\s*,\\s*([\\w.]+)\\s*\\)$`)
+      const assigned = new RegExp(`^\\s*${escaped}\\s*(?::[^=]+)?=(?!=)\\s*(.+?)\\s*(#.*)?$`)
+      // The subject or a name or attribute it is read through, assigned (`ctx.obj.verbose = …` is no rebinding of ctx.obj).
+      const prefixes = subject.split('.').map((_, i, parts) => parts.slice(0, i + 1).join('\\.')).join('|')
+      const rebinds = new RegExp(`(?:^|[\\s,(])(?:${prefixes})\\s*(?::[^=]+)?=(?!=)|\\bas\\s+${head}\\b|\\bfor\\s[^:]*\\b${head}\\b|\\b${head}\\s*:=|\\bdef\\s+${head}\\b`)
+      const testedIn = (condition: string | undefined): Narrowing | undefined => {
+        for (const conjunct of conjuncts(condition)) {
+          const match = test.exec(conjunct)
+          const name = match ? lastSegment(match[1]!) : undefined
+          if (name) return this.classDefs(name).length > 0 ? { name, tested: true } : undefined
+        }
+        return undefined
+      }
+      const header = (text: string): string | undefined => /^\s*(?:if|elif|while)\s+(.+?):\s*(#.*)?$/.exec(text)?.[1]
+      const own = header(lines[at.line - 1] ?? '')
+      found = own ? testedIn(conjuncts(own).slice(0, 1).join('')) : undefined
+      let indent = indentOf(lines[at.line - 1] ?? '')
+      for (let line = at.line - 1; !found && line >= stop; line--) {
+        const text = lines[line - 1] ?? ''
+        if (/^\s*(#.*)?$/.test(text)) continue
+        const here = indentOf(text)
+        const value = dotted && here <= indent ? assigned.exec(text)?.[1] : undefined
+        if (value !== undefined) {
+          const type = this.expressionClass(artifact, path, { enclosing: at.enclosing, line }, value, depth + 1)
+          found = type && type !== 'untyped' && !type.basesOnly ? { name: type.name, tested: false } : undefined
+          break
+        }
+        if (rebinds.test(text)) break
+        if (here > indent) continue
+        if (here === indent) {
+          found = testedIn(/^\s*assert\s+(.+?)\s*(#.*)?$/.exec(text)?.[1])
+          continue
+        }
+        indent = here
+        found = testedIn(header(text))
+      }
+    }
+    this.narrowings.set(key, found)
+    return found
+  }
+
+  /** Where the body of the function around a place starts (1 at module level). */
+  private bodyStartAround(artifact: FileArtifact, path: string, at: Place): number {
+    const lines = this.fileLines(path, artifact)
+    for (let scope = at.enclosing; scope !== ''; scope = parentOf(scope)) {
+      const fn = artifact.symbols.find((s) => s.qualifiedName === scope && (s.kind === 'function' || s.kind === 'method') && s.line <= at.line && s.endLine >= at.line)
+      if (!fn) continue
+      const { bodyStart } = headerOf(lines, fn.line, fn.endLine)
+      if (at.line >= bodyStart) return bodyStart
+    }
+    return 1
+  }
+
+  /** expressionClass without casts and narrowing: what the expression's text says of its class. */
+  private writtenClass(artifact: FileArtifact, path: string, at: Place, text: string, depth: number): ReceiverClass | undefined {
     // `self.tags[key]`: an item of the container, by its annotation.
     const subscript = /^(.+)\[([^[\]]*)\]$/.exec(text)
     if (subscript && balanced(subscript[1]!)) {
@@ -177,7 +335,8 @@ export class PythonTypes {
     // `flask.g.get`: an attribute of a module the file imports, by its declaration there.
     const module = segments.length >= 2 && !segments[0]!.call && !segments[1]!.call ? this.importedModule(artifact, path, at, segments[0]!.name) : undefined
     if (module) {
-      const name = this.moduleAttribute(module, segments[1]!.name, depth + 1)
+      // `click.Group.get_command`: a class the module defines or imports, whose members its own are.
+      const name = this.moduleAttribute(module, segments[1]!.name, depth + 1) ?? this.moduleClass(module, segments[1]!.name)
       return name ? this.follow({ name, basesOnly: false }, segments.slice(2)) : undefined
     }
     return this.follow(this.headClass(artifact, path, at, segments[0]!, depth), segments.slice(1))
@@ -191,15 +350,15 @@ export class PythonTypes {
       if (!type || type === 'untyped') return type
       // An attribute of an object from outside the repository: anything.
       if (type.name === OUTSIDE) return undefined
-      const name = segment.call ? this.returnType(type, segment.name, false) : this.attributeType(type.name, segment.name) ?? this.returnType(type, segment.name, true)
+      const name = segment.call ? this.returnType(type, segment.name, false) ?? this.calledClassAttribute(type.name, segment.name) : this.attributeType(type.name, segment.name) ?? this.returnType(type, segment.name, true)
       type = name ? { name, basesOnly: false } : undefined
     }
     return type
   }
 
   /**
-   * The file a name is bound to as a whole module (`import flask`, `import x as name`), when no
-   * function around binds it as a parameter.
+   * The file a name is bound to as a whole module (`import flask`, `import x as name`, `from . import
+   * name` of a submodule), when no function around binds it as a parameter.
    */
   private importedModule(artifact: FileArtifact, path: string, at: Place, name: string): string | undefined {
     const lines = this.fileLines(path, artifact)
@@ -209,8 +368,13 @@ export class PythonTypes {
     }
     const files = new Set<string>()
     for (const imp of artifact.imports) {
-      if (imp.names.length > 0 || (imp.alias ?? imp.module) !== name) continue
-      for (const row of this.table.imports(path)) if (row.line === imp.line && row.module === imp.module && row.name === '' && row.resolved && !row.resolved.isDir) files.add(row.resolved.path)
+      // `import m as name`, or `from . import name` naming a submodule (`from . import types`).
+      const original = imp.names.length === 0 ? ((imp.alias ?? imp.module) === name ? '' : undefined) : imp.names.find((n) => (n.alias ?? n.name) === name)?.name
+      if (original === undefined) continue
+      for (const row of this.table.imports(path)) {
+        if (row.line !== imp.line || row.module !== imp.module || row.name !== original || !row.resolved || row.resolved.isDir) continue
+        if (original === '' || row.resolved.path.endsWith(`/${original}.py`) || row.resolved.path.endsWith(`/${original}/__init__.py`)) files.add(row.resolved.path)
+      }
     }
     return files.size === 1 ? [...files][0] : undefined
   }
@@ -225,6 +389,15 @@ export class PythonTypes {
     if (!artifact || depth > MAX_DEPTH || artifact.symbols.some((s) => s.scope === '' && s.name === name && s.kind !== 'variable' && s.kind !== 'constant')) return undefined
     const type = this.localType(artifact, file, { enclosing: '', line: artifact.lineCount + 1 }, name, depth)
     return type === 'untyped' ? undefined : type
+  }
+
+  /** A class of the repository a module defines at its top level or imports by that name (`from .core import Group as Group`). */
+  private moduleClass(file: string, name: string): string | undefined {
+    const artifact = this.artifactOf(file)
+    if (!artifact) return undefined
+    if (artifact.symbols.some((s) => s.scope === '' && s.name === name && s.kind === 'class')) return name
+    const original = artifact.imports.flatMap((i) => i.names).find((n) => (n.alias ?? n.name) === name)?.name
+    return original && original !== '*' && this.classDefs(original).length > 0 ? original : undefined
   }
 
   /** `from m import name` (or `… import other as name`): the class m's own binding of the name gives. */
@@ -266,20 +439,38 @@ export class PythonTypes {
    * call is undecided). The name must be bound by that one definition alone.
    */
   private decoratedClass(artifact: FileArtifact, path: string, at: Place, name: string, depth: number): string | undefined {
-    const defs = artifact.symbols.filter((s) => s.name === name && (s.kind === 'function' || s.kind === 'class') && (s.scope === '' || at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)))
-    if (defs.length !== 1 || defs[0]!.kind !== 'function') return undefined
+    const visible = artifact.symbols.filter((s) => s.name === name && (s.kind === 'function' || s.kind === 'class') && (s.scope === '' || at.enclosing === s.scope || at.enclosing.startsWith(`${s.scope}.`)))
+    // The innermost scope defining the name binds it there (a test's own `def cli`); each of its definitions must make the same class.
+    const scope = visible.reduce((inner, s) => (s.scope.length > inner.length ? s.scope : inner), '')
+    const defs = visible.filter((s) => s.scope === scope)
+    if (defs.length === 0 || defs.some((d) => d.kind !== 'function') || depth > MAX_DEPTH) return undefined
     const lines = this.fileLines(path, artifact)
-    if (lines.some((text) => new RegExp(`^\\s*${name}\\s*(?::[^=]*)?=(?!=)`).test(text))) return undefined
-    const decorator = /^\s*@(.+?)\s*(#.*)?$/.exec(lines[defs[0]!.line - 1] ?? '')?.[1]
+    const assignment = new RegExp(`^\\s*${name}\\s*(?::[^=]*)?=(?!=)`)
+    if (lines.some((text, i) => assignment.test(text) && this.inScopeBody(artifact, path, scope, i + 1))) return undefined
+    const made = new Set(defs.map((def) => this.decoratorMade(artifact, path, def, depth)))
+    return made.size === 1 ? [...made][0] : undefined
+  }
+
+  /** Whether a line is a statement of a scope's own body (the module's for ''), not of a definition inside it. */
+  private inScopeBody(artifact: FileArtifact, path: string, scope: string, line: number): boolean {
+    if (scope === '') return !this.insideDefinition(path, artifact, line)
+    const owner = artifact.symbols.find((s) => s.qualifiedName === scope && s.line <= line && s.endLine >= line)
+    return !!owner && !artifact.symbols.some((s) => (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') && s.qualifiedName.startsWith(`${scope}.`) && s.line <= line && s.endLine >= line)
+  }
+
+  /** The class the first decorator of a function makes of it, by the decorator's annotations. */
+  private decoratorMade(artifact: FileArtifact, path: string, def: FileArtifact['symbols'][number], depth: number): string | undefined {
+    const lines = this.fileLines(path, artifact)
+    const decorator = /^\s*@(.+?)\s*(#.*)?$/.exec(lines[def.line - 1] ?? '')?.[1]
     const segments = decorator ? chainOf(decorator) : undefined
-    if (!decorator || !segments || depth > MAX_DEPTH) return undefined
+    if (!decorator || !segments) return undefined
     const called = segments[segments.length - 1]!.call
     if (called) {
       const args = decorator.slice(decorator.indexOf('(') + 1, closingParen(decorator, decorator.indexOf('(')))
       const parts = splitTopLevel(args).map((a) => a.trim()).filter(Boolean)
       if (parts.some((a) => /^cls\s*=/.test(a)) || parts.filter((a) => !a.includes('=')).length > 1) return undefined
     }
-    const annotations = this.calleeAnnotations(artifact, path, { enclosing: parentOf(defs[0]!.qualifiedName), line: defs[0]!.line }, called ? segments : [...segments.slice(0, -1), { name: segments[segments.length - 1]!.name, call: true }], depth + 1)
+    const annotations = this.calleeAnnotations(artifact, path, { enclosing: parentOf(def.qualifiedName), line: def.line }, called ? segments : [...segments.slice(0, -1), { name: segments[segments.length - 1]!.name, call: true }], depth + 1)
     const made = new Set<string>()
     for (const annotation of annotations) {
       for (const part of splitTopLevel(annotation.replace(/["']/g, '').replace(/\|/g, ',')).map((p) => p.trim())) {
@@ -356,7 +547,9 @@ export class PythonTypes {
     const unpacking = new RegExp(`^\\s*[\\w\\s,.*[\\]]*\\b${name}\\b[\\w\\s,.*[\\]]*\\s=(?!=)`)
     const withTarget = new RegExp(`^\\s*(async\\s+)?with\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
     const walrus = new RegExp(`(?:\\(|\\b(?:if|elif|while)\\s+)${name}\\s*:=(?!=)`)
-    const comprehension = new RegExp(`[^\\s]\\s+for\\s+${name}\\s+in\\s+`)
+    // `[c.invoke() for c in xs]`, `for name, c in pairs` opening a line of a comprehension spread over several.
+    const comprehension = new RegExp(`(?:[^\\s]\\s+|^\\s*)for\\s+([\\w\\s,()]*\\b${name}\\b[\\w\\s,()]*?)\\s+in\\s+`)
+    const exceptClause = new RegExp(`^\\s*except\\*?\\s+(.+?)\\s+as\\s+${name}\\s*:\\s*(#.*)?$`)
     const loop = new RegExp(`^\\s*for\\s+([\\w\\s,()]*\\b${name}\\b[\\w\\s,()]*?)\\s+in\\s+(.+?)\\s*:\\s*(#.*)?$`)
     const bindings = (from: number, to: number, scope: string, inScope: (line: number) => boolean): Bindings => {
       const found: Bindings = { declared: undefined, assigned: new Set(), unknown: false, any: false, lines: new Map(), fromItself: [] }
@@ -414,7 +607,11 @@ export class PythonTypes {
           // `[c.invoke() for c in contexts]`: the item of what the comprehension iterates.
           const clause = comprehension.exec(text)!
           const item = this.iteratedItem(artifact, path, where, comprehended(text.slice(clause.index + clause[0].length)), depth + 1)
-          bind(line, item ? typeName(item) : undefined)
+          bind(line, unpacked(item, clause[1]!.replace(/[()]/g, '').split(',').map((t) => t.trim()), name))
+        } else if (exceptClause.test(text)) {
+          // `except ClickException as e`: an instance of the one class caught (a tuple of them: undecided).
+          const caught = exceptClause.exec(text)![1]!
+          bind(line, /^[\w.]+$/.test(caught) ? lastSegment(caught) : undefined)
         } else if (walrus.test(text)) {
           const start = walrus.exec(text)!
           const rest = text.slice(start.index + start[0].length)
@@ -469,15 +666,20 @@ export class PythonTypes {
 
   /**
    * Flow, as a type checker narrows: at a use, the class of the last binding before it, when that
-   * binding is a statement of the function's body itself (so it runs before the use whatever the
-   * branches) and no loop begun after it rebinds the name later on (a loop's next turn).
+   * binding is a statement of a block holding the use (so it runs before the use whatever the
+   * branches: no line between them leaves the binding's block) and no loop begun after it
+   * rebinds the name later on (a loop's next turn).
    */
   private dominating(lines: string[], found: Bindings, bodyStart: number, end: number, use: number): string | undefined {
-    const body = bodyIndent(lines, bodyStart - 1, end)
     const fromItself = new Map(found.fromItself.map((f) => [f.line, f.rest]))
     const all = [...found.lines.keys(), ...fromItself.keys()]
     const last = Math.max(0, ...all.filter((line) => line < use))
-    if (!last || indentOf(lines[last - 1] ?? '') !== body) return undefined
+    if (!last || last < bodyStart) return undefined
+    const blockIndent = indentOf(lines[last - 1] ?? '')
+    for (let line = last + 1; line <= use; line++) {
+      const text = lines[line - 1] ?? ''
+      if (!/^\s*(#.*)?$/.test(text) && indentOf(text) < blockIndent) return undefined
+    }
     const useIndent = indentOf(lines[use - 1] ?? '')
     for (let line = last + 1; line < use; line++) {
       const text = lines[line - 1] ?? ''
@@ -707,7 +909,7 @@ export class PythonTypes {
     return annotation ? { annotation, decorators: decorators(lines, line) } : undefined
   }
 
-  /** The class a top-level function of the repository named so returns by its annotation, when every such function declares the same one. */
+  /** The class a top-level function of the repository named so returns by its annotation (or, without one, its returns), when every such function gives the same one. */
   private functionReturn(name: string): string | undefined {
     let found: string | undefined
     for (const def of findCandidates(this.table, name)) {
@@ -715,11 +917,63 @@ export class PythonTypes {
       const artifact = this.artifactOf(def.path)
       if (!artifact) return undefined
       const annotation = /\)\s*->\s*(.+?)\s*:\s*(?:\.\.\.|pass)?\s*(#.*)?$/.exec(headerOf(this.fileLines(def.path, artifact), def.line, def.endLine).header)
-      const type = annotation ? typeName(annotation[1]!) : undefined
-      if (!type || (found !== undefined && found !== type)) return undefined
+      const type = annotation ? typeName(annotation[1]!) : this.inferredReturn(def.path, artifact, def)
+      if (!type || type === SELF_RETURN || (found !== undefined && found !== type)) return undefined
       found = type
     }
     return found
+  }
+
+  /**
+   * What a function or method without a return annotation returns, as a type checker infers it
+   * from its body: the one class every `return value` of its own body gives (a constructor, an
+   * annotated call, a typed name; SELF_RETURN for `self`), `return` and `return None` adding nothing
+   * (an Optional of it). Undefined for a generator, a function a decorator other than a property,
+   * staticmethod or classmethod wraps, and returns that disagree or say nothing; a function already
+   * being inferred (recursion) says nothing.
+   */
+  private inferredReturn(path: string, artifact: FileArtifact, fn: { qualifiedName: string; line: number; endLine: number }): string | undefined {
+    const key = `${path}\0${fn.line}\0${fn.qualifiedName}`
+    if (this.inferredReturns.has(key)) return this.inferredReturns.get(key)
+    if (this.inferring.has(key) || this.inferring.size > MAX_DEPTH) return undefined
+    const lines = this.fileLines(path, artifact)
+    if (decorators(lines, fn.line).some((d) => !/^(?:(?:functools\.)?(?:cached_)?property|staticmethod|classmethod)$/.test(d))) return undefined
+    this.inferring.add(key)
+    let found: string | undefined
+    try {
+      found = this.returnsOf(path, artifact, fn, lines)
+    } finally {
+      this.inferring.delete(key)
+    }
+    this.inferredReturns.set(key, found)
+    return found
+  }
+
+  private returnsOf(path: string, artifact: FileArtifact, fn: { qualifiedName: string; line: number; endLine: number }, lines: string[]): string | undefined {
+    const { header, bodyStart } = headerOf(lines, fn.line, fn.endLine)
+    // A coroutine function's call makes a coroutine.
+    if (/^async\s/.test(header)) return undefined
+    const nested = artifact.symbols.filter((s) => (s.kind === 'function' || s.kind === 'method' || s.kind === 'class') && s.qualifiedName.startsWith(`${fn.qualifiedName}.`) && s.line >= bodyStart)
+    const made = new Set<string>()
+    for (let line = bodyStart; line <= fn.endLine; line++) {
+      if (nested.some((s) => line >= s.line && line <= s.endLine)) continue
+      const text = lines[line - 1] ?? ''
+      // A generator's call makes a generator.
+      if (/^\s*(?:.*[=(\s])?yield\b/.test(text)) return undefined
+      const returned = /^\s*return\b\s*(.*?)\s*(#.*)?$/.exec(text)
+      if (!returned) continue
+      let value = returned[1]!
+      for (let next = line + 1; !balanced(value) && next <= fn.endLine; next++) value += ` ${(lines[next - 1] ?? '').trim()}`
+      if (value === '' || value === 'None') continue
+      if (value === 'self') {
+        made.add(SELF_RETURN)
+        continue
+      }
+      const type = this.expressionClass(artifact, path, { enclosing: fn.qualifiedName, line }, value, 1)
+      if (!type || type === 'untyped' || type.basesOnly) return undefined
+      made.add(type.name)
+    }
+    return made.size === 1 ? [...made][0] : undefined
   }
 
   /** `Name(…)` or `pkg.Name(…)` (and nothing after the call) where Name is a class of the repository: that class. */
@@ -740,8 +994,9 @@ export class PythonTypes {
   }
 
   /**
-   * What a method returns by its annotation (a property's, `property` set), found along the
-   * class's bases as a call finds it; undefined when the first definition met declares nothing.
+   * What a method returns by its annotation (a property's, `property` set), or without one by its
+   * returns, found along the class's bases as a call finds it; undefined when the first definition
+   * met says nothing.
    */
   private returnType(type: { name: string; basesOnly: boolean }, method: string, property: boolean): string | undefined {
     for (const owner of this.lineage(type.name, type.basesOnly)) {
@@ -756,7 +1011,9 @@ export class PythonTypes {
         if (annotation && /^["']?(?:[\w.]+\.)?Self["']?$/.test(annotation[1]!.trim())) return type.name
         // `-> T`, a type parameter of the class: what the receiver's lineage binds it to (`ProxyMixin[AppContext]`).
         const bound = annotation ? this.typeArgument(type.name, owner, annotation[1]!.trim()) : undefined
-        return bound ?? (annotation ? typeName(annotation[1]!) : undefined)
+        if (annotation) return bound ?? typeName(annotation[1]!)
+        const inferred = this.inferredReturn(def.path, artifact, fn)
+        return inferred === SELF_RETURN ? type.name : inferred
       }
     }
     return undefined
@@ -860,6 +1117,33 @@ export class PythonTypes {
       if (assignment && !fromConstructor) fromConstructor = this.valueClass(assignment[1]!) ?? this.ownMethodReturn(def.name, assignment[1]!) ?? annotatedParameter(artifact, lines, line, assignment[1]!)
     }
     return { declared, assigned: fromConstructor, annotation: written }
+  }
+
+  /**
+   * `self.storage_class(…)`: the class an attribute holds, called — by the nearest class along the
+   * bases declaring it `type[X]` or assigning it a class in its body (`storage_class = ds.Accept`).
+   */
+  private calledClassAttribute(className: string, attr: string): string | undefined {
+    const assignment = new RegExp(`^\\s*${attr}\\s*=(?!=)\\s*([\\w.]+)\\s*(#.*)?$`)
+    for (const owner of this.lineage(className, false)) {
+      const { annotation } = this.attributeIn(owner, attr)
+      if (annotation) {
+        const held = /^(?:[\w.]+\.)?[Tt]ype\[(.+)\]$/.exec(annotation.replace(/["']/g, '').trim())
+        return held ? typeName(held[1]!) : undefined
+      }
+      for (const def of this.classDefs(owner)) {
+        const artifact = this.artifactOf(def.path)
+        if (!artifact) continue
+        const lines = this.fileLines(def.path, artifact)
+        const body = bodyIndent(lines, def.line, def.endLine)
+        for (let line = def.line + 1; line <= def.endLine; line++) {
+          const text = lines[line - 1] ?? ''
+          const value = indentOf(text) === body ? assignment.exec(text)?.[1] : undefined
+          if (value) return this.classDefs(lastSegment(value)).length > 0 ? lastSegment(value) : undefined
+        }
+      }
+    }
+    return undefined
   }
 
   /** The annotation of `self.attr` as written, in the class or the nearest base declaring it. */
@@ -973,6 +1257,19 @@ function annotatedParameter(artifact: FileArtifact, lines: string[], line: numbe
 /** The file defines or imports `name` itself. */
 function bindsOwn(artifact: FileArtifact, name: string): boolean {
   return artifact.symbols.some((s) => s.name === name && s.scope === '') || artifact.imports.some((i) => i.names.some((n) => (n.alias ?? n.name) === name))
+}
+
+/** `cast` as the file binds it from typing (`from typing import cast`), or `prefix.cast` where prefix is typing (`import typing as t`). */
+function importsTyping(artifact: FileArtifact, prefix: string | undefined): boolean {
+  const typing = (module: string): boolean => module === 'typing' || module === 'typing_extensions'
+  if (prefix === undefined) return artifact.imports.some((i) => typing(i.module) && i.names.some((n) => n.name === 'cast' && (n.alias ?? n.name) === 'cast'))
+  return artifact.imports.some((i) => i.names.length === 0 && typing(i.module) && (i.alias ?? i.module) === prefix)
+}
+
+/** The conjuncts of a condition joined by `and` (none when an `or` may make a test not hold; `not isinstance(…)` is no test). */
+function conjuncts(condition: string | undefined): string[] {
+  if (!condition || /\bor\b/.test(condition)) return []
+  return condition.split(/\s+and\s+/).map((c) => c.trim().replace(/^\((.*)\)$/, '$1').trim())
 }
 
 /** `import name` or `import name.sub` / `import x as name`: the name is a module. */
@@ -1209,7 +1506,10 @@ function withStatement(lines: string[], line: number, from: number): string {
   for (let start = line - 1; start >= Math.max(from, line - MAX_HEADER_LINES); start--) {
     const first = lines[start - 1] ?? ''
     if (!/^\s*(?:async\s+)?with\b/.test(first)) continue
-    const joined = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim())).join(' ')
+    const parts = lines.slice(start - 1, line).map((l, i) => (i === 0 ? l.trimEnd() : l.trim()))
+    // The with statement's own items, open until the line: not an earlier statement (`except X as e:` below a with).
+    for (let k = 1; k < parts.length; k++) if (balanced(parts.slice(0, k).join(' '))) return text
+    const joined = parts.join(' ')
     return balanced(joined) ? joined : text
   }
   return text

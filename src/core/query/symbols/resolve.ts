@@ -121,7 +121,7 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   if (r.targets.some(member)) return 'keep'
   if (r.others.some(member)) return 'drop'
   if (file.language === 'python') {
-    const imported = ref.kind === 'import' ? r.python?.importVerdict(file.path, ref.name, ref.line, r.exposure) : undefined
+    const imported = ref.kind === 'import' ? r.python?.importVerdict(file.path, ref.name, ref.line, r.exposure) : r.python?.localImportVerdict(ref, file.path, r.exposure)
     if (imported) return imported
     // Python has no implicit self: a bare name sees definitions nested in the functions around
     // it (a test's own class View), a class's names only in the class body, and no member else.
