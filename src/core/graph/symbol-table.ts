@@ -408,8 +408,11 @@ export class SymbolTable {
     return { changed, dirtyNames, importsChanged }
   }
 
-  /** Canonical stored form: strings renumbered in order of first use over files in path order. */
-  snapshot(): { data: SymbolsSnapshot; remap: Int32Array } {
+  /**
+   * Canonical stored form: strings renumbered in order of first use over files in path order.
+   * `strings` lists them as `data.strings` joins them, for an encoder to look them up by id.
+   */
+  snapshot(): { data: SymbolsSnapshot; remap: Int32Array; strings: string[] } {
     const files = this.sortedFiles()
     const remap = new Int32Array(this.strings.size).fill(-1)
     const strings: string[] = []
@@ -488,7 +491,7 @@ export class SymbolTable {
       refCounts,
       importCounts,
     }
-    return { data, remap }
+    return { data, remap, strings }
   }
 
   static fromSnapshot(value: unknown, source = 'symbols snapshot'): SymbolTable {
