@@ -37,7 +37,10 @@ export interface ReferencePosting {
 export interface TableChanges {
   /** Files added, changed or removed. */
   changed: Set<string>
-  /** Names whose set of (defining file, qualified name) changed → how many more files define them now. */
+  /**
+   * Names whose set of (defining file, qualified name) changed → how many more files define them
+   * now; left empty when every file of the table changed (each is resolved again anyway).
+   */
   dirtyNames: Map<number, number>
   /** Unchanged files whose imports now resolve differently. */
   importsChanged: Set<string>
@@ -372,10 +375,15 @@ export class SymbolTable {
     const changed = new Set(this.changes.keys())
     const dirtyNames = new Map<number, number>()
     const watched = new Uint8Array(this.strings.size)
+    // Every file changed (a cold build): every file's edges are resolved again whatever names
+    // changed, and diffing a whole tree's definitions built a map entry per name for nothing.
+    let kept = 0
+    for (const path of changed) if (this.files.has(path)) kept++
+    const everyFile = kept === this.files.size
     let pathsChanged = false
     for (const [path, before] of this.changes) {
       const after = this.files.get(path) ?? null
-      diffDefinitions(before, after, dirtyNames)
+      if (!everyFile) diffDefinitions(before, after, dirtyNames)
       if (after) this.resolveImports(after, 0, after.imports)
       if ((before === null) !== (after === null)) {
         pathsChanged = true
