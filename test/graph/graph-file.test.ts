@@ -40,7 +40,7 @@ describe('stored code graph (graph-file.ts)', () => {
 
   const write = (graph: CodeGraph): Buffer => {
     const { data, remap } = graph.symbols.snapshot()
-    writeFileSync(symbolsPath, Buffer.concat(encodeSymbolsFile(data)))
+    writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(data)]))
     const bytes = Buffer.concat(encodeGraphFile(graph.snapshot(remap), graph.nodeBases()))
     writeFileSync(graphPath, bytes)
     return bytes
@@ -111,7 +111,7 @@ describe('stored code graph (graph-file.ts)', () => {
     const small = new SymbolTable()
     small.addFile('a.c', c([def('a', 1)], []))
     small.commit()
-    writeFileSync(symbolsPath, Buffer.concat(encodeSymbolsFile(small.snapshot().data)))
+    writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(small.snapshot().data)]))
     assert.throws(() => open(), (error: unknown) => error instanceof CorruptFileError && /does not match the symbol table/.test(error.reason))
   })
 })

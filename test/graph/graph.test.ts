@@ -84,6 +84,9 @@ describe('CodeGraph', () => {
     assert.equal(ranks.get('s:a.c#a'), undefined)
     assert.equal(ranks.get('s:b.c#b'), undefined)
     assert.ok(Math.abs([...ranks.values()].reduce((a, b) => a + b, 0) - 1) < 1e-9)
+    // A build lets go of the edges it ranked over (releaseRanking); a personalised run rebuilds them.
+    graph.releaseRanking()
+    assert.deepEqual(graph.personalizedPageRank(new Map([['s:x.c#x', 1]])), ranks)
   })
 
   it('an update removing more files than remain drops the unchanged files\' edges into them', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import { encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type FileContent } from '../../src/core/graph/index.js'
-import { checkRecord, confineTo } from '../../src/core/store/index.js'
+import { checkRecord, confineTo, ScratchFile } from '../../src/core/store/index.js'
 import { Packr } from '../../src/core/store/msgpack.js'
 import { blockSpans, flipInBlock } from '../helpers/block-spans.js'
 import type { SymbolDef, SymbolKind, SymbolRef } from '../../src/core/parse/types.js'
@@ -42,7 +42,7 @@ describe('stored symbol table (symbols-file.ts)', () => {
     dir = mkdtempSync(join(tmpdir(), 'vlt-symbols-file-'))
     confineTo(dir)
     path = join(dir, 'symbols.mpk')
-    writeFileSync(path, Buffer.concat(encodeSymbolsFile(memory.snapshot().data)))
+    writeFileSync(path, Buffer.concat([...encodeSymbolsFile(memory.snapshot().data)]))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -132,6 +132,19 @@ describe('stored symbol table (symbols-file.ts)', () => {
   })
 
   it('lays out the same table in the same bytes', () => {
-    assert.deepEqual(Buffer.concat(encodeSymbolsFile(bigTable().snapshot().data)), readFileSync(path))
+    assert.deepEqual(Buffer.concat([...encodeSymbolsFile(bigTable().snapshot().data)]), readFileSync(path))
+  })
+
+  it('lays out the same bytes with its blocks spooled to a scratch file and its strings given as a list', () => {
+    const { data, strings } = bigTable().snapshot()
+    const spool = new ScratchFile(join(dir, 'spooled.mpk'))
+    try {
+      const parts = encodeSymbolsFile(data, { strings, spool })
+      // Packed to the spool, not held: its blocks are most of the record.
+      assert.ok(spool.length > readFileSync(path).length * 0.9, `${spool.length} bytes spooled`)
+      assert.deepEqual(Buffer.concat([...parts]), readFileSync(path))
+    } finally {
+      spool.close()
+    }
   })
 })

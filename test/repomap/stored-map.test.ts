@@ -51,7 +51,7 @@ describe('repo map over a stored graph and symbol table', () => {
     symbolsPath = join(dir, 'symbols.mpk')
     graphPath = join(dir, 'graph.mpk')
     const { data, remap } = memory.symbols.snapshot()
-    writeFileSync(symbolsPath, Buffer.concat(encodeSymbolsFile(data)))
+    writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(data)]))
     writeFileSync(graphPath, Buffer.concat(encodeGraphFile(memory.snapshot(remap), memory.nodeBases())))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))

@@ -20,7 +20,7 @@ import { closeSync } from 'node:fs'
 import { brotliCompressSync, brotliDecompressSync, constants, crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
 import { Packr } from '../store/msgpack.js'
-import { frameParts, openFramedSync, readAtSync } from '../store/index.js'
+import { frameParts, openFramedSync, readAtSync, type ScratchFile } from '../store/index.js'
 
 const packr = new Packr({ moreTypes: true })
 const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }
@@ -33,7 +33,7 @@ interface Directory {
 }
 
 /** One block's stored bytes: its CRC-32, then its value packed and compressed. */
-export function packBlock(value: unknown): Buffer {
+function packBlock(value: unknown): Buffer {
   const body = packr.pack(value)
   const stored = brotliCompressSync(body, BROTLI)
   if (body.length > LARGE_BLOCK) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
@@ -43,19 +43,49 @@ export function packBlock(value: unknown): Buffer {
   return out
 }
 
-/** The record's parts (`frameParts`): header, the directory with `meta`, the blocks (from `packBlock`), trailer. */
-export function blockFileParts(kind: string, version: number, meta: unknown, blocks: readonly Buffer[]): Uint8Array[] {
-  const provisional: Directory = { meta, ends: new Uint32Array(blocks.length) }
+/**
+ * A record's blocks as they are packed (`add`), in order: held in memory, or with `spool` written
+ * to that scratch file at once and read back a chunk at a time when the record is written — a
+ * large record's blocks (Linux: hundreds of megabytes of symbol table) are then never all in memory
+ * beside the table they were packed from. The spool stays the caller's to close.
+ */
+export class BlockSink {
+  readonly lengths: number[] = []
+  private readonly held: Buffer[] = []
+
+  constructor(private readonly spool?: ScratchFile) {}
+
+  add(value: unknown): void {
+    const block = packBlock(value)
+    this.lengths.push(block.length)
+    if (this.spool) this.spool.write(block)
+    else this.held.push(block)
+  }
+
+  /** The blocks' bytes, in order. */
+  body(): Iterable<Uint8Array> {
+    return this.spool ? this.spool.chunks() : this.held
+  }
+}
+
+/** The record's parts (`frameParts`): header, the directory with `meta`, the blocks of `sink`, trailer. */
+export function blockFileParts(kind: string, version: number, meta: unknown, sink: BlockSink): Iterable<Uint8Array> {
+  const provisional: Directory = { meta, ends: new Uint32Array(sink.lengths.length) }
   // The directory's size does not depend on the offsets' values (a typed array packs at its length).
   const dirLength = packr.pack(provisional).length
   let at = 8 + dirLength
-  blocks.forEach((bytes, i) => (provisional.ends[i] = at += bytes.length))
+  sink.lengths.forEach((length, i) => (provisional.ends[i] = at += length))
   const directory = Buffer.from(packr.pack(provisional))
   if (directory.length !== dirLength) throw new Error(`the ${kind} block directory changed size once its offsets were set`)
   const head = Buffer.allocUnsafe(8)
   head.writeUInt32LE(directory.length, 0)
   head.writeUInt32LE(crc32(directory), 4)
-  return [...frameParts(kind, version, [head, directory, ...blocks])]
+  return frameParts(kind, version, { length: at, parts: concat([head, directory], sink.body()) })
+}
+
+function* concat(first: readonly Uint8Array[], rest: Iterable<Uint8Array>): Generator<Uint8Array> {
+  yield* first
+  yield* rest
 }
 
 /** Descriptors of opened files, closed once their BlockFile is collected. */

@@ -158,6 +158,16 @@ export class CodeGraph {
     this.rememberLayout()
   }
 
+  /**
+   * Lets go of the node-numbered edges ranking was computed over (rebuilt by the next personalised
+   * run, if any): a build writing the graph out has no more use for them, and at Linux 10k they
+   * are tens of megabytes while the symbol table is encoded, the peak of its memory.
+   */
+  releaseRanking(): void {
+    this.weighted = undefined
+    this.prepared = undefined
+  }
+
   /** The last ranks laid over the current nodes: a file keeps its ranks if its node count did not change. */
   private previousRanks(): Float64Array | undefined {
     if (this.ranks.length === 0) return undefined

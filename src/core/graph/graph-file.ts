@@ -12,7 +12,7 @@
  * (1: one msgpack snapshot, decoded whole, with the whole symbol table, by every query using it.)
  */
 import { CorruptFileError } from '../errors.js'
-import { BlockFile, blockFileParts, packBlock } from './block-file.js'
+import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import type { GraphSnapshot } from './code-graph.js'
 
 export const GRAPH_KIND = 'graph'
@@ -37,7 +37,10 @@ const EDGES_BLOCK = 1
 export function encodeGraphFile(snapshot: GraphSnapshot, bases: Uint32Array): Uint8Array[] {
   const { ranks, ...edges } = snapshot
   const meta: Meta = { files: bases.length - 1, nodes: ranks.length, edges: edges.from.length }
-  return blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, [packBlock({ bases, ranks }), packBlock(edges)])
+  const blocks = new BlockSink()
+  blocks.add({ bases, ranks })
+  blocks.add(edges)
+  return [...blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks)]
 }
 
 /** A stored graph opened for reading by block. */

@@ -37,7 +37,10 @@ export interface ReferencePosting {
 export interface TableChanges {
   /** Files added, changed or removed. */
   changed: Set<string>
-  /** Names whose set of (defining file, qualified name) changed → how many more files define them now. */
+  /**
+   * Names whose set of (defining file, qualified name) changed → how many more files define them
+   * now; left empty when every file of the table changed (each is resolved again anyway).
+   */
   dirtyNames: Map<number, number>
   /** Unchanged files whose imports now resolve differently. */
   importsChanged: Set<string>
@@ -372,10 +375,15 @@ export class SymbolTable {
     const changed = new Set(this.changes.keys())
     const dirtyNames = new Map<number, number>()
     const watched = new Uint8Array(this.strings.size)
+    // Every file changed (a cold build): every file's edges are resolved again whatever names
+    // changed, and diffing a whole tree's definitions built a map entry per name for nothing.
+    let kept = 0
+    for (const path of changed) if (this.files.has(path)) kept++
+    const everyFile = kept === this.files.size
     let pathsChanged = false
     for (const [path, before] of this.changes) {
       const after = this.files.get(path) ?? null
-      diffDefinitions(before, after, dirtyNames)
+      if (!everyFile) diffDefinitions(before, after, dirtyNames)
       if (after) this.resolveImports(after, 0, after.imports)
       if ((before === null) !== (after === null)) {
         pathsChanged = true
@@ -408,8 +416,11 @@ export class SymbolTable {
     return { changed, dirtyNames, importsChanged }
   }
 
-  /** Canonical stored form: strings renumbered in order of first use over files in path order. */
-  snapshot(): { data: SymbolsSnapshot; remap: Int32Array } {
+  /**
+   * Canonical stored form: strings renumbered in order of first use over files in path order.
+   * `strings` lists them as `data.strings` joins them, for an encoder to look them up by id.
+   */
+  snapshot(): { data: SymbolsSnapshot; remap: Int32Array; strings: string[] } {
     const files = this.sortedFiles()
     const remap = new Int32Array(this.strings.size).fill(-1)
     const strings: string[] = []
@@ -488,7 +499,7 @@ export class SymbolTable {
       refCounts,
       importCounts,
     }
-    return { data, remap }
+    return { data, remap, strings }
   }
 
   static fromSnapshot(value: unknown, source = 'symbols snapshot'): SymbolTable {

@@ -24,7 +24,8 @@
  * compressed: 117 MB on Linux 10k. 2: one msgpack snapshot, decoded whole by every query.)
  */
 import { CorruptFileError } from '../errors.js'
-import { BlockFile, blockFileParts, packBlock } from './block-file.js'
+import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
+import type { ScratchFile } from '../store/index.js'
 import { STRING_SEPARATOR } from './strings.js'
 import { fileStarts, SliceScratch, sliceSnapshot } from './table-slices.js'
 import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
@@ -89,10 +90,13 @@ export function bucketOf(key: string, buckets: number): number {
  * The record file of a canonical snapshot (SymbolTable.snapshot), in parts written one after the
  * other: joined into one buffer, a 10k-file table would be copied once more at the peak of a
  * build's memory. Rows are sorted into buckets with typed arrays, and only one bucket's or run's
- * objects exist at a time.
+ * objects exist at a time. `strings`: the snapshot's strings as a list, when the caller has it (a
+ * table's are a few million at Linux scale: split again, they would be copied at the peak).
+ * `spool`: the blocks go there as they are packed rather than stay in memory (see BlockSink); the
+ * parts then read them back, so the spool must stay open until they are written.
  */
-export function encodeSymbolsFile(data: SymbolsSnapshot): Uint8Array[] {
-  const strings = data.strings.split(STRING_SEPARATOR)
+export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: readonly string[]; spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+  const strings = opts.strings ?? data.strings.split(STRING_SEPARATOR)
   const files = data.paths.length
   const defs = data.defName.length
   const starts = fileStarts(data)
@@ -144,7 +148,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Uint8Array[] {
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
   const postsByBucket = groupBy(postName, bucketOfString, buckets)
 
-  const bucketBlock = (b: number): Buffer => {
+  const bucketBlock = (b: number): SymbolBucket => {
     const byKey = new Map<number, { defs: number[]; posts: number[] }>()
     const entry = (key: number): { defs: number[]; posts: number[] } => {
       let value = byKey.get(key)
@@ -184,7 +188,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Uint8Array[] {
       }
       bucket.refStarts[k + 1] = r
     })
-    return packBlock(bucket)
+    return bucket
   }
 
   // Runs of files in path order, each closing once it holds ROWS_PER_RUN rows; at least one, for an empty table's columns.
@@ -199,10 +203,11 @@ export function encodeSymbolsFile(data: SymbolsSnapshot): Uint8Array[] {
   runStarts.push(files)
   const runs = runStarts.length - 1
   const scratch = new SliceScratch(strings.length)
-  const blocks = [packBlock({ paths: Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR), stars: starImporting(data, strings, starts) })]
-  blocks.push(packBlock(definedNames(data, strings).join(STRING_SEPARATOR)))
-  for (let r = 0; r < runs; r++) blocks.push(packBlock(sliceSnapshot(data, strings, starts, runStarts[r]!, runStarts[r + 1]!, r, scratch)))
-  for (let b = 0; b < buckets; b++) blocks.push(bucketBlock(b))
+  const blocks = new BlockSink(opts.spool)
+  blocks.add({ paths: Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR), stars: starImporting(data, strings, starts) })
+  blocks.add(definedNames(data, strings).join(STRING_SEPARATOR))
+  for (let r = 0; r < runs; r++) blocks.add(sliceSnapshot(data, strings, starts, runStarts[r]!, runStarts[r + 1]!, r, scratch))
+  for (let b = 0; b < buckets; b++) blocks.add(bucketBlock(b))
   const meta: Meta = { files, symbols: defs, strings: strings.length, runs, buckets, runStarts: Uint32Array.from(runStarts) }
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
 }

@@ -285,10 +285,17 @@ function writeBm25Run(target: string, index: Bm25Index): ScratchFile {
   }
 }
 
-/** A budget of `[index] memory_mb` in bytes: 0 sizes it to the machine, an eighth of its memory and at most a gigabyte. */
+/**
+ * A budget of `[index] memory_mb` in bytes: 0 sizes it to the machine, an eighth of its memory and
+ * at most 64 MB. More buys little: a run costs its write and a share of the final merge, both
+ * small beside indexing its files, while a larger budget is memory held through the whole build
+ * (at a gigabyte, Linux 10k never spilled and peaked about 120 MB higher; Linux full held all of it).
+ */
 export function bm25MemoryBytes(memoryMb: number): number {
-  return (memoryMb || Math.min(1024, Math.floor(totalmem() / 8 / 2 ** 20))) * 2 ** 20
+  return (memoryMb || Math.min(DEFAULT_BM25_MB, Math.floor(totalmem() / 8 / 2 ** 20))) * 2 ** 20
 }
+
+const DEFAULT_BM25_MB = 64
 
 /**
  * A build's last steps: `finish()`, then `saveAggregates`. A large BM25 index is written on a
@@ -300,6 +307,7 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
   bm25Written?.catch(() => {})
   try {
     const { edges } = aggregates.finish()
+    aggregates.graph.releaseRanking()
     await saveAggregates(treeDir, aggregates, bm25Written)
     return { edges }
   } finally {
@@ -340,10 +348,19 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
   })
 }
 
-/** Writes the symbol table; returns the string-id remapping the graph's snapshot needs. */
+/**
+ * Writes the symbol table; returns the string-id remapping the graph's snapshot needs. Its blocks
+ * are spooled to a scratch file beside it as they are packed (see encodeSymbolsFile), and removed
+ * once written or on failure.
+ */
 async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
-  const { data, remap } = symbols.snapshot()
-  await writeFileAtomic(path, encodeSymbolsFile(data))
+  const { data, remap, strings } = symbols.snapshot()
+  const spool = new ScratchFile(`${path}.blocks`)
+  try {
+    const parts = encodeSymbolsFile(data, { strings, spool })
+    await writeFileAtomic(path, parts)
+  } finally {
+    spool.close()
+  }
   return remap
 }
-
