@@ -68,7 +68,7 @@ describe('repo map over a stored graph and symbol table', () => {
     assert.ok(runs - needed.size >= 2, `${runs} runs, ${needed.size} needed`)
     for (let run = 0; run < runs; run++) if (!needed.has(run)) symbols = flipInBlock(symbols, 'symbols', 2 + run)
     writeFileSync(symbolsPath, symbols)
-    writeFileSync(graphPath, flipInBlock(readFileSync(graphPath), 'graph', 1))
+    writeFileSync(graphPath, flipInBlock(readFileSync(graphPath), 'graph', 0))
 
     const table = SymbolTable.open(SymbolsFile.open(symbolsPath))
     const got = buildRepoMap(context(table, CodeGraph.open(GraphFile.open(graphPath), table)), { tokens: 60 })

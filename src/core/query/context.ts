@@ -213,7 +213,7 @@ function readArtifact(index: IndexContext, texts: ChunkTexts, source: FileSource
   index.repairs.flush(warn)
   if (!record || record.skipped) return null
   const text = (): string | undefined => {
-    const read = texts.text(source.blob, record.artifact.lineCount)
+    const read = texts.text(source.blob, record.artifact.lineCount, record.redacted === true)
     index.repairs.flush(warn)
     return read
   }

@@ -156,7 +156,7 @@ export function* chunksOf(store: BlobStore, texts: ChunkTexts, records: readonly
     texts.prefetch(batch.map((key) => key.blob))
     for (const key of batch) {
       const record = store.readOrHeal(key)
-      if (record && !record.skipped) yield* withChunkText(record.artifact, () => texts.text(key.blob, record.artifact.lineCount)).chunks
+      if (record && !record.skipped) yield* withChunkText(record.artifact, () => texts.text(key.blob, record.artifact.lineCount, record.redacted === true)).chunks
     }
   }
 }
