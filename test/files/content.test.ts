@@ -9,13 +9,13 @@ const classify = (content: string | Buffer, maxBytes = MiB) => classifyContent(B
 describe('files: classifyContent', () => {
   it('decodes ordinary code unchanged', () => {
     const source = readFileSync(new URL('../../src/core/files/content.ts', import.meta.url), 'utf8')
-    assert.deepEqual(classify(source), { ok: true, text: source })
-    assert.deepEqual(classify(''), { ok: true, text: '' })
-    assert.deepEqual(classify('naïve = "☃"\n'), { ok: true, text: 'naïve = "☃"\n' })
+    assert.deepEqual(classify(source), { ok: true, text: source, redacted: false })
+    assert.deepEqual(classify(''), { ok: true, text: '', redacted: false })
+    assert.deepEqual(classify('naïve = "☃"\n'), { ok: true, text: 'naïve = "☃"\n', redacted: false })
   })
 
   it('skips files over maxBytes', () => {
-    assert.deepEqual(classify('0123456789', 10), { ok: true, text: '0123456789' })
+    assert.deepEqual(classify('0123456789', 10), { ok: true, text: '0123456789', redacted: false })
     assert.deepEqual(classify('0123456789!', 10), { ok: false, reason: 'tooLarge' })
   })
 
@@ -26,12 +26,12 @@ describe('files: classifyContent', () => {
     assert.deepEqual(classify(Buffer.from('\uFEFFint x;\n', 'utf16le')), { ok: false, reason: 'binary' })
     // Past the sniffed prefix a NUL is just a character, as for git.
     const late = `${'x\n'.repeat(4096)}\0`
-    assert.deepEqual(classify(late), { ok: true, text: late })
+    assert.deepEqual(classify(late), { ok: true, text: late, redacted: false })
   })
 
   it('strips a UTF-8 byte order mark', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('print(1)\n')])
-    assert.deepEqual(classify(bytes), { ok: true, text: 'print(1)\n' })
+    assert.deepEqual(classify(bytes), { ok: true, text: 'print(1)\n', redacted: false })
   })
 
   it('refuses invalid UTF-8', () => {
@@ -52,16 +52,16 @@ describe('files: classifyContent', () => {
 
   it('keeps small files and long lines within the limits', () => {
     const small = `${'z'.repeat(1500)}\n`
-    assert.deepEqual(classify(small), { ok: true, text: small })
+    assert.deepEqual(classify(small), { ok: true, text: small, redacted: false })
     const table = `${'x'.repeat(4999)}\n${'short line\n'.repeat(20)}`
-    assert.deepEqual(classify(table), { ok: true, text: table })
+    assert.deepEqual(classify(table), { ok: true, text: table, redacted: false })
     const justUnder = `${'w'.repeat(299)}\n`.repeat(10)
-    assert.deepEqual(classify(justUnder), { ok: true, text: justUnder })
+    assert.deepEqual(classify(justUnder), { ok: true, text: justUnder, redacted: false })
   })
 
   it('keeps code with one huge expression, and calls a bundle behind a licence header minified', () => {
     const code = `${'    assert f(x) == g(x)  # an ordinary line of a test\n'.repeat(200)}    assert expand(e) == ${'x + '.repeat(1700)}1\n`
-    assert.deepEqual(classify(code), { ok: true, text: code })
+    assert.deepEqual(classify(code), { ok: true, text: code, redacted: false })
     const bundle = `/*! licence: MIT */\n${'var a=1;'.repeat(800)}\n`
     assert.deepEqual(classify(bundle), { ok: false, reason: 'minified' })
   })
@@ -77,7 +77,7 @@ describe('files: classifyContent', () => {
   it('redacts a credential in an otherwise ordinary file', () => {
     const body = 'def handler(event):\n    return process(event)\n'.repeat(5)
     const result = classify(`import boto3\nAWS_KEY = "${FAKE.aws}"\n${body}`)
-    assert.deepEqual(result, { ok: true, text: `import boto3\nAWS_KEY = "[REDACTED]          "\n${body}` })
+    assert.deepEqual(result, { ok: true, text: `import boto3\nAWS_KEY = "[REDACTED]          "\n${body}`, redacted: true })
   })
 
   it('redacts in place: every line and column of the rest stays where it was', () => {

@@ -76,7 +76,7 @@ describe('stored code graph (graph-file.ts)', () => {
 
   it('ranks without reading the edges or the whole symbol table; damage there is found by what reads it', () => {
     const bytes = readFileSync(graphPath)
-    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 1))
+    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 0))
     // A symbol run no rank below needs is damaged too: the first file's run is all they read.
     const symbols = readFileSync(symbolsPath)
     assert.ok(blockSpans<{ runs: number }>(symbols, 'symbols').meta.runs >= 2)
@@ -86,11 +86,17 @@ describe('stored code graph (graph-file.ts)', () => {
     assert.equal(stored.fileRank('src/f001.c'), memory.fileRank('src/f001.c'))
     assert.equal(stored.fileRank('src/f299.c'), memory.fileRank('src/f299.c'))
     assert.deepEqual(stored.nodeRanks(), memory.nodeRanks())
-    assert.throws(() => stored.personalizedRanks(new Float64Array(stored.nodeCount)), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 1 checksum mismatch/.test(error.reason))
+    assert.throws(() => stored.personalizedRanks(new Float64Array(stored.nodeCount)), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 0 checksum mismatch/.test(error.reason))
     writeFileSync(symbolsPath, symbols)
 
-    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 0))
-    assert.throws(() => open().fileRank('src/f001.c'), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 0 checksum mismatch/.test(error.reason))
+    // 300 files are two slices of ranks: a file's rank reads its own slice alone.
+    assert.equal(blockSpans(bytes, 'graph').spans.length, 3)
+    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 2))
+    const sliced = open()
+    assert.equal(sliced.rank('s:src/f000.c#hub'), memory.rank('s:src/f000.c#hub'))
+    assert.equal(sliced.fileRank('src/f255.c'), memory.fileRank('src/f255.c'))
+    assert.throws(() => sliced.fileRank('src/f256.c'), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 2 checksum mismatch/.test(error.reason))
+    assert.throws(() => open().nodeRanks(), (error: unknown) => error instanceof CorruptFileError && /block 2 checksum mismatch/.test(error.reason))
   })
 
   it('lays out the same graph in the same bytes, and a graph read back writes them again', () => {

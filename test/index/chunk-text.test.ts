@@ -41,6 +41,25 @@ describe('chunk text: served by git, not stored', function () {
     assert.deepEqual(lines, [])
   })
 
+  it('redacts the text git serves again only for a file whose extraction redacted credentials', async () => {
+    const token = 'ghp_' + 'R4nd0mT0k3nV4lu3sXq9Zp2Lm7Kw8Jd5Hf1Y'
+    const secret = `${A}\ndef delta():\n    return "${token}"\n`
+    repo = createGitRepo({ files: { 'app/a.py': A, 'app/s.py': secret } })
+    await initIndex(repo.dir, { warn: () => {} })
+    const index = await openIndexContext(repo.dir)
+    const recordOf = (path: string): BlobRecord | undefined => index.blobs.read({ blob: repo.git('rev-parse', `HEAD:${path}`), language: 'python' })
+    const clean = recordOf('app/a.py')
+    const redacted = recordOf('app/s.py')
+    assert.ok(clean && !clean.skipped && clean.redacted === undefined)
+    assert.ok(redacted && !redacted.skipped && redacted.redacted === true)
+    const qctx = await openQueryContext(repo.dir, { warn: () => {}, noSync: true })
+    const body = qctx.artifact('app/s.py')!.chunks.map((chunk) => chunk.body).join('\n')
+    assert.ok(body.includes('def delta()') && !body.includes(token), body)
+    // Redacted in place, every column where it was.
+    const line = secret.split('\n').findIndex((text) => text.includes(token))
+    assert.equal(body.split('\n').find((text) => text.includes('return "'))!.length, secret.split('\n')[line]!.trimEnd().length)
+  })
+
   it("keeps an uncommitted file's chunk text in its record: git has no copy of it", async () => {
     repo = createGitRepo({ files: { 'app/a.py': A } })
     await initIndex(repo.dir, { warn: () => {} })

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { fromReferenceColumns, toReferenceColumns } from '../../src/core/parse/reference-columns.js'
+import { fromReferenceColumns, referenceAt, rowsNamed, toReferenceColumns } from '../../src/core/parse/reference-columns.js'
 import type { SymbolRef } from '../../src/core/parse/types.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION } from '../../src/core/index/blob-task.js'
 import { decodeRecord, encodeRecord } from '../../src/core/store/index.js'
@@ -23,6 +23,13 @@ describe('reference columns', () => {
     assert.deepEqual([...columns.receiverRows], [2, 7])
     const stored = decodeRecord<{ references: typeof columns }>(encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, { references: columns }), BLOB_RECORD_KIND, BLOB_RECORD_VERSION, 'test')
     assert.deepEqual(fromReferenceColumns(stored.references), references)
+  })
+
+  it('reads the rows of some names alone, as the whole list has them', () => {
+    const columns = toReferenceColumns(references)
+    assert.deepEqual(rowsNamed(columns, new Set(['kmalloc', 'lock', 'absent'])), [0, 2, 7])
+    assert.deepEqual(rowsNamed(columns, new Set(['absent'])), [])
+    references.forEach((ref, row) => assert.deepEqual(referenceAt(columns, row), ref))
   })
 
   it('handles a file without references', () => {

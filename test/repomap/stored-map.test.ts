@@ -56,7 +56,7 @@ describe('repo map over a stored graph and symbol table', () => {
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-  it('ranks from the ranks block and reads only the runs of the files it shows', () => {
+  it('ranks from the rank slices and reads only the runs of the files it shows', () => {
     const want = buildRepoMap(context(memory.symbols, memory), { tokens: 60 })
     const shown = want.map.split('\n').filter((line) => !line.startsWith(' ')).map((line) => line.slice(0, -1))
     assert.ok(shown.length >= 2 && shown.length < 10, want.map)
@@ -68,7 +68,7 @@ describe('repo map over a stored graph and symbol table', () => {
     assert.ok(runs - needed.size >= 2, `${runs} runs, ${needed.size} needed`)
     for (let run = 0; run < runs; run++) if (!needed.has(run)) symbols = flipInBlock(symbols, 'symbols', 2 + run)
     writeFileSync(symbolsPath, symbols)
-    writeFileSync(graphPath, flipInBlock(readFileSync(graphPath), 'graph', 1))
+    writeFileSync(graphPath, flipInBlock(readFileSync(graphPath), 'graph', 0))
 
     const table = SymbolTable.open(SymbolsFile.open(symbolsPath))
     const got = buildRepoMap(context(table, CodeGraph.open(GraphFile.open(graphPath), table)), { tokens: 60 })

@@ -3,7 +3,8 @@ import { findSecrets, replaceSecrets } from './secrets.js'
 /** Why a file's bytes are not indexed. */
 export type ContentSkip = 'binary' | 'tooLarge' | 'minified' | 'invalidUtf8' | 'secret'
 
-export type ContentClass = { ok: true; text: string } | { ok: false; reason: ContentSkip }
+/** `redacted`: credentials were found and replaced in `text`. */
+export type ContentClass = { ok: true; text: string; redacted: boolean } | { ok: false; reason: ContentSkip }
 
 /** Git's own heuristic: a NUL byte near the start means binary. */
 const BINARY_SNIFF_BYTES = 8 * 1024
@@ -35,19 +36,24 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 export function classifyContent(bytes: Buffer, maxBytes: number): ContentClass {
   if (bytes.length > maxBytes) return { ok: false, reason: 'tooLarge' }
   if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { ok: false, reason: 'binary' }
-  let text: string
-  try {
-    // ignoreBOM: false makes the decoder drop a leading UTF-8 byte order mark.
-    text = utf8.decode(bytes)
-  } catch {
-    return { ok: false, reason: 'invalidUtf8' }
-  }
+  const text = decodeUtf8(bytes)
+  if (text === undefined) return { ok: false, reason: 'invalidUtf8' }
   if (bytes.length >= MINIFIED_MIN_BYTES && isMinified(text)) return { ok: false, reason: 'minified' }
   const secrets = findSecrets(text)
-  if (secrets.length === 0) return { ok: true, text }
+  if (secrets.length === 0) return { ok: true, text, redacted: false }
   const length = secrets.reduce((sum, { start, end }) => sum + end - start, 0)
   if (secrets.some(({ kind }) => kind === 'private-key') || length >= nonBlankLength(text) * SECRET_SHARE) return { ok: false, reason: 'secret' }
-  return { ok: true, text: replaceSecrets(text, secrets, { keepColumns: true }) }
+  return { ok: true, text: replaceSecrets(text, secrets, { keepColumns: true }), redacted: true }
+}
+
+/** The bytes as UTF-8 text, a leading byte order mark dropped (as classifyContent decodes them); undefined when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    // ignoreBOM: false makes the decoder drop a leading UTF-8 byte order mark.
+    return utf8.decode(bytes)
+  } catch {
+    return undefined
+  }
 }
 
 function isMinified(text: string): boolean {

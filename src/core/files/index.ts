@@ -1,4 +1,4 @@
-export { classifyContent, type ContentClass, type ContentSkip } from './content.js'
+export { classifyContent, decodeUtf8, type ContentClass, type ContentSkip } from './content.js'
 export { compileGlobList, globProblem, type GlobList } from './globs.js'
 export { looksLikeSecret, redactSecrets, type RedactOptions, type SecretKind } from './secrets.js'
 export { resolveInRepo } from './repo-paths.js'

@@ -199,15 +199,15 @@ export class CodeGraph {
   /** PageRank of a node (`f:path`, `s:path#qualifiedName`), 0 when there is no such node. */
   rank(key: string): number {
     if (this.stored) {
-      const { bases, ranks } = this.stored.ranks()
       const parsed = parseKey(key)
       const f = parsed ? this.symbols.fileNumber(parsed.path) : -1
       if (!parsed || f < 0) return 0
-      if (parsed.qualifiedName === undefined) return ranks[bases[f]]
+      const { ranks } = this.stored.fileNodes(f)
+      if (parsed.qualifiedName === undefined) return ranks[0]
       const offset = this.symbols.symbolNodeOffset(parsed.path, parsed.qualifiedName)
       if (offset < 0) return 0
-      if (bases[f] + 1 + offset >= bases[f + 1]) throw new CorruptFileError(this.stored.path, `graph ranks do not match the symbols of ${parsed.path}`)
-      return ranks[bases[f] + 1 + offset]
+      if (1 + offset >= ranks.length) throw new CorruptFileError(this.stored.path, `graph ranks do not match the symbols of ${parsed.path}`)
+      return ranks[1 + offset]
     }
     const node = this.nodeOf(key)
     return node < 0 ? 0 : this.ranks[node]
@@ -216,10 +216,9 @@ export class CodeGraph {
   /** A file's share of PageRank: its own node plus its symbols'. Over all files these sum to 1. */
   fileRank(path: string): number {
     if (this.stored) {
-      const { bases, ranks } = this.stored.ranks()
       const f = this.symbols.fileNumber(path)
       let sum = 0
-      if (f >= 0) for (let node = bases[f]; node < bases[f + 1]; node++) sum += ranks[node]
+      if (f >= 0) for (const rank of this.stored.fileNodes(f).ranks) sum += rank
       return sum
     }
     const file = this.symbols.file(path)
@@ -256,7 +255,8 @@ export class CodeGraph {
    */
   fileNode(file: FileSymbols): number {
     const f = this.symbols.fileIndexOf(file.pathId)
-    return f < 0 ? -1 : (this.stored ? this.stored.ranks().bases : this.bases())[f]
+    if (f < 0) return -1
+    return this.stored ? this.stored.fileNodes(f).base : this.bases()[f]
   }
 
   /** The node of the symbol named `qualifiedName` (a string id) in `file`, -1 if none. */

@@ -1,51 +1,68 @@
 /**
- * The stored code graph (`graph` record, version 2), laid out so a query reads what it needs: the
- * rank of a definition (`def` breaking a tie) or of a file (search's ranking), and the default
- * repo map's ranking, read the ranks block, not the edges, and never the whole symbol table.
- * Anything needing the edges (personalised PageRank: a scoped or focused map; a build patching the
- * graph) reads the edges block and the whole table.
+ * The stored code graph (`graph` record, version 3), laid out so a query reads what it needs: the
+ * rank of a definition (`def` breaking a tie) or of a file (search's ranking) reads the ranks of
+ * that file's slice of files, and the default repo map's ranking reads every slice, not the edges,
+ * and never the whole symbol table. Anything needing the edges (personalised PageRank: a scoped or
+ * focused map; a build patching the graph) reads the edges block and the whole table.
  *
- * A block record (block-file.ts); its directory's meta is { files, nodes, edges } and its blocks:
- *   0  { bases, ranks }: the first node of each file in path order (files + 1 entries, the last the
- *      node count: a file's node, then its symbols' in definition order) and PageRank by node
- *   1  the edges: a GraphSnapshot (code-graph.ts) without its ranks
- * (1: one msgpack snapshot, decoded whole, with the whole symbol table, by every query using it.)
+ * A block record (block-file.ts); its directory's meta is { files, nodes, edges, filesPerSlice }
+ * and its blocks:
+ *   0      the edges: a GraphSnapshot (code-graph.ts) without its ranks
+ *   1 + s  slice s, files [s × filesPerSlice, (s + 1) × filesPerSlice) in path order: { bases,
+ *          ranks }, the first node of each of its files and the slice's end (a file's node, then
+ *          its symbols' in definition order; numbered over the whole graph) and PageRank by node
+ * (2: one ranks block for all files: decompressing Linux's 3.5 M ranks was half of a cold `def
+ * kmalloc`. 1: one msgpack snapshot, decoded whole, with the whole symbol table, by every query.)
  */
 import { CorruptFileError } from '../errors.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import type { GraphSnapshot } from './code-graph.js'
 
 export const GRAPH_KIND = 'graph'
-export const GRAPH_VERSION = 2
+export const GRAPH_VERSION = 3
 
 interface Meta {
   files: number
   nodes: number
   edges: number
+  filesPerSlice: number
 }
 
-/** Node numbering and PageRank of a stored graph. */
+/** Node numbering and PageRank of a stored graph (or of a slice of its files). */
 export interface StoredRanks {
   bases: Uint32Array
   ranks: Float64Array
 }
 
-const RANKS_BLOCK = 0
-const EDGES_BLOCK = 1
+/** One file's nodes: the number of its first, and their ranks (its own node's first). */
+export interface FileNodes {
+  base: number
+  ranks: Float64Array
+}
+
+const EDGES_BLOCK = 0
+const FIRST_SLICE = 1
+/** Files per slice: Linux's average of ~45 nodes a file makes a slice ~90 KB of ranks, a few hundred slices. */
+const FILES_PER_SLICE = 256
 
 /** The record's parts for a graph's snapshot and the node bases it was ranked over. */
 export function encodeGraphFile(snapshot: GraphSnapshot, bases: Uint32Array): Uint8Array[] {
   const { ranks, ...edges } = snapshot
-  const meta: Meta = { files: bases.length - 1, nodes: ranks.length, edges: edges.from.length }
+  const files = bases.length - 1
+  const meta: Meta = { files, nodes: ranks.length, edges: edges.from.length, filesPerSlice: FILES_PER_SLICE }
   const blocks = new BlockSink()
-  blocks.add({ bases, ranks })
   blocks.add(edges)
+  for (let from = 0; from < files || blocks.lengths.length === FIRST_SLICE; from += FILES_PER_SLICE) {
+    const to = Math.min(files, from + FILES_PER_SLICE)
+    blocks.add({ bases: bases.slice(from, to + 1), ranks: ranks.slice(bases[from], bases[to]) })
+  }
   return [...blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks)]
 }
 
 /** A stored graph opened for reading by block. */
 export class GraphFile {
-  private ranked: StoredRanks | undefined
+  private readonly slices = new Map<number, StoredRanks>()
+  private whole: StoredRanks | undefined
 
   private constructor(private readonly file: BlockFile, readonly meta: Meta) {}
 
@@ -57,22 +74,41 @@ export class GraphFile {
   static open(path: string): GraphFile {
     const file = BlockFile.open(path, GRAPH_KIND, GRAPH_VERSION)
     const meta = file.meta as Meta
-    const shaped = typeof meta === 'object' && meta !== null && [meta.files, meta.nodes, meta.edges].every((n) => Number.isInteger(n) && n >= 0)
-    if (!shaped || file.blockCount !== 2) throw new CorruptFileError(path, 'malformed block directory')
+    const shaped = typeof meta === 'object' && meta !== null && [meta.files, meta.nodes, meta.edges].every((n) => Number.isInteger(n) && n >= 0) && Number.isInteger(meta.filesPerSlice) && meta.filesPerSlice > 0
+    if (!shaped || file.blockCount !== FIRST_SLICE + sliceCount(meta)) throw new CorruptFileError(path, 'malformed block directory')
     return new GraphFile(file, meta)
   }
 
-  /** The node bases and ranks, checked against the directory. */
-  ranks(): StoredRanks {
-    if (!this.ranked) {
-      const block = this.file.read(RANKS_BLOCK) as StoredRanks
-      const { files, nodes } = this.meta
-      if (!(block?.bases instanceof Uint32Array) || !(block.ranks instanceof Float64Array) || block.bases.length !== files + 1 || block.bases[files] !== nodes || block.ranks.length !== nodes) {
-        throw new CorruptFileError(this.path, 'malformed graph ranks')
-      }
-      this.ranked = block
+  /** File `f`'s nodes (path order), read from its slice alone. */
+  fileNodes(f: number): FileNodes {
+    if (this.whole) {
+      const { bases, ranks } = this.whole
+      return { base: bases[f]!, ranks: ranks.subarray(bases[f]!, bases[f + 1]!) }
     }
-    return this.ranked
+    const s = Math.floor(f / this.meta.filesPerSlice)
+    const { bases, ranks } = this.slice(s)
+    const at = f - s * this.meta.filesPerSlice
+    return { base: bases[at]!, ranks: ranks.subarray(bases[at]! - bases[0]!, bases[at + 1]! - bases[0]!) }
+  }
+
+  /** The node bases and ranks of every file: all slices, joined. */
+  ranks(): StoredRanks {
+    if (!this.whole) {
+      const { files, nodes } = this.meta
+      const bases = new Uint32Array(files + 1)
+      const ranks = new Float64Array(nodes)
+      for (let s = 0; s < sliceCount(this.meta); s++) {
+        const slice = this.slice(s)
+        const first = s * this.meta.filesPerSlice
+        if (slice.bases[0] !== bases[first]) throw new CorruptFileError(this.path, `graph rank slice ${s} does not follow the one before`)
+        bases.set(slice.bases, first)
+        ranks.set(slice.ranks, slice.bases[0])
+      }
+      if (bases[files] !== nodes) throw new CorruptFileError(this.path, 'malformed graph ranks')
+      this.whole = { bases, ranks }
+      this.slices.clear()
+    }
+    return this.whole
   }
 
   /** The whole graph as `CodeGraph.fromSnapshot` takes it. */
@@ -81,4 +117,24 @@ export class GraphFile {
     if (typeof edges !== 'object' || edges === null) throw new CorruptFileError(this.path, 'malformed graph edges')
     return { ...edges, ranks: this.ranks().ranks }
   }
+
+  /** Slice `s`, checked against the directory: its files' bases ascend within the graph's nodes, one rank per node. */
+  private slice(s: number): StoredRanks {
+    let slice = this.slices.get(s)
+    if (!slice) {
+      const { files, nodes, filesPerSlice } = this.meta
+      const count = Math.min(files, (s + 1) * filesPerSlice) - s * filesPerSlice
+      const block = this.file.read(FIRST_SLICE + s) as StoredRanks
+      const { bases, ranks } = block ?? {}
+      const shaped = bases instanceof Uint32Array && ranks instanceof Float64Array && bases.length === count + 1 && bases[count]! <= nodes && ranks.length === bases[count]! - bases[0]! && bases.every((base, i) => i === 0 || base > bases[i - 1]!)
+      if (!shaped) throw new CorruptFileError(this.path, `malformed graph rank slice ${s}`)
+      this.slices.set(s, (slice = block))
+    }
+    return slice
+  }
+}
+
+/** Slices of a graph's files: at least one, for an empty graph's bases. */
+function sliceCount(meta: Meta): number {
+  return Math.max(1, Math.ceil(meta.files / meta.filesPerSlice))
 }

@@ -192,8 +192,11 @@ export class BlobStore {
    */
   inspect<K extends BlobKey>(keys: Iterable<K>, decode: boolean): RecordInspection<K> {
     const check = (bytes: Uint8Array, path: string): void => {
-      if (decode) decodeBlobRecord(bytes, path)
-      else checkRecord(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
+      if (decode) {
+        const record = decodeBlobRecord(bytes, path)
+        // Its analysed docs are decoded on first use: verify decodes them too.
+        if (!record.skipped) void record.analyzed
+      } else checkRecord(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
     }
     const result: RecordInspection<K> = { missing: [], damaged: [] }
     const byPack = new Map<string, Array<{ key: K; at: Packed }>>()

@@ -1,6 +1,8 @@
 import type { AnalyzedChunks } from '../search/index.js'
 import { CorruptFileError } from '../errors.js'
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib'
 import { decodeRecord, encodeRecord } from '../store/index.js'
+import { Packr } from '../store/msgpack.js'
 import type { ContentSkip } from '../files/index.js'
 import type { ReferenceColumns } from '../parse/reference-columns.js'
 import type { Chunk, FileArtifact, ImportRef, LanguageId, SymbolDef } from '../parse/types.js'
@@ -44,7 +46,15 @@ export type StoredArtifact = Omit<FileArtifact, 'references' | 'chunks'> & { chu
  */
 export type BlobRecord =
   | { skipped: ContentSkip }
-  | { skipped?: undefined; artifact: StoredArtifact; analyzed: AnalyzedChunks; degraded?: Degraded }
+  | {
+      skipped?: undefined
+      artifact: StoredArtifact
+      /** Decoded on first use (see encodeBlobRecord): a query reading the artifact never pays for it. */
+      analyzed: AnalyzedChunks
+      degraded?: Degraded
+      /** Credentials were replaced in the file's text (classifyContent): reading it from git again must redact it again. */
+      redacted?: true
+    }
 
 /** The part of a record that tree aggregates need: everything but chunk text. */
 export type BlobSummary =
@@ -70,10 +80,14 @@ export interface EncodedBlob {
 
 export const BLOB_RECORD_KIND = 'blob-artifact'
 /**
+ * 4: the artifact and the analysed docs compressed apart, each a section of the record's (plain)
+ * payload, so that a query decompresses the artifact alone (a cold `refs schedule_work` on Linux
+ * read ~1,500 records whole); `redacted` says whether git's copy of the text needs its credentials
+ * redacted again (most files have none: scanning them was most of a page of references' time).
  * 3: chunks of git blobs without their text (see StoredChunk); analysed docs and references in
  * the compact forms below. Linux 10k's records: 104.6 → 58 MB.
  */
-export const BLOB_RECORD_VERSION = 3
+export const BLOB_RECORD_VERSION = 4
 
 /**
  * Analysed docs as a record stores them: one column each for every doc's term count, its term
@@ -94,29 +108,71 @@ interface StoredAnalysis {
  */
 type StoredReferences = Omit<ReferenceColumns, 'name' | 'line' | 'column' | 'enclosing'> & Record<'name' | 'lineGaps' | 'column' | 'enclosing', Uint32Array | Uint16Array>
 
-type StoredRecord =
-  | { skipped: ContentSkip }
-  | { skipped?: undefined; artifact: Omit<StoredArtifact, 'references'> & { references: StoredReferences }; analyzed: StoredAnalysis; degraded?: Degraded }
+type StoredArtifactForm = Omit<StoredArtifact, 'references'> & { references: StoredReferences }
 
-/** A blob record as `.vlt/objects` stores it (compressed: records are most of `.vlt/`, each written once, in a worker, and read whole). */
-export function encodeBlobRecord(record: BlobRecord): Buffer {
-  return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, storedForm(record), { compress: true })
+/** What a record's first section holds: everything but the analysed docs. */
+interface StoredHead {
+  artifact: StoredArtifactForm
+  degraded?: Degraded
+  redacted?: true
 }
 
-/** Checks and decodes a stored blob record; `label` names it in a CorruptFileError. */
+/** The record's payload: a skipped file's reason, or its two sections, each brotli-compressed msgpack. */
+type StoredRecord = { skipped: ContentSkip } | { skipped?: undefined; head: Uint8Array; analyzed: Uint8Array }
+
+const sectionPackr = new Packr({ useRecords: true, moreTypes: true })
+/** As record.ts compresses whole records: quality 3 (see its BROTLI). */
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 3 } }
+
+function packSection(value: unknown): Buffer {
+  return brotliCompressSync(sectionPackr.pack(value), BROTLI)
+}
+
+function unpackSection<T>(bytes: unknown, label: string, what: string): T {
+  if (!(bytes instanceof Uint8Array)) throw new CorruptFileError(label, `its ${what} section is missing`)
+  try {
+    return sectionPackr.unpack(brotliDecompressSync(bytes)) as T
+  } catch (error) {
+    throw new CorruptFileError(label, `its ${what} section does not decode: ${(error as Error).message}`)
+  }
+}
+
+/** A blob record as `.vlt/objects` stores it (compressed: records are most of `.vlt/`, each written once, in a worker). */
+export function encodeBlobRecord(record: BlobRecord): Buffer {
+  if (record.skipped) return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record)
+  const { analyzed, ...head } = storedForm(record)
+  return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, { head: packSection(head), analyzed: packSection(analyzed) } satisfies StoredRecord)
+}
+
+/**
+ * Checks and decodes a stored blob record; `label` names it in a CorruptFileError. The whole
+ * record's checksum is checked here; its analysed docs are decompressed on first use.
+ */
 export function decodeBlobRecord(bytes: Uint8Array, label: string): BlobRecord {
   const stored = decodeRecord<StoredRecord>(bytes, BLOB_RECORD_KIND, BLOB_RECORD_VERSION, label)
+  if (stored.skipped) return { skipped: stored.skipped }
   try {
-    return recordOfStored(stored, label)
+    const head = unpackSection<StoredHead>(stored.head, label, 'artifact')
+    const record = { ...head, artifact: artifactOfStored(head.artifact) } as BlobRecord & { skipped?: undefined }
+    const sectionBytes = stored.analyzed
+    Object.defineProperty(record, 'analyzed', {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const analyzed = analysisOfStored(unpackSection<StoredAnalysis>(sectionBytes, label, 'analysed docs'), label)
+        Object.defineProperty(record, 'analyzed', { value: analyzed, configurable: true, enumerable: true, writable: true })
+        return analyzed
+      },
+    })
+    return record
   } catch (error) {
     if (error instanceof CorruptFileError) throw error
     throw new CorruptFileError(label, `payload does not decode: ${(error as Error).message}`)
   }
 }
 
-function storedForm(record: BlobRecord): StoredRecord {
-  if (record.skipped) return record
-  const { artifact, analyzed } = record
+function storedForm(record: BlobRecord & { skipped?: undefined }): StoredHead & { analyzed: StoredAnalysis } {
+  const { artifact, analyzed, degraded, redacted } = record
   const counts: number[] = []
   const gaps: number[] = []
   const tfs: number[] = []
@@ -131,12 +187,10 @@ function storedForm(record: BlobRecord): StoredRecord {
   const lineGaps = new Uint32Array(line.length)
   for (let i = 0; i < line.length; i++) lineGaps[i] = line[i]! - (i === 0 ? 0 : line[i - 1]!)
   const references: StoredReferences = { ...rest, name: narrow(name), lineGaps: narrow(lineGaps), column: narrow(column), enclosing: narrow(enclosing) }
-  return { ...record, artifact: { ...artifact, references }, analyzed: { terms: analyzed.terms, counts, gaps, tfs } }
+  return { artifact: { ...artifact, references }, ...(degraded ? { degraded } : {}), ...(redacted ? { redacted } : {}), analyzed: { terms: analyzed.terms, counts, gaps, tfs } }
 }
 
-function recordOfStored(stored: StoredRecord, label: string): BlobRecord {
-  if (stored.skipped) return stored
-  const { artifact, analyzed } = stored
+function analysisOfStored(analyzed: StoredAnalysis, label: string): AnalyzedChunks {
   const { counts, gaps, tfs } = analyzed
   const docs: AnalyzedChunks['docs'] = new Array(counts.length)
   let at = 0
@@ -151,11 +205,15 @@ function recordOfStored(stored: StoredRecord, label: string): BlobRecord {
     docs[d] = doc
   }
   if (at !== gaps.length || at !== tfs.length) throw new CorruptFileError(label, `its analysed docs list ${at} terms in ${gaps.length} gaps and ${tfs.length} frequencies`)
+  return { terms: analyzed.terms, docs }
+}
+
+function artifactOfStored(artifact: StoredArtifactForm): StoredArtifact {
   const { name, lineGaps, column, enclosing, ...rest } = artifact.references
   const line = new Uint32Array(lineGaps.length)
   for (let i = 0; i < line.length; i++) line[i] = (i === 0 ? 0 : line[i - 1]!) + lineGaps[i]!
   const references: ReferenceColumns = { ...rest, name: widen(name), line, column: widen(column), enclosing: widen(enclosing) }
-  return { ...stored, artifact: { ...artifact, references }, analyzed: { terms: analyzed.terms, docs } }
+  return { ...artifact, references }
 }
 
 function widen(column: Uint32Array | Uint16Array): Uint32Array {

@@ -5,9 +5,10 @@
  * key. Readers stay synchronous: an artifact's chunks read their text on first use, and a reader
  * about to use many files' text (a search's snippets, a page of references) reads them first in
  * one git run (`prefetch`). A record of working-tree content keeps its text, so git is only ever
- * asked for blobs it indexed.
+ * asked for blobs it indexed. Credentials are looked for again only in the files whose record says
+ * extraction redacted some (BlobRecord.redacted): the same bytes give the same text.
  */
-import { classifyContent } from '../files/index.js'
+import { classifyContent, decodeUtf8 } from '../files/index.js'
 import { readBlobsSync, type Repo } from '../git/index.js'
 import { LineIndex } from '../parse/chunk/index.js'
 import type { Chunk, FileArtifact } from '../parse/types.js'
@@ -16,8 +17,8 @@ import type { Repairs } from './repairs.js'
 
 /** The file texts of a query context's blob records, read from git until an artifact takes them. */
 export class ChunkTexts {
-  /** By blob: the file's text, or why it cannot be had. */
-  private readonly texts = new Map<string, string | { unread: string }>()
+  /** By blob: the file's bytes, or why they cannot be had. */
+  private readonly texts = new Map<string, Buffer | { unread: string }>()
 
   constructor(
     private readonly repo: Repo,
@@ -31,7 +32,7 @@ export class ChunkTexts {
    */
   prefetch(blobs: Iterable<string>): void {
     const all = new Set(blobs)
-    for (const [blob, text] of this.texts) if (typeof text === 'string' && !all.has(blob)) this.texts.delete(blob)
+    for (const [blob, bytes] of this.texts) if (Buffer.isBuffer(bytes) && !all.has(blob)) this.texts.delete(blob)
     this.read([...all].filter((blob) => !this.texts.has(blob)))
   }
 
@@ -44,35 +45,33 @@ export class ChunkTexts {
       for (const blob of wanted) this.texts.set(blob, { unread: (error as Error).message })
       return
     }
-    for (const blob of wanted) {
-      const bytes = found.get(blob)
-      if (!bytes) {
-        this.texts.set(blob, { unread: `git has no blob ${blob.slice(0, 12)}` })
-        continue
-      }
-      // No size bound: the record exists, so the content was within the one in force when it was extracted.
-      const content = classifyContent(bytes, Number.MAX_SAFE_INTEGER)
-      this.texts.set(blob, content.ok ? content.text : { unread: `blob ${blob.slice(0, 12)} is no longer indexed as text (${content.reason})` })
-    }
+    for (const blob of wanted) this.texts.set(blob, found.get(blob) ?? { unread: `git has no blob ${blob.slice(0, 12)}` })
   }
 
   /**
    * The text of `blob`'s file, checked against its record's line count; undefined when git cannot
    * serve it, or serves something else (noted in the repairs: the chunks' text is then empty).
+   * `redacted`: its record's (BlobRecord.redacted).
    */
-  text(blob: string, lineCount: number): string | undefined {
+  text(blob: string, lineCount: number, redacted: boolean): string | undefined {
     if (!this.texts.has(blob)) this.read([blob])
-    const text = this.texts.get(blob)!
-    // Handed over once: the artifact keeps it.
-    if (typeof text === 'string' && new LineIndex(text).count === lineCount) {
-      this.texts.delete(blob)
-      return text
-    }
-    // Not kept either way: a warm context asks git again for the next artifact of this blob.
+    const bytes = this.texts.get(blob)!
+    // Not kept either way: the artifact keeps the text, and a warm context asks git again for the next artifact of this blob.
     this.texts.delete(blob)
+    const text = Buffer.isBuffer(bytes) ? textOf(blob, bytes, redacted) : bytes
+    if (typeof text === 'string' && new LineIndex(text).count === lineCount) return text
     this.repairs.textUnread(typeof text === 'string' ? `blob ${blob.slice(0, 12)} does not have the lines its record describes` : text.unread)
     return undefined
   }
+}
+
+/** The text extraction saw in these bytes: redacted again when it was then, else only decoded. */
+function textOf(blob: string, bytes: Buffer, redacted: boolean): string | { unread: string } {
+  const unread = (reason: string): { unread: string } => ({ unread: `blob ${blob.slice(0, 12)} is no longer indexed as text (${reason})` })
+  if (!redacted) return decodeUtf8(bytes) ?? unread('invalidUtf8')
+  // No size bound: the record exists, so the content was within the one in force when it was extracted.
+  const content = classifyContent(bytes, Number.MAX_SAFE_INTEGER)
+  return content.ok ? content.text : unread(content.reason)
 }
 
 /**

@@ -24,20 +24,20 @@ export async function processBlob(task: BlobTask, extractor: Extractor): Promise
   if (!content.ok) return encoded({ skipped: content.reason })
   const limits: ParseLimits = { maxWasmBytes: task.maxWasmBytes }
   if (task.parseTimeoutMs !== undefined) limits.deadline = started + task.parseTimeoutMs
-  return encoded(recordOf(extractor.extract(content.text, task.language, limits), task.keepText))
+  return encoded(recordOf(extractor.extract(content.text, task.language, limits), content.redacted, task.keepText))
 }
 
 /** The blob as text windows, recording why it was not parsed; the bytes are classified (and credentials redacted) as for any file. */
 export function processAsText(task: BlobTask, degraded: Degraded | undefined): ProcessedBlob {
   const content = classifyContent(Buffer.from(task.bytes), task.maxFileBytes)
   if (!content.ok) return encoded({ skipped: content.reason })
-  return encoded({ ...recordOf(textArtifact(content.text, task.language), task.keepText), ...(degraded ? { degraded } : {}) })
+  return encoded({ ...recordOf(textArtifact(content.text, task.language), content.redacted, task.keepText), ...(degraded ? { degraded } : {}) })
 }
 
-function recordOf(artifact: FileArtifact, keepText = false): BlobRecord {
+function recordOf(artifact: FileArtifact, redacted: boolean, keepText = false): BlobRecord {
   const analyzed = analyzeChunks(artifact.chunks)
   const chunks = keepText ? artifact.chunks : artifact.chunks.map(({ body: _text, ...chunk }) => chunk)
-  return { artifact: { ...artifact, chunks, references: toReferenceColumns(artifact.references) }, analyzed }
+  return { artifact: { ...artifact, chunks, references: toReferenceColumns(artifact.references) }, analyzed, ...(redacted ? { redacted: true as const } : {}) }
 }
 
 function encoded(record: BlobRecord): ProcessedBlob {

@@ -70,6 +70,42 @@ export function fromReferenceColumns(columns: ReferenceColumns): SymbolRef[] {
   return references
 }
 
+/** Row `row` of `columns` as a reference (fromReferenceColumns's, for one row). */
+export function referenceAt(columns: ReferenceColumns, row: number): SymbolRef {
+  const ref: SymbolRef = {
+    name: columns.names[columns.name[row]!]!,
+    line: columns.line[row]!,
+    column: columns.column[row]!,
+    kind: REFERENCE_KIND_ORDER[columns.kind[row]!]!,
+    enclosing: columns.enclosings[columns.enclosing[row]!]!,
+  }
+  const k = lowerBound(columns.receiverRows, row)
+  if (columns.receiverRows[k] === row) ref.receiver = columns.receivers[k]!
+  return ref
+}
+
+/** The rows whose name is one of `names`, ascending. */
+export function rowsNamed(columns: ReferenceColumns, names: ReadonlySet<string>): number[] {
+  const wanted = new Set<number>()
+  columns.names.forEach((name, position) => {
+    if (names.has(name)) wanted.add(position)
+  })
+  const rows: number[] = []
+  if (wanted.size > 0) for (let row = 0; row < columns.name.length; row++) if (wanted.has(columns.name[row]!)) rows.push(row)
+  return rows
+}
+
+function lowerBound(values: Uint32Array, key: number): number {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (values[mid]! < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 function positionOf(text: string, positions: Map<string, number>, list: string[]): number {
   let position = positions.get(text)
   if (position === undefined) {

@@ -14,4 +14,6 @@
 // 9: a git blob's record no longer holds its chunks' text, which git serves (blob-artifact v3,
 // index/chunk-text.ts); version 8 records are blob-artifact v2, which a new directory leaves for gc
 // rather than every one being read as damaged.
-export const EXTRACTOR_VERSION = 9
+// 10: blob-artifact v4 (the analysed docs a section of their own, `redacted`); version 9 records
+// are left for gc as version 8's were.
+export const EXTRACTOR_VERSION = 10

@@ -3,12 +3,12 @@ import { VltError } from '../errors.js'
 import { summarizeBlobs, type BlobItem, type BuildOptions } from '../index/build.js'
 import { ChunkTexts, withChunkText } from '../index/chunk-text.js'
 import { readWorkingContent } from '../index/heal.js'
-import { fromReferenceColumns } from '../parse/reference-columns.js'
+import { fromReferenceColumns, referenceAt, rowsNamed, type ReferenceColumns } from '../parse/reference-columns.js'
 import { loadLastComplete, loadWholeTree, openIndexContext, syncIndexIn, type IndexContext, type IndexedTree, type ManifestFile, type Overlay, type TreeManifest } from '../index/index.js'
 import { EnvironmentFault, LockBusyError, takeFaultNotice } from '../store/index.js'
 import type { TreeAggregates } from '../index/aggregates.js'
 import { readOverlay } from '../index/overlay.js'
-import type { FileArtifact, LanguageId } from '../parse/types.js'
+import type { FileArtifact, LanguageId, SymbolRef } from '../parse/types.js'
 import { refreshOfferedScip, scipViewLoader, type ScipView } from '../scip/index.js'
 
 /**
@@ -238,12 +238,38 @@ function readArtifact(index: IndexContext, texts: ChunkTexts, source: FileSource
   let textRead = false
   const text = (): string | undefined => {
     textRead = true
-    const read = texts.text(source.blob, record.artifact.lineCount)
+    const read = texts.text(source.blob, record.artifact.lineCount, record.redacted === true)
     index.repairs.flush(warn)
     return read
   }
-  const artifact = { ...withChunkText(record.artifact, text), references: fromReferenceColumns(record.artifact.references) }
+  const columns = record.artifact.references
+  const artifact: FileArtifact = { ...withChunkText(record.artifact, text), references: [] }
+  // Made on first use: a page of references takes a few rows of each of hundreds of files (see referencesNamed).
+  Object.defineProperty(artifact, 'references', {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      const references = fromReferenceColumns(columns)
+      Object.defineProperty(artifact, 'references', { value: references, configurable: true, enumerable: true, writable: true })
+      return references
+    },
+  })
+  storedReferences.set(artifact, columns)
   return { artifact, textRead: () => textRead }
+}
+
+/** The stored reference columns of the artifacts readArtifact made (see referencesNamed). */
+const storedReferences = new WeakMap<FileArtifact, ReferenceColumns>()
+
+/**
+ * The references of `artifact` named one of `names`, each with its index in `artifact.references`,
+ * in that order: from a stored artifact's columns, without making its other references (refs
+ * schedule_work on Linux looks at 1,400 files of about a thousand references each).
+ */
+export function referencesNamed(artifact: FileArtifact, names: ReadonlySet<string>): Array<{ row: number; ref: SymbolRef }> {
+  const columns = storedReferences.get(artifact)
+  if (columns) return rowsNamed(columns, names).map((row) => ({ row, ref: referenceAt(columns, row) }))
+  return artifact.references.flatMap((ref, row) => (names.has(ref.name) ? [{ row, ref }] : []))
 }
 
 /** The blobs of the committed files among `paths` whose text is still to read: an uncommitted file's record holds its text. */

@@ -10,7 +10,7 @@
  */
 import { UsageError } from '../errors.js'
 import type { FileImport, SymbolInfo } from '../graph/symbol-table.js'
-import type { Freshness, QueryContext } from './context.js'
+import { referencesNamed, type Freshness, type QueryContext } from './context.js'
 import { isDeclaration, rankedDefinitions, requireSymbol, scipSymbolOf, toDefinition, type Definition, type Precision } from './def.js'
 import type { FileArtifact } from '../parse/types.js'
 import type { ScipOccurrence } from '../scip/index.js'
@@ -113,11 +113,10 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
     const view = views.view(path, exposure)
     if (!view) continue
     taken.set(path, view.artifact)
-    const refs = view.artifact.references
     // `import {name as alias}`: the alias's uses are the name's.
     const aliases = targets.length === 0 ? [] : aliasesOf(view.bindings, name)
-    for (let r = f === start.file ? start.ref : 0; r < refs.length; r++) {
-      const ref = refs[r]!
+    for (const { row: r, ref } of referencesNamed(view.artifact, new Set([name, ...aliases]))) {
+      if (f === start.file && r < start.ref) continue
       const alias = ref.name !== name && aliases.includes(ref.name) && ref.receiver === undefined && ref.kind !== 'import'
       if ((ref.name !== name && !alias) || (space && !inSpace(ref.kind, space))) continue
       const verdict = targets.length === 0 ? 'keep' : resolveOccurrence(ref, view, resolution)

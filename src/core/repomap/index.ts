@@ -95,7 +95,7 @@ function defaultRanking(symbols: SymbolTable, graph: CodeGraph, files: MapFiles,
 
 /**
  * Every file of the tree, numbered as the graph numbers them (path order): a stored graph answers
- * from its ranks block, so the default map reads the symbol table only for the files it shows.
+ * from its rank slices, so the default map reads the symbol table only for the files it shows.
  */
 function graphFiles(symbols: SymbolTable, graph: CodeGraph): MapFiles {
   const bases = graph.nodeBases()

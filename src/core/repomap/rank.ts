@@ -21,7 +21,7 @@ export interface NodeRanks {
 
 /**
  * The files a map ranks, in path order, as the graph numbers their nodes: all that ranking reads
- * before it knows which files it keeps. A stored graph answers from its ranks block alone, so a
+ * before it knows which files it keeps. A stored graph answers from its rank slices alone, so a
  * default map of a large tree reads the definitions of the few files it shows, never the whole
  * symbol table.
  */

@@ -156,7 +156,7 @@ export function* chunksOf(store: BlobStore, texts: ChunkTexts, records: readonly
     // Only a documented chunk's code is read (learnAssociations): a file without one needs no text from git.
     texts.prefetch(batch.filter(({ record }) => record && !record.skipped && record.artifact.chunks.some(documented)).map(({ key }) => key.blob))
     for (const { key, record } of batch) {
-      if (record && !record.skipped) yield* withChunkText(record.artifact, () => texts.text(key.blob, record.artifact.lineCount)).chunks
+      if (record && !record.skipped) yield* withChunkText(record.artifact, () => texts.text(key.blob, record.artifact.lineCount, record.redacted === true)).chunks
     }
   }
 }
