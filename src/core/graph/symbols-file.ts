@@ -29,6 +29,7 @@ import type { ScratchFile } from '../store/index.js'
 import { STRING_SEPARATOR } from './strings.js'
 import { fileStarts, SliceScratch, sliceSnapshot } from './table-slices.js'
 import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
+import { lowerBound } from '../sorted.js'
 
 export const SYMBOLS_KIND = 'symbols'
 export const SYMBOLS_VERSION = 4
@@ -374,16 +375,4 @@ export class SymbolsFile {
     }
     return this.paths
   }
-}
-
-/** The first index of the sorted `values` whose value is not below `key` (values.length when none). */
-function lowerBound<T extends string | number>(values: readonly T[], key: T): number {
-  let lo = 0
-  let hi = values.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (values[mid]! < key) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

@@ -1,4 +1,5 @@
 import type { ReferenceKind, SymbolRef } from './types.js'
+import { lowerBound } from '../sorted.js'
 
 /**
  * A file's references as columns, the form blob records store and the symbol table reads: a
@@ -93,17 +94,6 @@ export function rowsNamed(columns: ReferenceColumns, names: ReadonlySet<string>)
   const rows: number[] = []
   if (wanted.size > 0) for (let row = 0; row < columns.name.length; row++) if (wanted.has(columns.name[row]!)) rows.push(row)
   return rows
-}
-
-function lowerBound(values: Uint32Array, key: number): number {
-  let lo = 0
-  let hi = values.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (values[mid]! < key) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 function positionOf(text: string, positions: Map<string, number>, list: string[]): number {
