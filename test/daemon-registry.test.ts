@@ -130,8 +130,8 @@ describe('capping the daemons (registry.ts, against a daemon speaking the protoc
     rmSync(base, { recursive: true, force: true })
   })
 
-  /** An idle daemon that acknowledges each request `lateMs` late, as one warming its index on a loaded machine does. */
-  async function slowIdleDaemon(socket: string, lateMs: number, stops: string[]): Promise<void> {
+  /** An idle daemon that acknowledges each request `lateMs` late, as one warming its index on a loaded machine does; a hung one never answers after that. */
+  async function slowIdleDaemon(socket: string, lateMs: number, stops: string[], hung = false): Promise<void> {
     const status: DaemonStatus = {
       pid: process.pid,
       current: true,
@@ -152,6 +152,7 @@ describe('capping the daemons (registry.ts, against a daemon speaking the protoc
             const request = message as DaemonRequest
             setTimeout(() => {
               connection.write(encodeLine({ type: 'accepted' }))
+              if (hung) return
               if (request.type === 'stop') stops.push(request.reason ?? '')
               connection.end(encodeLine(request.type === 'stop' ? { type: 'stopping', pid: process.pid } : { type: 'status', status }))
             }, lateMs)
@@ -177,5 +178,22 @@ describe('capping the daemons (registry.ts, against a daemon speaking the protoc
     assert.deepEqual(stops, ['2 daemons would run, at most 1 (GIT_VLT_DAEMON_MAX); this one was the least recently used'])
     assert.deepEqual(registry.entries().map((entry) => entry.vltDir), [self.vltDir])
     assert.match(lines.join('\n'), /asked the daemon of .*other\/\.vlt .* to exit/)
+  })
+
+  it('counts a daemon that acknowledges and then never answers as busy, instead of waiting for it forever', async function () {
+    this.timeout(30_000)
+    const registry = new DaemonRegistry(base)
+    const socket = join(base, 'hung.sock')
+    const stops: string[] = []
+    await slowIdleDaemon(socket, 0, stops, true)
+    const other: RegistryEntry = { pid: process.pid, vltDir: join(base, 'hung', '.vlt'), socket, startedAt: new Date().toISOString() }
+    const self: RegistryEntry = { pid: process.pid, vltDir: join(base, 'self', '.vlt'), socket: join(base, 'self.sock'), startedAt: new Date().toISOString() }
+    registry.register(other)
+    registry.register(self)
+    const lines: string[] = []
+    await capDaemons(registry, self, 1, (line) => lines.push(line))
+    assert.deepEqual(stops, [])
+    assert.deepEqual(registry.entries().map((entry) => entry.vltDir).sort(), [other.vltDir, self.vltDir].sort())
+    assert.match(lines.join('\n'), /2 daemons are running, over the cap of 1 .*the others are busy/)
   })
 })

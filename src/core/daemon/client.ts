@@ -134,9 +134,12 @@ function ask(target: Pick<DaemonTarget, 'socket' | 'log'>, request: DaemonReques
 
 /**
  * Sends one request and returns the daemon's final reply; undefined when there is no daemon, it
- * does not acknowledge in time, or the connection ends without a well-formed reply.
+ * does not acknowledge in time, or the connection ends without a well-formed reply. A query may
+ * take long once accepted, so by default the reply is awaited without a bound; `replyTimeoutMs`
+ * bounds it for requests a daemon answers at once (status, stop), so that one hung after
+ * acknowledging cannot hold the caller forever.
  */
-export function exchange(socketPath: string, request: DaemonRequest, acceptTimeoutMs = ACCEPT_TIMEOUT_MS): Promise<DaemonReply | undefined> {
+export function exchange(socketPath: string, request: DaemonRequest, acceptTimeoutMs = ACCEPT_TIMEOUT_MS, replyTimeoutMs?: number): Promise<DaemonReply | undefined> {
   return new Promise((resolve) => {
     const socket = connect(socketPath)
     let settled = false
@@ -147,7 +150,7 @@ export function exchange(socketPath: string, request: DaemonRequest, acceptTimeo
       socket.destroy()
       resolve(reply)
     }
-    const timer = setTimeout(() => settle(undefined), acceptTimeoutMs)
+    let timer = setTimeout(() => settle(undefined), acceptTimeoutMs)
     socket.on('error', () => settle(undefined))
     socket.on('close', () => settle(undefined))
     socket.on('connect', () => socket.write(encodeLine(request)))
@@ -156,7 +159,11 @@ export function exchange(socketPath: string, request: DaemonRequest, acceptTimeo
       lineReader(
         (message) => {
           const reply = message as DaemonReply
-          if (reply?.type === 'accepted') return clearTimeout(timer)
+          if (reply?.type === 'accepted') {
+            clearTimeout(timer)
+            if (replyTimeoutMs !== undefined) timer = setTimeout(() => settle(undefined), replyTimeoutMs)
+            return
+          }
           settle(isReply(reply) ? reply : undefined)
         },
         () => settle(undefined),

@@ -27,8 +27,8 @@ import { PROTOCOL_VERSION, type DaemonStatus } from './protocol.js'
 export const MAX_DAEMONS_ENV = 'GIT_VLT_DAEMON_MAX'
 export const DEFAULT_MAX_DAEMONS = 4
 /**
- * A registered daemon that does not acknowledge a status request this fast is left alone (busy or
- * hung). Generous because capping runs in the background of a daemon that is already serving: a
+ * A registered daemon that does not acknowledge a status request this fast, or answer it this long
+ * after acknowledging, is left alone (busy or hung). Generous because capping runs in the background of a daemon that is already serving: a
  * daemon warming its index on a loaded machine was seen to take over a second to acknowledge, and
  * counting it as busy left one daemon too many.
  */
@@ -143,7 +143,7 @@ export async function capDaemons(registry: DaemonRegistry, self: RegistryEntry, 
   for (const { entry, status } of idle) {
     if (count <= cap) break
     const reason = `${count} daemons would run, at most ${cap} (${MAX_DAEMONS_ENV}); this one was the least recently used`
-    const reply = await exchange(entry.socket, { ...base(entry), type: 'stop', reason }, PROBE_MS)
+    const reply = await exchange(entry.socket, { ...base(entry), type: 'stop', reason }, PROBE_MS, PROBE_MS)
     if (reply?.type !== 'stopping') continue
     registry.unregister(entry.vltDir, entry.pid)
     log(`asked the daemon of ${entry.vltDir} (pid ${entry.pid}, last used ${status.lastRequestAt ?? `never, started ${status.startedAt}`}) to exit: ${reason}`)
@@ -154,7 +154,7 @@ export async function capDaemons(registry: DaemonRegistry, self: RegistryEntry, 
 
 /** The registered daemon's status, if it is the process the entry names. */
 async function statusOf(entry: RegistryEntry): Promise<DaemonStatus | undefined> {
-  const reply = await exchange(entry.socket, { ...base(entry), type: 'status' }, PROBE_MS)
+  const reply = await exchange(entry.socket, { ...base(entry), type: 'status' }, PROBE_MS, PROBE_MS)
   return reply?.type === 'status' && reply.status.pid === entry.pid ? reply.status : undefined
 }
 
