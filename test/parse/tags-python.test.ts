@@ -111,9 +111,15 @@ describe('tags: Python', () => {
   })
 
   it('reports calls with receivers, types and decorators, and skips parameters and locals', () => {
+    // Decorators are evaluated in the scope around the definition they decorate.
+    assert.deepEqual(
+      referencesIn(tags, 'OrderService').filter(([name]) => name === 'retry' || name === 'staticmethod'),
+      [
+        ['retry', 47, 'call', undefined],
+        ['staticmethod', 48, 'reference', undefined],
+      ],
+    )
     assert.deepEqual(referencesIn(tags, 'OrderService.place'), [
-      ['retry', 47, 'call', undefined],
-      ['staticmethod', 48, 'reference', undefined],
       ['Client', 49, 'type', undefined],
       ['List', 49, 'type', undefined],
       ['Line', 49, 'type', undefined],
@@ -147,6 +153,23 @@ describe('tags: Python', () => {
       ['float', 67, 'call', undefined],
       ['parse', 67, 'call', undefined],
     ])
+  })
+
+  it("evaluates decorators outside the definition: a parameter does not hide the decorator's name", async () => {
+    const nested = await tagsOf(
+      'python',
+      ['import click', '', '@click.group()', 'def ship():', '    pass', '', '', '@ship.command()', "@click.argument('ship')", 'def ship_move(ship):', '    return ship', ''].join('\n'),
+    )
+    assert.deepEqual(referencesIn(nested, ''), [
+      ['click', 1, 'import', undefined],
+      ['click', 3, 'reference', undefined],
+      ['group', 3, 'call', 'click'],
+      ['ship', 8, 'reference', undefined],
+      ['command', 8, 'call', 'ship'],
+      ['click', 9, 'reference', undefined],
+      ['argument', 9, 'call', 'click'],
+    ])
+    assert.deepEqual(referencesIn(nested, 'ship_move'), [])
   })
 
   it('reports base classes, plain and qualified, as inheritance', () => {

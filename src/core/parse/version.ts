@@ -16,4 +16,6 @@
 // rather than every one being read as damaged.
 // 10: blob-artifact v4 (the analysed docs a section of their own, `redacted`); version 9 records
 // are left for gc as version 8's were.
-export const EXTRACTOR_VERSION = 10
+// 11: a Python decorator is a reference of the scope around the definition it decorates, not of
+// the definition (whose parameters hid its names: `@ship.command() def move(ship)`).
+export const EXTRACTOR_VERSION = 11

@@ -5,7 +5,9 @@ import type { ReferenceKind, SymbolKind } from '../types.js'
  * What a capture name means. The query files speak this vocabulary:
  * - `@definition.<kind>` the whole definition (its line range), with `@name`, and optionally
  *   `@scope` (an explicit qualifier: a Go receiver type, C++ `Foo::`), `@body` (the signature ends
- *   where it starts) and `@sig` (the signature starts here instead, e.g. after Python decorators).
+ *   where it starts), `@sig` (the signature starts here instead, e.g. after Python decorators) and
+ *   `@inside` (the definition's own scope starts here: what comes before it in its range, such as
+ *   Python decorators, is evaluated in the enclosing scope and does not see its parameters).
  * - `@declaration.<kind>` a definition without a body (overload signature, pure virtual method):
  *   kept only when the file has no full definition of the same qualified name.
  * - `@container` a named scope that is not itself a symbol (Rust `impl Type`, Ruby `class << self`).
@@ -23,14 +25,14 @@ export type Role =
   | { role: 'container' }
   | { role: 'reference'; kind: ReferenceKind }
   | { role: 'local'; type: boolean }
-  | { role: 'name' | 'scope' | 'body' | 'sig' | 'receiver' | 'import' | 'doc' | 'ignore' }
+  | { role: 'name' | 'scope' | 'body' | 'sig' | 'inside' | 'receiver' | 'import' | 'doc' | 'ignore' }
 
 const SYMBOL_KINDS = new Set<string>([
   'function', 'method', 'class', 'interface', 'struct', 'enum', 'trait', 'type',
   'module', 'constant', 'variable', 'field', 'macro', 'namespace',
 ])
 const REFERENCE_KINDS = new Set<string>(['call', 'reference', 'type', 'inherit', 'import'])
-const PLAIN_ROLES = new Set(['name', 'scope', 'body', 'sig', 'receiver', 'import', 'doc', 'container'])
+const PLAIN_ROLES = new Set(['name', 'scope', 'body', 'sig', 'inside', 'receiver', 'import', 'doc', 'container'])
 
 function roleOf(captureName: string): Role {
   if (captureName.startsWith('_')) return { role: 'ignore' }

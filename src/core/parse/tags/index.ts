@@ -28,6 +28,8 @@ interface DefCandidate {
   bodyStart: number
   /** Where the signature starts when it is not the definition's start, -1 otherwise. */
   sigStart: number
+  /** Where the definition's own scope starts when it is not the definition's start (after Python decorators), -1 otherwise. */
+  insideStart: number
   pattern: number
   /** Where the name starts, -1 for a nameless container. */
   nameStart: number
@@ -89,6 +91,7 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
     let qualifier = -1
     let bodyStart = -1
     let sigStart = -1
+    let insideStart = -1
     let receiver = -1
     const firstRef = refs.length
     const first = matches.firstCapture(m)
@@ -101,6 +104,7 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
         case 'scope': qualifier = capture; break
         case 'body': bodyStart = matches.start(capture); break
         case 'sig': sigStart = matches.start(capture); break
+        case 'inside': insideStart = matches.start(capture); break
         case 'reference': {
           const start = matches.start(capture)
           refs.push({ start, end: matches.end(capture), row: matches.row(capture), column: matches.column(capture), kind: role.kind, receiver: undefined, pattern })
@@ -131,6 +135,7 @@ export function extractTags(tree: Tree, language: ParsedLanguageId, source: stri
         qualifier: qualifier >= 0 ? qualifierText(source.slice(matches.start(qualifier), matches.end(qualifier))) : '',
         bodyStart,
         sigStart,
+        insideStart,
         pattern,
         nameStart: name >= 0 ? matches.start(name) : -1,
         start: 0,
@@ -185,7 +190,7 @@ function resolveDefinitions(candidates: DefCandidate[], matches: RawMatches, sou
     }
     const kind = def.kind === 'function' && parent && TYPE_SCOPES.has(parent.kind) ? 'method' : def.kind
     const scopeName = qualify(parent?.qualifiedName ?? '', def.qualifier)
-    const scope: Scope = { start: def.start, end: def.end, kind, qualifiedName: qualify(scopeName, name) }
+    const scope: Scope = { start: def.insideStart >= 0 ? def.insideStart : def.start, end: def.end, kind, qualifiedName: qualify(scopeName, name) }
     scopes.push(scope)
     open.push(scope)
     if (kind === 'container') continue
@@ -210,6 +215,9 @@ function resolveDefinitions(candidates: DefCandidate[], matches: RawMatches, sou
   // A signature without a body (overload, prototype-like declaration) only stands for the
   // symbol when the file has no full definition of it.
   const shadowed = new Set(weak.filter((w) => strong.has(w.symbol.qualifiedName)).map((w) => w.index))
+  // A scope starting after its decorators can start after a definition inside them (`@route(x := 1)`):
+  // ScopeCursor walks scopes by where they start.
+  scopes.sort(byRange)
   return { symbols: shadowed.size ? symbols.filter((_, i) => !shadowed.has(i)) : symbols, scopes, nameStarts }
 }
 
@@ -280,7 +288,7 @@ function byNameThenPattern(a: DefCandidate, b: DefCandidate): number {
   return a.nameStart - b.nameStart || a.pattern - b.pattern
 }
 
-function byRange(a: DefCandidate, b: DefCandidate): number {
+function byRange(a: { start: number; end: number }, b: { start: number; end: number }): number {
   return a.start - b.start || b.end - a.end
 }
 

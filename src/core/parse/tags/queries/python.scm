@@ -7,15 +7,17 @@
 (future_import_statement) @import
 
 ; ---- classes and functions. A decorated definition spans its decorators, but its signature
-; starts at `def`/`class`. The engine turns functions directly inside classes into methods.
+; and its scope start at `def`/`class`: decorators are evaluated where the definition stands, so
+; in `@ship.command() def move(ship)` the decorator's `ship` is not the parameter. The engine
+; turns functions directly inside classes into methods.
 (decorated_definition
   definition: (class_definition
     name: (identifier) @name
-    body: (block) @body) @sig) @definition.class
+    body: (block) @body) @sig @inside) @definition.class
 (decorated_definition
   definition: (function_definition
     name: (identifier) @name
-    body: (block) @body) @sig) @definition.function
+    body: (block) @body) @sig @inside) @definition.function
 
 (class_definition
   name: (identifier) @name
