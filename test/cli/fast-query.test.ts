@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert'
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Flags, Parser, type Command } from '@oclif/core'
@@ -61,36 +61,30 @@ describe('coderag query fast path: parsing', () => {
 
 /** Daemon tests opt in (the helpers default to GIT_VLT_DAEMON=0); no test leaves a daemon running. */
 const ON = { GIT_VLT_DAEMON: '1' }
+const OFF = { GIT_VLT_DAEMON: '0' }
+
+/** A preload that records whether the CLI loaded oclif: the fast path must not. */
+const PROBE_DIR = mkdtempSync(join(tmpdir(), 'vlt-probe-'))
+process.on('exit', () => rmSync(PROBE_DIR, { recursive: true, force: true }))
+const PROBE = join(PROBE_DIR, 'probe.cjs')
+writeFileSync(PROBE, "process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_LOADED_FILE, String(Object.keys(require.cache).some((path) => path.includes('@oclif')))))\n")
+
+/** The built CLI in `dir`, and whether it loaded oclif. */
+function runCli(dir: string, args: string[], env: Record<string, string>, input?: string): CliRun & { oclif: boolean } {
+  const loaded = join(mkdtempSync(join(PROBE_DIR, 'run-')), 'loaded')
+  const child = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', input, env: cliEnv({ ...env, NODE_OPTIONS: `--require ${PROBE}`, PROBE_LOADED_FILE: loaded }) })
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr, oclif: readFileSync(loaded, 'utf8') === 'true' }
+}
+
+const output = (run: CliRun) => ({ status: run.status, stdout: run.stdout, stderr: run.stderr })
 
 describe('coderag query fast path (built CLI)', function () {
   this.timeout(90_000)
   let repo: GitFixture
-  let probeDir: string
 
-  // Records whether the CLI loaded oclif: the fast path must not.
-  function run(args: string[], env: Record<string, string> = ON, input?: string): CliRun & { oclif: boolean } {
-    const probe = join(probeDir, 'probe.cjs')
-    const out = join(probeDir, 'loaded')
-    rmSync(out, { force: true })
-    const child = spawnSync(process.execPath, [CLI, ...args], {
-      cwd: repo.dir,
-      encoding: 'utf8',
-      input,
-      env: cliEnv({ ...env, NODE_OPTIONS: `--require ${probe}`, PROBE_LOADED_FILE: out }),
-    })
-    return { status: child.status, stdout: child.stdout, stderr: child.stderr, oclif: readFileSync(out, 'utf8') === 'true' }
-  }
+  const run = (args: string[], env: Record<string, string> = ON, input?: string) => runCli(repo.dir, args, env, input)
   const served = (): number => vltJson(repo.dir, ['daemon', 'status'], ON).daemon.served as number
-  const output = (run: CliRun) => ({ status: run.status, stdout: run.stdout, stderr: run.stderr })
 
-  before(() => {
-    probeDir = mkdtempSync(join(tmpdir(), 'vlt-probe-'))
-    writeFileSync(
-      join(probeDir, 'probe.cjs'),
-      "process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_LOADED_FILE, String(Object.keys(require.cache).some((path) => path.includes('@oclif')))))\n",
-    )
-  })
-  after(() => rmSync(probeDir, { recursive: true, force: true }))
   beforeEach(() => {
     repo = createGitRepo({
       files: {
@@ -142,7 +136,7 @@ describe('coderag query fast path (built CLI)', function () {
     assert.equal(JSON.parse(fast.stdout).scope, 'app')
   })
 
-  it('leaves help, bad values and a disabled daemon to oclif', () => {
+  it('leaves help and bad values to oclif', () => {
     const before = served()
     const abc = run(['coderag', 'def', 'greet', '--limit', 'abc'])
     assert.deepEqual([abc.status, abc.oclif], [2, true])
@@ -154,9 +148,13 @@ describe('coderag query fast path (built CLI)', function () {
     assert.deepEqual([help.status, help.oclif], [0, true])
     assert.match(help.stdout, /USAGE/)
     assert.equal(served(), before)
+  })
 
-    const off = run(['coderag', 'def', 'greet', '--json'], { GIT_VLT_DAEMON: '0' })
-    assert.deepEqual([off.status, off.oclif], [0, true])
+  it('answers in process with the daemon disabled, without oclif, as the daemon answers', () => {
+    const before = served()
+    const off = run(['coderag', 'def', 'greet', '--json'], OFF)
+    assert.deepEqual([off.status, off.oclif], [0, false])
+    assert.equal(served(), before)
     assert.deepEqual(JSON.parse(off.stdout), JSON.parse(run(['coderag', 'def', 'greet', '--json']).stdout))
     assert.equal(served(), before + 1)
   })
@@ -197,10 +195,10 @@ describe('coderag query fast path (built CLI)', function () {
     }
   })
 
-  it('leaves the query to oclif when no daemon answers, which runs it in process and starts one', async () => {
+  it('answers in process without oclif when no daemon answers, and starts one for the next query', async () => {
     vlt(repo.dir, ['daemon', 'stop'], ON)
     const cold = run(['coderag', 'def', 'greet', '--json'])
-    assert.deepEqual([cold.status, cold.oclif], [0, true])
+    assert.deepEqual([cold.status, cold.oclif], [0, false])
     const deadline = Date.now() + 20_000
     while (vltJson(repo.dir, ['daemon', 'status'], ON).daemon === null) {
       assert.ok(Date.now() < deadline, 'no daemon was started')
@@ -208,5 +206,123 @@ describe('coderag query fast path (built CLI)', function () {
     }
     const warm = run(['coderag', 'def', 'greet', '--json'])
     assert.deepEqual([warm.stdout, warm.oclif], [cold.stdout, false])
+  })
+})
+
+describe('coderag query fast path without a daemon (built CLI)', function () {
+  this.timeout(180_000)
+  const FILES = {
+    'app/greet.py': 'def greet(name):\n    """Say hello, 100%% sure."""\n    return f"hello {name}"\n\n\nclass Greeter:\n    def welcome(self, name):\n        return greet(name)\n',
+    'app/main.py': 'from app.greet import greet, Greeter\n\n\ndef main():\n    print(greet("world"))\n    Greeter().welcome("you")\n',
+    // A setting a repository may not decide: one config warning, in text and in `--json`'s warnings.
+    'vlt.toml': '[llm]\nbase_url = "https://example.invalid/v1"\n',
+  }
+  const QUERIES = [
+    ['coderag', 'def', 'greet'],
+    ['coderag', 'def', 'nosuchname'],
+    ['coderag', 'def', ' '],
+    ['coderag', 'refs', 'greet', '--limit', '1'],
+    ['coderag', 'search', 'say hello to a name', '-n', '3', '--no-tests'],
+    ['coderag', 'search', 'x', '--path', '../up'],
+    ['coderag', 'search', 'greet', '--paths', 'history'],
+    ['coderag', 'map', '--tokens=200', '--focus', 'app/greet.py', 'Greeter.welcome'],
+    ['coderag', 'map', 'app'],
+  ]
+  // Two identical repositories (same files, same commit): a query that syncs or heals changes its
+  // repository, so the fast path runs in one and oclif (`--cwd`) in the other, each on the same state.
+  let fast: GitFixture
+  let oclif: GitFixture
+
+  beforeEach(() => {
+    fast = createGitRepo({ files: FILES })
+    oclif = createGitRepo({ files: FILES })
+  })
+  afterEach(() => {
+    fast.cleanup()
+    oclif.cleanup()
+  })
+
+  /** The output with what must differ between the twins made alike: the repository's folder, a lock's age. */
+  function comparable(run: CliRun, repo: GitFixture): CliRun {
+    const alike = (text: string): string => text.replaceAll(repo.dir, '<repo>').replace(/, \d+(\.\d+)? s ago;/g, ', <age> ago;')
+    return { status: run.status, stdout: alike(run.stdout), stderr: alike(run.stderr) }
+  }
+
+  /** Each twin changed alike by `change`, then `args` run by the fast path in one and by oclif in the other: the same output. */
+  function samePrinting(args: string[], change: (repo: GitFixture) => void = () => {}): CliRun {
+    change(fast)
+    change(oclif)
+    const viaFast = runCli(fast.dir, args, OFF)
+    const viaOclif = runCli(oclif.dir, [...args, '--cwd', oclif.dir], OFF)
+    assert.deepEqual(comparable(viaFast, fast), comparable(viaOclif, oclif), args.join(' '))
+    assert.deepEqual([viaFast.oclif, viaOclif.oclif], [false, true], args.join(' '))
+    return viaFast
+  }
+
+  it('prints what the oclif command prints, text and JSON, results, warnings and errors, building the index first', () => {
+    const first = samePrinting(['coderag', 'def', 'greet', '--json'])
+    assert.equal(first.status, 0)
+    assert.match(JSON.parse(first.stdout).warnings?.[0] ?? first.stderr, /vlt\.toml: \[llm\]/)
+    for (const query of QUERIES) for (const args of [query, [...query, '--json']]) samePrinting(args)
+    assert.deepEqual(output(runCli(fast.dir, ['coderag', 'search', 'x', '--path', '../up'], OFF)).status, 2)
+    assert.match(runCli(fast.dir, ['coderag', 'def', 'greet'], OFF).stderr, /^warning: vlt\.toml: \[llm\]/)
+  })
+
+  it('brings the index up to date first, as oclif does: a commit, then an uncommitted edit', () => {
+    const salute = (repo: GitFixture): void => {
+      repo.write({ 'app/salute.py': 'from app.greet import greet\n\n\ndef salute(name):\n    return greet(name)\n' })
+      repo.commit('salute')
+    }
+    assert.match(samePrinting(['coderag', 'refs', 'greet', '--json'], salute).stdout, /app\/salute\.py/)
+    const edit = (repo: GitFixture): void => repo.write({ 'app/wave.py': 'from app.greet import greet\n\n\ndef wave():\n    return greet("wave")\n' })
+    for (const args of [['coderag', 'def', 'wave'], ['coderag', 'map', '--json']]) samePrinting(args, edit)
+    assert.equal(JSON.parse(samePrinting(['coderag', 'refs', 'greet', '--json']).stdout).freshness.overlayFiles, 1)
+  })
+
+  it('answers from the last complete index, marked stale in one line, when a stopped run holds the lock', () => {
+    for (const repo of [fast, oclif]) vlt(repo.dir, ['coderag', 'sync'])
+    const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' })
+    try {
+      process.kill(sleeper.pid!, 'SIGSTOP')
+      const holder = { pid: sleeper.pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', command: 'git vlt coderag sync', token: 'aaaaaaaaaaaaaaaaaaaaaaaa' }
+      const hold = (repo: GitFixture): void => {
+        repo.write({ 'app/wave.py': 'from app.greet import greet\n\n\ndef wave():\n    return greet("wave")\n' })
+        writeFileSync(join(repo.dir, '.vlt', 'locks', 'index.lock'), JSON.stringify(holder))
+      }
+      const text = samePrinting(['coderag', 'def', 'greet'], hold)
+      assert.match(text.stderr, /holds the index lock but is stopped/)
+      assert.equal(JSON.parse(samePrinting(['coderag', 'search', 'greet', '--json']).stdout).freshness.staleReason, 'locked')
+    } finally {
+      sleeper.kill('SIGKILL')
+    }
+  })
+
+  it('rebuilds a damaged symbol table and says so in one line, as oclif does', () => {
+    for (const repo of [fast, oclif]) vlt(repo.dir, ['coderag', 'sync'])
+    const damage = (repo: GitFixture): void => {
+      const trees = join(repo.dir, '.vlt', 'trees')
+      const file = join(trees, readdirSync(trees)[0]!, 'symbols.mpk')
+      const bytes = readFileSync(file)
+      bytes[bytes.length >> 1] ^= 0xff
+      writeFileSync(file, bytes)
+    }
+    const text = samePrinting(['coderag', 'def', 'greet'], damage)
+    assert.match(text.stderr, /symbols\.mpk/)
+    assert.match(text.stdout, /app\/greet\.py:1/)
+    samePrinting(['coderag', 'refs', 'greet', '--json'], damage)
+  })
+
+  it('reports a directory outside any repository as oclif does', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'vlt-outside-'))
+    try {
+      for (const args of [['coderag', 'def', 'greet'], ['coderag', 'map', '--json']]) {
+        const viaFast = runCli(outside, args, OFF)
+        const viaOclif = runCli(outside, [...args, '--cwd', outside], OFF)
+        assert.deepEqual([output(viaFast), viaFast.oclif, viaOclif.oclif], [output(viaOclif), false, true], args.join(' '))
+        assert.equal(viaFast.status, 2, viaFast.stderr + viaFast.stdout)
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
   })
 })

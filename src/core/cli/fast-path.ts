@@ -3,7 +3,7 @@
  * @oclif/core costs ~70 ms, often more than the command itself. Each fast path takes only the forms
  * it serves exactly as the oclif command would and returns false for anything else.
  */
-import { reportInternalError } from './plain-output.js'
+import { reportCommandError } from './plain-output.js'
 import { QUERY_CLIS } from './query-cli.js'
 
 /**
@@ -21,7 +21,7 @@ export async function tryFastPath(argv: readonly string[]): Promise<boolean> {
     if (argv[1] === 'sync') return await (await import('./fast-sync.js')).tryFastSync(argv)
     if (Object.hasOwn(QUERY_CLIS, argv[1])) return await (await import('./fast-query.js')).tryFastQuery(argv)
   } catch (error) {
-    reportInternalError(`coderag ${argv[1]}`, error, true, argv.includes('--json'))
+    reportCommandError(`coderag ${argv[1]}`, error, true, argv.includes('--json'))
     return true
   }
   return false

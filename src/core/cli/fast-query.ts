@@ -1,23 +1,29 @@
 /**
- * `git vlt coderag search|def|refs|map` answered by the repository's running daemon without loading
- * oclif, whose start-up (~70 ms) is most of a served query's wall time. Arguments are parsed from the
- * command definitions in oclif.manifest.json (written by the build from the command classes), the
- * way oclif parses them; params and rendering are the commands' own (query-cli.ts), so the output,
+ * `git vlt coderag search|def|refs|map` answered without loading oclif, whose start-up (~70 ms
+ * warm, half a CPU-second on a cold, loaded machine) is most of a served query's wall time and a
+ * good part of a cold one's: by the repository's running daemon, else in process exactly as the
+ * oclif command runs it (in-process-query.ts; just-in-time sync, notes, a daemon started for the
+ * next query). Arguments are parsed from the command definitions in oclif.manifest.json (written
+ * by the build from the command classes), the way oclif parses them; params and rendering are the
+ * commands' own (query-cli.ts), and errors are reported as VltCommand reports them, so the output,
  * `--json` and exit code are the same. Anything this path is not sure to parse exactly as oclif
- * would (help, `--cwd`, `--`, an unknown flag, a value oclif might reject), and any query the daemon
- * does not answer, goes to oclif, which owns error messages and runs the query in process.
+ * would (help, `--cwd`, `--`, an unknown flag, a value oclif might reject) goes to oclif, which
+ * owns those error messages.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { EOL } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { configDir } from '../config/user.js'
-import { forgetConfigWarnings, onConfigWarning } from '../config/warnings.js'
-import { askDaemon, daemonDisabledByEnv } from '../daemon/client.js'
+import { onConfigWarning } from '../config/warnings.js'
+import { askDaemon, type QueryOutcome } from '../daemon/client.js'
 import { visibleLine, visibleText } from '../display/index.js'
-import { jsonText, linesText, reportFailure, withWarnings } from './plain-output.js'
-import type { QueryName } from './queries.js'
-import { QUERY_CLIS } from './query-cli.js'
+import { takeFaultNotice, unwritableNotice } from '../store/fault.js'
+import { answerInProcess } from './in-process-query.js'
+import { jsonText, linesText, reportCommandError, reportFailure, withWarnings } from './plain-output.js'
+import { terminalProgress } from './progress.js'
+import type { QueryName, QueryParams } from './queries.js'
+import { QUERY_CLIS, type Rendering } from './query-cli.js'
 
 /** A flag or argument of oclif.manifest.json; fields the parser below does not model are listed in UNMODELLED. */
 interface ManifestFlag {
@@ -114,43 +120,84 @@ function positiveInteger(input: string): number | undefined {
   return value >= 1 ? value : undefined
 }
 
-/** Answers the query from the daemon and returns true, or returns false to leave it to oclif. */
+/**
+ * Answers the query — from the daemon when one serves it, else in process — and returns true, or
+ * returns false to leave it to oclif.
+ */
 export async function tryFastQuery(argv: readonly string[]): Promise<boolean> {
   // fast-path.ts dispatches here for `coderag <query name> …` only.
   const name = argv[1] as QueryName
-  if (daemonDisabledByEnv() || !oclifPrintsPlainly()) return false
+  if (!oclifPrintsPlainly()) return false
   const command = readManifest()?.commands[`coderag:${name}`]
   const parsed = command && parseCommandLine(command, argv.slice(2))
   if (!parsed) return false
   if (!(await argumentsFromStdin(command, parsed))) return false
   const cli = QUERY_CLIS[name]
   const params = cli.params(parsed.args as never, parsed.flags as never)
-  // Reading the config to find the daemon may warn about it: held until we know who prints.
+  const json = parsed.flags.json === true
+  // Reading the config to find the daemon may warn about it: held until we know where they go.
   const configWarnings: string[] = []
   onConfigWarning((warning) => configWarnings.push(warning))
   const outcome = await askDaemon(process.cwd(), name, params)
   onConfigWarning(undefined)
-  // No daemon (oclif's path runs the query and launches one), another build, a daemon failure.
-  if (!outcome.served) {
-    forgetConfigWarnings(configWarnings)
-    return false
-  }
-
-  const json = parsed.flags.json === true
-  const { reply } = outcome
-  const unplaced = json && reply.type === 'result' ? withWarnings(reply.result, configWarnings) : configWarnings
-  for (const warning of unplaced) process.stderr.write(`${visibleLine(`warning: ${warning}`)}\n`)
-  if (!json) for (const note of reply.notes) process.stderr.write(visibleText(`${note}\n`))
-  if (reply.type === 'error') {
-    reportFailure(reply.message, reply.exitCode, json)
-  } else if (json) {
-    process.stdout.write(jsonText(reply.result))
-  } else {
-    const rendering = cli.render(params as never, reply.result as never)
-    process.stdout.write(linesText(rendering.stdout))
-    process.stderr.write(linesText(rendering.stderr ?? []))
-  }
+  if (outcome.served) printServed(name, params, outcome.reply, json, configWarnings)
+  else await answerHere(name, params, json, configWarnings, outcome.launch)
   return true
+}
+
+type Reply = Extract<QueryOutcome, { served: true }>['reply']
+
+function printServed(name: QueryName, params: QueryParams[QueryName], reply: Reply, json: boolean, configWarnings: readonly string[]): void {
+  const unplaced = json && reply.type === 'result' ? withWarnings(reply.result, configWarnings) : configWarnings
+  for (const warning of unplaced) warnLine(warning)
+  if (!json) for (const note of reply.notes) process.stderr.write(visibleText(`${note}\n`))
+  if (reply.type === 'error') reportFailure(reply.message, reply.exitCode, json)
+  else if (json) process.stdout.write(jsonText(reply.result))
+  else printRendering(QUERY_CLIS[name].render(params as never, reply.result as never))
+}
+
+/**
+ * The query in process, printed as the oclif command prints it (QueryCommand on VltCommand): in
+ * text mode config warnings and notes as they come, the rendering, then the one line about writes
+ * `.vlt/` refused; with `--json` the config warnings and that line join the result's `warnings`.
+ * An error is reported as VltCommand reports it, after the warnings held for the result.
+ */
+async function answerHere(name: QueryName, params: QueryParams[QueryName], json: boolean, configWarnings: string[], launch: Launch | undefined): Promise<void> {
+  const held = json ? configWarnings : []
+  if (!json) for (const warning of configWarnings) warnLine(warning)
+  onConfigWarning((warning) => (json ? held.push(warning) : warnLine(warning)))
+  const note = (message: string): void => {
+    if (!json) process.stderr.write(`${visibleText(message)}\n`)
+  }
+  try {
+    const result = await answerInProcess(name, params, process.cwd(), { note, progress: json ? undefined : terminalProgress() })
+    await launch?.(note)
+    const skipped = takeFaultNotice()
+    const notice = skipped ? [unwritableNotice(skipped)] : []
+    if (json) {
+      for (const warning of withWarnings(result, [...held, ...notice])) warnLine(warning)
+      process.stdout.write(jsonText(result))
+    } else {
+      printRendering(QUERY_CLIS[name].render(params as never, result as never))
+      for (const warning of notice) warnLine(warning)
+    }
+  } catch (error) {
+    for (const warning of held) warnLine(warning)
+    reportCommandError(`coderag ${name}`, error, true, json)
+  } finally {
+    onConfigWarning(undefined)
+  }
+}
+
+type Launch = NonNullable<Extract<QueryOutcome, { served: false }>['launch']>
+
+function printRendering(rendering: Rendering): void {
+  process.stdout.write(linesText(rendering.stdout))
+  process.stderr.write(linesText(rendering.stderr ?? []))
+}
+
+function warnLine(warning: string): void {
+  process.stderr.write(`${visibleLine(`warning: ${warning}`)}\n`)
 }
 
 function readManifest(): { commands: Record<string, ManifestCommand> } | undefined {

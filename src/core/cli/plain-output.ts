@@ -4,6 +4,8 @@
  * through src/core/display: text from the repository never reaches the terminal as raw controls.
  */
 import { terminalSafeJson, visibleLine, visibleText } from '../display/index.js'
+import { VltError } from '../errors.js'
+import { environmentFault, takeFaultNotice } from '../store/fault.js'
 
 /** The JSON object a failed command prints with `--json`. */
 export function errorObject(message: string, exitCode: 1 | 2): { error: { message: string; code: 'usage' | 'failure' } } {
@@ -52,10 +54,23 @@ export function writeStackWhenDebugging(error: unknown): void {
   if ((debug === '1' || debug === 'true') && error instanceof Error) process.stderr.write(`${visibleText(error.stack ?? error.message)}\n`)
 }
 
-/** Reports an unexpected error as internalErrorMessage() words it, exit code 1 (for the fast paths; VltCommand prints the same). */
-export function reportInternalError(command: string, error: unknown, rebuildsIndex: boolean, json: boolean): void {
+/**
+ * What a command prints for an error escaping it: ours (a VltError, an environment fault) in their
+ * own words and exit code, anything else as internalErrorMessage() words it, exit code 1 (its stack
+ * under the debug switch only). A fault noted on the way is not told again: this line says it all.
+ */
+export function commandFailure(command: string, error: unknown, rebuildsIndex: boolean): { message: string; exitCode: 1 | 2 } {
+  const expected = error instanceof VltError ? error : environmentFault(error)
+  takeFaultNotice()
+  if (expected) return { message: expected.message, exitCode: expected.exitCode }
   writeStackWhenDebugging(error)
-  reportFailure(internalErrorMessage(command, error, rebuildsIndex), 1, json)
+  return { message: internalErrorMessage(command, error, rebuildsIndex), exitCode: 1 }
+}
+
+/** Reports an error escaping a command as commandFailure() says (for the fast paths; VltCommand prints the same). */
+export function reportCommandError(command: string, error: unknown, rebuildsIndex: boolean, json: boolean): void {
+  const { message, exitCode } = commandFailure(command, error, rebuildsIndex)
+  reportFailure(message, exitCode, json)
 }
 
 /**

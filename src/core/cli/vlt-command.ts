@@ -1,9 +1,9 @@
 import { Command, Errors, Flags, ux, type Interfaces } from '@oclif/core'
 import { onConfigWarning } from '../config/warnings.js'
 import { terminalSafeJson, visibleLine, visibleText } from '../display/index.js'
-import { UsageError, VltError } from '../errors.js'
-import { environmentFault, takeFaultNotice, unwritableNotice } from '../store/fault.js'
-import { errorLine, errorObject, internalErrorMessage, withWarnings, writeStackWhenDebugging } from './plain-output.js'
+import { UsageError } from '../errors.js'
+import { takeFaultNotice, unwritableNotice } from '../store/fault.js'
+import { commandFailure, errorLine, errorObject, withWarnings } from './plain-output.js'
 
 /** oclif's FlagOutput and ArgOutput, which its public interfaces do not export. */
 type ParsedValues = { [name: string]: any }
@@ -11,7 +11,7 @@ type ParsedValues = { [name: string]: any }
 /**
  * Base of every git-vlt command: `--json` support, and errors printed as one line (or the JSON
  * error object) with exit code 2 for usage — ours and oclif's parser's alike — and 1 for failure,
- * never a stack trace: a bug is one line too, saying how to recover (see reportInternalError).
+ * never a stack trace: a bug is one line too, saying how to recover (see commandFailure).
  * An environment fault (a read-only or full `.vlt/`, store/fault.ts) is one of them, whichever
  * write met it; one that only skipped writes the command could do without is told in one warning.
  * Whatever it prints passes through src/core/display, so text from the repository (file names,
@@ -93,12 +93,7 @@ export abstract class VltCommand extends Command {
     this.configWarnings = []
     // oclif's own exits (`this.exit()`) are its to finish.
     if (err instanceof Errors.CLIError) return super.catch(err)
-    const expected = err instanceof VltError ? err : environmentFault(err)
-    // The failure's own line says it all: a fault noted on the way is not told again.
-    takeFaultNotice()
-    if (!expected) writeStackWhenDebugging(err)
-    const message = expected ? expected.message : internalErrorMessage((this.id ?? '').replaceAll(':', ' '), err, indexCommand(this.id))
-    const exitCode = expected ? expected.exitCode : 1
+    const { message, exitCode } = commandFailure((this.id ?? '').replaceAll(':', ' '), err, indexCommand(this.id))
     process.exitCode = exitCode
     if (this.jsonEnabled()) this.logJson(errorObject(message, exitCode))
     else process.stderr.write(errorLine(message))

@@ -1,0 +1,32 @@
+/**
+ * A query answered in this process, as a query command does when no daemon serves it: the oclif
+ * command (query-command.ts) and bin/run.js's fast path (fast-query.ts) both call this, so that
+ * they answer alike. The query modules are imported here, on first use: a query a daemon serves
+ * never loads them.
+ */
+import { answerRebuildingDamage } from '../index/damage.js'
+import type { Progress } from './progress.js'
+import type { QueryName, QueryParams, QueryResults } from './queries.js'
+
+export interface InProcessIo {
+  /** A line for stderr, or nothing (`--json`): warnings, notes. */
+  note(message: string): void
+  /** The just-in-time sync's progress (a terminal's only). */
+  progress?: Progress
+}
+
+/** Opens HEAD's query context (synced first) and runs the query; damage found after loading is rebuilt and the query run again. */
+export async function answerInProcess<N extends QueryName>(name: N, params: QueryParams[N], cwd: string, io: InProcessIo): Promise<QueryResults[N]> {
+  return answerRebuildingDamage(async () => {
+    const [{ openQueryContext }, { QUERIES }] = await Promise.all([import('../query/context.js'), import('./queries.js')])
+    const indexWarnings: string[] = []
+    const qctx = await openQueryContext(cwd, {
+      progress: io.progress,
+      warn: (message) => {
+        indexWarnings.push(message)
+        io.note(message)
+      },
+    })
+    return QUERIES[name](qctx, params, { note: io.note, indexWarnings, progress: io.progress })
+  })
+}
