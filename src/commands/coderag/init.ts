@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core'
 import { terminalProgress } from '../../core/cli/progress.js'
 import { VltCommand } from '../../core/cli/vlt-command.js'
-import { initIndex, type InitResult } from '../../core/index/index.js'
+import { initIndex, type InitResult, type TreeBeingBuilt } from '../../core/index/index.js'
+import { learnAlongsideAggregates } from '../../core/semantic/model-store.js'
 import { extractShard, parseShard, type ShardResult } from '../../core/index/shard.js'
 import { UsageError } from '../../core/errors.js'
 import { formatSkipped } from '../../core/cli/format.js'
@@ -46,6 +47,7 @@ the summary.`
         this.note(message)
       },
     }
+    const alongsideAggregates = (tree: TreeBeingBuilt) => learnAlongsideAggregates(tree, opts.warn)
     if (shard) {
       const done = await extractShard(this.workDir(flags), shard, opts)
       this.log(
@@ -54,7 +56,7 @@ the summary.`
       )
       return { ...done, warnings }
     }
-    const result = await initIndex(this.workDir(flags), opts)
+    const result = await initIndex(this.workDir(flags), { ...opts, alongsideAggregates })
     this.log(
       `Indexed tree ${result.treeHash.slice(0, 12)}: ${result.files} files, ${result.chunks} chunks, ` +
         `${result.symbols} symbols, ${result.edges} edges, ${result.commits.indexed} commits in ${(result.durationMs / 1000).toFixed(1)}s` +
