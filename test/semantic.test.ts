@@ -9,7 +9,8 @@ import { rankByCode } from '../src/core/semantic/code-view-path.js'
 import { associationsPath, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, learnInBackground, learningLockName } from '../src/core/semantic/model-store.js'
 import { codeView, learnAssociations, prepareQuery, scoreCode, type DocumentedText } from '../src/core/semantic/term-associations.js'
 import { acquireLock, readRecordSync } from '../src/core/store/index.js'
-import type { GitFixture } from './helpers/git-fixture.js'
+import { vltJson } from './helpers/cli.js'
+import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
 import { createIndexedRepo } from './query/search-fixture.js'
 
 const warn = (): void => {}
@@ -23,6 +24,9 @@ ${docstring ? `    """${docstring}"""\n` : ''}    if user is None or doc is None
     return active and grants(user, "${action}", doc)
 `
 }
+
+/** What the access checks call. */
+const ACL = 'def grants(user, action, doc):\n    return action in user.rights\n\n\ndef write_log(entry):\n    print(entry)\n'
 
 /** Access checks documented in prose, the last one without a docstring, and a decoy that only talks about them. */
 const ACCESS = [
@@ -96,7 +100,7 @@ describe('semantic: code view in search', function () {
   this.timeout(60_000)
   let repo: GitFixture
   before(async () => {
-    repo = await createIndexedRepo({ 'acl.py': 'def grants(user, action, doc):\n    return action in user.rights\n\n\ndef write_log(entry):\n    print(entry)\n', 'access.py': ACCESS })
+    repo = await createIndexedRepo({ 'acl.py': ACL, 'access.py': ACCESS })
   })
   after(() => repo?.cleanup())
 
@@ -171,5 +175,16 @@ describe('semantic: code view in search', function () {
     }
     await learnInBackground(qctx)
     assert.equal(existsSync(path), true)
+  })
+
+  it('is learned by `coderag init`, so that the first prose search finds it stored', async () => {
+    const fresh = createGitRepo({ files: { 'acl.py': ACL, 'access.py': ACCESS } })
+    try {
+      vltJson(fresh.dir, ['coderag', 'init'])
+      const qctx = await openQueryContext(fresh.dir, { warn, noSync: true })
+      assert.equal(readRecordSync<{ pairs: number }>(associationsPath(qctx), ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION)?.pairs, 5)
+    } finally {
+      fresh.cleanup()
+    }
   })
 })

@@ -74,6 +74,9 @@ describe('index/shard: init --shard K/N in separate clones, then merge', functio
     assert.equal(merged.merged.records, 42)
     assert.deepEqual(merged.merged.shards, kept)
     assert.deepEqual({ ...merged, merged: null, durationMs: 0, commits: null, warnings: [] }, { ...whole, merged: null, extracted: 0, durationMs: 0, commits: null, warnings: [] })
+    // Learned by the merge as by the init, before any search asks: the same term associations.
+    const model = (dir: string): Buffer => readFileSync(join(dir, '.vlt', 'trees', whole.treeHash, 'term-associations.mpk'))
+    assert.ok(model(merger.dir).equals(model(single.dir)), "the merge's term associations differ from the single init's")
     for (const args of [['coderag', 'def', 'step_7'], ['coderag', 'refs', 'step_3'], ['coderag', 'search', 'pipeline step'], ['coderag', 'map']]) {
       assert.deepEqual(vltJson(merger.dir, args), vltJson(single.dir, args), args.join(' '))
     }

@@ -3,6 +3,7 @@ import { terminalProgress } from '../../core/cli/progress.js'
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { formatSkipped } from '../../core/cli/format.js'
 import { mergeShards, type MergeResult } from '../../core/index/shard.js'
+import { learnAlongsideAggregates } from '../../core/semantic/model-store.js'
 
 export default class CoderagMerge extends VltCommand {
   static override summary = "Index the repository from the records of 'coderag init --shard' runs (a CI matrix)."
@@ -31,13 +32,16 @@ brought are extracted. A damaged record is extracted here instead, and reported.
   async run(): Promise<MergeResult & { warnings: string[] }> {
     const { argv, flags } = await this.parse(CoderagMerge)
     const warnings: string[] = []
+    const warn = (message: string): void => {
+      warnings.push(message)
+      this.note(message)
+    }
     const result = await mergeShards(this.workDir(flags), argv as string[], {
       progress: this.jsonEnabled() || flags.ci ? undefined : terminalProgress(),
       sweep: flags.ci,
-      warn: (message) => {
-        warnings.push(message)
-        this.note(message)
-      },
+      warn,
+      // As init does: the first prose search finds the tree's term associations learned.
+      alongsideAggregates: (tree) => learnAlongsideAggregates(tree, warn),
     })
     this.log(
       `Merged ${result.merged.records} records from ${result.merged.shards.length} shard(s); indexed tree ${result.treeHash.slice(0, 12)}: ` +

@@ -1,6 +1,6 @@
 import { silentProgress, type Progress } from '../cli/progress.js'
 import { CorruptFileError, unlessCorrupt, VltError } from '../errors.js'
-import { BlobReader, listTreeAndSubmodules, type TreeEntry } from '../git/index.js'
+import { BlobReader, listTreeAndSubmodules, type Repo, type TreeEntry } from '../git/index.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import type { LanguageId } from '../parse/types.js'
 import type { Bm25Index, Bm25Recovery } from '../search/index.js'
@@ -32,6 +32,22 @@ export interface BuildOptions {
   lockWaitMs?: number
   progress?: Progress
   warn: (message: string) => void
+  /**
+   * Work on a tree built with aggregates of its own, run while they are written (a caller above
+   * this folder: `coderag init` learns the tree's term associations there). Must not reject.
+   */
+  alongsideAggregates?: (tree: TreeBeingBuilt) => Promise<void>
+}
+
+/** A tree whose files are extracted and whose aggregates are being written. */
+export interface TreeBeingBuilt {
+  repo: Repo
+  /** The `.vlt/` directory, whose blob records of the tree's files are all stored. */
+  vltDir: string
+  /** Where the tree's aggregates go (`.vlt/trees/<tree>/`). */
+  dir: string
+  /** The tree's files as its manifest will list them. */
+  files: readonly ManifestFile[]
 }
 
 export interface BuildResult {
@@ -138,7 +154,9 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     aggregates?.addFile(file.path, summary)
   })
 
+  const alongside = aggregates && opts.alongsideAggregates ? opts.alongsideAggregates({ repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }) : undefined
   const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(ctx.paths.treeDir(treeHash), aggregates)).edges : null
+  await alongside
   const manifest: TreeManifest = {
     treeHash,
     builtFrom: reusable ? reusable.treeHash : null,

@@ -16,7 +16,7 @@ import { EXTRACTOR_VERSION } from '../parse/version.js'
 import { commitIndexBytes, readCommitIndex, syncCommits, type CommitsContext, type CommitSyncResult } from '../commits/index.js'
 
 export { openIndexContext, type IndexContext } from './context.js'
-export type { BuildOptions, BuildResult, IndexedTree } from './build.js'
+export type { BuildOptions, BuildResult, IndexedTree, TreeBeingBuilt } from './build.js'
 export { loadIndexedTree } from './build.js'
 export type { ManifestFile, SkippedCounts, TreeManifest } from './manifest.js'
 export type { Overlay, OverlayFile } from './overlay.js'

@@ -1,14 +1,16 @@
 /**
- * A tree's term associations: learned on the first search that needs them, from the committed
- * files' artifacts, and kept as one record beside the tree's aggregates (`coderag init` never
- * pays for it). A delta tree uses its anchor's (what a few changed files would teach is noise),
+ * A tree's term associations: learned from the committed files' artifacts and kept as one record
+ * beside the tree's aggregates — by `coderag init` while it writes them, else on the first search
+ * that needs them. A delta tree uses its anchor's (what a few changed files would teach is noise),
  * so a one-file commit does not relearn. A damaged or outdated record is reported once, rebuilt
  * and replaced.
  */
 import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CorruptFileError, VltError } from '../errors.js'
 import type { BlobKey, BlobStore } from '../index/blob-store.js'
+import type { ManifestFile, TreeBeingBuilt } from '../index/index.js'
 import { ChunkTexts, withChunkText } from '../index/chunk-text.js'
 import type { Repo } from '../git/index.js'
 import { WorkerPool } from '../index/pool.js'
@@ -74,7 +76,7 @@ export function learnInBackground(qctx: QueryContext): Promise<void> {
   const outPath = associationsPath(qctx)
   let pending = learning.get(outPath)
   if (!pending) {
-    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { repo: qctx.index.repo, vltDir: qctx.index.paths.root, records: learningRecords(qctx), outPath })
+    pending = existsSync(outPath) ? Promise.resolve() : learnOnce(qctx, { repo: qctx.index.repo, vltDir: qctx.index.paths.root, records: learningRecords(qctx.manifest.files), outPath })
     learning.set(outPath, pending)
     pending.then(() => learning.delete(outPath), () => learning.delete(outPath))
   }
@@ -127,15 +129,30 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
     if (!(error instanceof CorruptFileError)) throw error
     warning = `${error.message}; rebuilt the term associations`
   }
-  const model = learnAssociations(chunksOf(qctx.index.blobs, new ChunkTexts(qctx.index.repo, qctx.index.repairs), learningRecords(qctx)))
+  const model = learnAssociations(chunksOf(qctx.index.blobs, new ChunkTexts(qctx.index.repo, qctx.index.repairs), learningRecords(qctx.manifest.files)))
   // A cache: in a `.vlt/` that cannot be written, learned again next time.
   await unlessUnwritable(() => writeRecord(path, ASSOCIATIONS_RECORD_KIND, ASSOCIATIONS_RECORD_VERSION, model))
   return warning ? { model, warning } : { model }
 }
 
+/**
+ * Learns the model of a tree `coderag init` is building, in a worker thread while the main thread
+ * writes the tree's aggregates (BuildOptions.alongsideAggregates): the first prose search after
+ * init then finds it stored instead of learning it (Linux: most of that search's 6.4 s). A failure
+ * is only warned about: that search learns it then.
+ */
+export async function learnAlongsideAggregates(tree: TreeBeingBuilt, warn: (message: string) => void): Promise<void> {
+  try {
+    await mkdir(tree.dir, { recursive: true })
+    await learnInWorker({ repo: tree.repo, vltDir: tree.vltDir, records: learningRecords(tree.files), outPath: join(tree.dir, ASSOCIATIONS_FILE) })
+  } catch (error) {
+    warn(`warning: learning the term associations failed (the first prose search learns them): ${(error as Error).message}`)
+  }
+}
+
 /** The blob records of a spread of the tree's committed files (see MAX_LEARNING_FILES). */
-function learningRecords(qctx: QueryContext): BlobKey[] {
-  const files = qctx.manifest.files.filter((file) => !file.skipped)
+function learningRecords(manifestFiles: readonly ManifestFile[]): BlobKey[] {
+  const files = manifestFiles.filter((file) => !file.skipped)
   const step = Math.max(1, files.length / MAX_LEARNING_FILES)
   const keys: BlobKey[] = []
   for (let at = 0; at < files.length; at += step) {

@@ -8,6 +8,7 @@
  * `HttpResponseRedirect`.
  */
 import { analyzeQuery } from '../search/index.js'
+import { grow } from '../search/segment.js'
 
 /** Chunks as the model reads them (a Chunk has these fields). */
 export interface DocumentedText {
@@ -57,39 +58,52 @@ export function learnAssociations(chunks: Iterable<DocumentedText>): TermAssocia
     }
     return found
   }
-  const wordCounts = new Map<number, number>()
-  const codeCounts = new Map<number, number>()
-  const pairCounts = new PairCounts()
-  let pairs = 0
+  /** By word id: the documented chunks it describes (their count is the word's). */
+  const chunksOfWord = new Map<number, number[]>()
+  /** By code term id: the documented chunks whose code has it. */
+  let codeCounts = new Int32Array(1 << 16)
+  const codes = new ChunkCodes()
   for (const chunk of chunks) {
     if (chunk.docstring.trim() === '') continue
     const words = analyzeQuery(chunk.docstring).map(id)
     const code = codeView(chunk).terms.map(id)
     if (words.length === 0 || code.length === 0) continue
-    pairs++
-    for (const w of words) wordCounts.set(w, (wordCounts.get(w) ?? 0) + 1)
-    for (const c of code) codeCounts.set(c, (codeCounts.get(c) ?? 0) + 1)
-    for (const w of words) for (const c of code) pairCounts.add(w, c)
+    const learned = codes.add(code)
+    for (const w of words) {
+      const list = chunksOfWord.get(w)
+      if (list) list.push(learned)
+      else chunksOfWord.set(w, [learned])
+    }
+    if (vocabulary.size > codeCounts.length) codeCounts = grow(codeCounts, Math.max(vocabulary.size, codeCounts.length * 2))
+    for (const c of code) codeCounts[c]!++
   }
 
   const terms = [...vocabulary.keys()]
-  const byWord = new Map<number, Array<{ code: number; strength: number }>>()
-  pairCounts.forEach((w, c, count) => {
-    if (count < LEARNING.minPairCount) return
-    let list = byWord.get(w)
-    if (!list) byWord.set(w, (list = []))
-    list.push({ code: c, strength: count / (codeCounts.get(c)! + LEARNING.smoothing) })
-  })
-
-  const words = [...wordCounts.keys()].sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1))
+  const words = [...chunksOfWord.keys()].sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1))
   const codeIds = new Map<number, number>()
   const codeTerms: string[] = []
   const starts = new Uint32Array(words.length + 1)
   const targets: number[] = []
   const strengths: number[] = []
+  const pairCounts = new Int32Array(terms.length)
+  const touched: number[] = []
   words.forEach((w, i) => {
     starts[i] = targets.length
-    const best = (byWord.get(w) ?? []).sort((a, b) => b.strength - a.strength || a.code - b.code).slice(0, LEARNING.perWord)
+    // How many of the word's chunks have each code term: a dense counter, reset after the word.
+    for (const learned of chunksOfWord.get(w)!) {
+      for (let k = codes.starts[learned]!; k < codes.starts[learned + 1]!; k++) {
+        const c = codes.terms[k]!
+        if (pairCounts[c]++ === 0) touched.push(c)
+      }
+    }
+    const candidates: Array<{ code: number; strength: number }> = []
+    for (const c of touched) {
+      const count = pairCounts[c]!
+      pairCounts[c] = 0
+      if (count >= LEARNING.minPairCount) candidates.push({ code: c, strength: count / (codeCounts[c]! + LEARNING.smoothing) })
+    }
+    touched.length = 0
+    const best = candidates.sort((a, b) => b.strength - a.strength || a.code - b.code).slice(0, LEARNING.perWord)
     for (const { code, strength } of best) {
       let target = codeIds.get(code)
       if (target === undefined) {
@@ -103,72 +117,36 @@ export function learnAssociations(chunks: Iterable<DocumentedText>): TermAssocia
   starts[words.length] = targets.length
   return {
     words: words.map((w) => terms[w]!),
-    wordChunks: Uint32Array.from(words, (w) => wordCounts.get(w)!),
+    wordChunks: Uint32Array.from(words, (w) => chunksOfWord.get(w)!.length),
     starts,
     targets: Uint32Array.from(targets),
     strengths: Float32Array.from(strengths),
     codeTerms,
-    pairs,
+    pairs: codes.count,
   }
 }
 
 /**
- * How often each (word, code term) pair of ids occurs, in an open-addressing table of typed arrays:
- * Linux 10k's 8k documented chunks make 3.2 M distinct pairs, which a Map per word held in hundreds
- * of megabytes and counted in most of the learning's time.
+ * The code term ids of every documented chunk learned from, one after another. Counting each
+ * word's pairs over its own chunks in a dense array replaced a hash table of every (word, code
+ * term) pair: Linux's 3,000 files make millions of distinct pairs, most seen once, and counting
+ * and growing that table was most of a first prose search's time.
  */
-class PairCounts {
-  private words = new Int32Array(1 << 16)
-  private codes = new Int32Array(1 << 16)
-  /** 0: an empty slot. */
-  private counts = new Int32Array(1 << 16)
-  private size = 0
+class ChunkCodes {
+  terms = new Int32Array(1 << 16)
+  /** Chunk i's terms are `terms[starts[i]..starts[i + 1]]`. */
+  starts = new Int32Array(1 << 12)
+  count = 0
 
-  add(word: number, code: number): void {
-    const { words, codes, counts } = this
-    const mask = counts.length - 1
-    for (let slot = pairHash(word, code) & mask; ; slot = (slot + 1) & mask) {
-      if (counts[slot] === 0) {
-        words[slot] = word
-        codes[slot] = code
-        counts[slot] = 1
-        if (++this.size * 2 > counts.length) this.grow()
-        return
-      }
-      if (words[slot] === word && codes[slot] === code) {
-        counts[slot]!++
-        return
-      }
-    }
+  /** Appends a chunk's code term ids; its number. */
+  add(code: readonly number[]): number {
+    const end = this.starts[this.count]! + code.length
+    if (end > this.terms.length) this.terms = grow(this.terms, Math.max(end, this.terms.length * 2))
+    if (this.count + 2 > this.starts.length) this.starts = grow(this.starts, this.starts.length * 2)
+    this.terms.set(code, this.starts[this.count]!)
+    this.starts[this.count + 1] = end
+    return this.count++
   }
-
-  /** Every pair counted, in no particular order. */
-  forEach(visit: (word: number, code: number, count: number) => void): void {
-    const { words, codes, counts } = this
-    for (let slot = 0; slot < counts.length; slot++) if (counts[slot] !== 0) visit(words[slot]!, codes[slot]!, counts[slot]!)
-  }
-
-  private grow(): void {
-    const { words, codes, counts } = this
-    const size = counts.length * 2
-    const mask = size - 1
-    this.words = new Int32Array(size)
-    this.codes = new Int32Array(size)
-    this.counts = new Int32Array(size)
-    for (let old = 0; old < counts.length; old++) {
-      if (counts[old] === 0) continue
-      let slot = pairHash(words[old]!, codes[old]!) & mask
-      while (this.counts[slot] !== 0) slot = (slot + 1) & mask
-      this.words[slot] = words[old]!
-      this.codes[slot] = codes[old]!
-      this.counts[slot] = counts[old]!
-    }
-  }
-}
-
-function pairHash(word: number, code: number): number {
-  const h = Math.imul(word, 0x9e3779b1) ^ Math.imul(code, 0x85ebca6b)
-  return (h ^ (h >>> 15)) >>> 0
 }
 
 /**
