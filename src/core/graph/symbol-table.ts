@@ -79,6 +79,8 @@ export class SymbolTable {
   private qualifiedNames: DefIndex | undefined
   private postings: { starts: Uint32Array; files: Uint32Array; counts: Uint32Array } | undefined
   private starImporting: string[] | undefined
+  /** Import key → the files with an import row keyed so (see filesImporting). */
+  private importing: Map<string, string[]> | undefined
   private defined: readonly string[] | undefined
 
   constructor(strings = new StringTable()) {
@@ -323,6 +325,31 @@ export class SymbolTable {
       })
     }
     return out
+  }
+
+  /**
+   * The files with an import row keyed `key` (imports.ts's importKeys: an include of
+   * `linux/workqueue.h` is keyed `workqueue`), in path order: every file that may import a file
+   * so keyed, whether its row resolved to it, elsewhere or nowhere (a row resolving to a file has
+   * one of its pathKeys, see commit). A stored table answers from the key's bucket.
+   */
+  filesImporting(key: string): string[] {
+    const { stored } = this
+    if (stored) return (stored.entries(key)?.importers ?? []).map((file) => stored.pathOf(file))
+    if (!this.importing) {
+      this.importing = new Map()
+      for (const file of this.sortedFiles()) {
+        const { importKey1, importKey2 } = file.cols
+        const keys = new Set<string>()
+        for (let i = file.import0; i < file.import0 + file.imports; i++) keys.add(this.strings.get(importKey1[i])).add(this.strings.get(importKey2[i]))
+        for (const k of keys) {
+          let files = this.importing.get(k)
+          if (!files) this.importing.set(k, (files = []))
+          files.push(file.path)
+        }
+      }
+    }
+    return this.importing.get(key) ?? []
   }
 
   /**
@@ -613,6 +640,7 @@ export class SymbolTable {
 
   private invalidate(): void {
     this.starImporting = undefined
+    this.importing = undefined
     this.defined = undefined
     this.ordered = undefined
     this.orderOf = undefined

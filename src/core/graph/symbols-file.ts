@@ -1,5 +1,5 @@
 /**
- * The stored symbol table (`symbols` record, version 4), laid out for a cold query to open rather
+ * The stored symbol table (`symbols` record, version 5), laid out for a cold query to open rather
  * than decode, each fact stored once: `def kmalloc` reads the directory, the hash bucket of the
  * names hashing with `kmalloc`, the path list and the run of files holding its definitions — tens
  * of kilobytes of a file of tens of megabytes. `refs` reads the bucket and the runs of the files
@@ -15,12 +15,15 @@
  *              out only the strings they use, with their ids in the whole table (table-slices.ts);
  *              a run closes at ~2,048 rows
  *   2 + runs + b  hash bucket b: its names sorted, per name the definitions named or qualified so
- *              (file, definition within the file) and the files referencing it with counts
+ *              (file, definition within the file), the files referencing it with counts, and the
+ *              files with an import row keyed by it (imports.ts's importKeys: a C include of
+ *              `linux/workqueue.h` is keyed `workqueue`) — so a query can walk a header's includers
+ *              back without reading every file's imports
  *
  * Buckets rather than one block per name: a block per name would make the offset table as large
  * as the names; a few hundred rows per bucket keep the directory small and a read at a few pages.
  * Runs of files rather than one block per file: a file's few rows compress poorly alone.
- * (3: the whole table as one more block, definitions spelled out again in the buckets, nothing
+ * (4: no importers in the buckets. 3: the whole table as one more block, definitions spelled out again in the buckets, nothing
  * compressed: 117 MB on Linux 10k. 2: one msgpack snapshot, decoded whole by every query.)
  */
 import { CorruptFileError } from '../errors.js'
@@ -32,9 +35,9 @@ import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
 
 export const SYMBOLS_KIND = 'symbols'
-export const SYMBOLS_VERSION = 4
+export const SYMBOLS_VERSION = 5
 
-/** One hash bucket: its names sorted (NUL-joined); name k's definitions are [defStarts[k], defStarts[k + 1]) of defFile/defIndex, its referencing files likewise. */
+/** One hash bucket: its names sorted (NUL-joined); name k's definitions are [defStarts[k], defStarts[k + 1]) of defFile/defIndex, its referencing files and importing files likewise. */
 interface SymbolBucket {
   keys: string
   defStarts: Uint32Array
@@ -43,6 +46,8 @@ interface SymbolBucket {
   refStarts: Uint32Array
   refFile: Uint32Array
   refCount: Uint32Array
+  importStarts: Uint32Array
+  importFile: Uint32Array
 }
 
 interface Meta {
@@ -66,10 +71,12 @@ export interface KeyedDefinition {
   byQualifiedName: boolean
 }
 
-/** Where a key's definitions and referencing files are: file numbers in path order. */
+/** Where a key's definitions, referencing files and importing files are: file numbers in path order. */
 export interface KeyEntries {
   defs: Array<{ file: number; def: number }>
   refs: Array<{ file: number; count: number }>
+  /** Files with an import row keyed by the key, each once. */
+  importers: number[]
 }
 
 const PATHS_BLOCK = 0
@@ -143,27 +150,32 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
       postCount[slot[name]] += data.refCount[r]
     }
   }
-  const buckets = Math.max(1, Math.ceil((entries + posts) / ROWS_PER_BUCKET))
+  const importers = importPostings(data, starts)
+  const buckets = Math.max(1, Math.ceil((entries + posts + importers.key.length) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.length)
   for (let id = 0; id < strings.length; id++) bucketOfString[id] = bucketOf(strings[id]!, buckets)
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
   const postsByBucket = groupBy(postName, bucketOfString, buckets)
+  const importsByBucket = groupBy(importers.key, bucketOfString, buckets)
 
   const bucketBlock = (b: number): SymbolBucket => {
-    const byKey = new Map<number, { defs: number[]; posts: number[] }>()
-    const entry = (key: number): { defs: number[]; posts: number[] } => {
+    const byKey = new Map<number, { defs: number[]; posts: number[]; importers: number[] }>()
+    const entry = (key: number): { defs: number[]; posts: number[]; importers: number[] } => {
       let value = byKey.get(key)
-      if (!value) byKey.set(key, (value = { defs: [], posts: [] }))
+      if (!value) byKey.set(key, (value = { defs: [], posts: [], importers: [] }))
       return value
     }
     for (let i = defsByBucket.starts[b]; i < defsByBucket.starts[b + 1]; i++) entry(entryKey[defsByBucket.order[i]]).defs.push(entryDef[defsByBucket.order[i]])
     for (let i = postsByBucket.starts[b]; i < postsByBucket.starts[b + 1]; i++) entry(postName[postsByBucket.order[i]]).posts.push(postsByBucket.order[i])
+    for (let i = importsByBucket.starts[b]; i < importsByBucket.starts[b + 1]; i++) entry(importers.key[importsByBucket.order[i]]).importers.push(importers.file[importsByBucket.order[i]])
     const keys = [...byKey.keys()].sort((x, y) => (strings[x]! < strings[y]! ? -1 : 1))
     let defRows = 0
     let refRows = 0
+    let importRows = 0
     for (const value of byKey.values()) {
       defRows += value.defs.length
       refRows += value.posts.length
+      importRows += value.importers.length
     }
     const bucket: SymbolBucket = {
       keys: keys.map((k) => strings[k]!).join(STRING_SEPARATOR),
@@ -173,6 +185,8 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
       refStarts: new Uint32Array(keys.length + 1),
       refFile: new Uint32Array(refRows),
       refCount: new Uint32Array(refRows),
+      importStarts: new Uint32Array(keys.length + 1),
+      importFile: new Uint32Array(importRows),
     }
     keys.forEach((key, k) => {
       const value = byKey.get(key)!
@@ -188,6 +202,8 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
         bucket.refCount[r++] = postCount[post]
       }
       bucket.refStarts[k + 1] = r
+      bucket.importStarts[k + 1] = bucket.importStarts[k] + value.importers.length
+      bucket.importFile.set(value.importers, bucket.importStarts[k])
     })
     return bucket
   }
@@ -211,6 +227,21 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
   for (let b = 0; b < buckets; b++) blocks.add(bucketBlock(b))
   const meta: Meta = { files, symbols: defs, strings: strings.length, runs, buckets, runStarts: Uint32Array.from(runStarts) }
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
+}
+
+/** (key, file) for each distinct key of each file's import rows, in file order (see SymbolTable.filesImporting). */
+function importPostings(data: SymbolsSnapshot, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array } {
+  const key: number[] = []
+  const file: number[] = []
+  for (let f = 0; f < data.paths.length; f++) {
+    const seen = new Set<number>()
+    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) seen.add(data.importKey1[m]).add(data.importKey2[m])
+    for (const k of seen) {
+      key.push(k)
+      file.push(f)
+    }
+  }
+  return { key: Uint32Array.from(key), file: Uint32Array.from(file) }
 }
 
 /** Distinct names and qualified names of definitions, in order of first definition (as SymbolTable.definedNames lists them). */
@@ -338,18 +369,19 @@ export class SymbolsFile {
     return joined === '' ? [] : joined.split(STRING_SEPARATOR)
   }
 
-  /** The definitions and referencing files of `key`, from its bucket; undefined when it has neither. */
+  /** The definitions, referencing files and importing files of `key`, from its bucket; undefined when it has none. */
   entries(key: string): KeyEntries | undefined {
     const b = bucketOf(key, this.meta.buckets)
     let found = this.buckets.get(b)
     if (!found) {
       const bucket = this.file.read(FIRST_RUN + this.meta.runs + b) as SymbolBucket
       const keys = typeof bucket?.keys === 'string' ? (bucket.keys === '' ? [] : bucket.keys.split(STRING_SEPARATOR)) : undefined
-      const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount]
+      const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount, bucket?.importStarts, bucket?.importFile]
       if (!keys || !columns.every((column) => column instanceof Uint32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
+        bucket.importStarts.length !== keys.length + 1 || bucket.importStarts[keys.length] !== bucket.importFile.length ||
         bucket.defStarts[keys.length] !== bucket.defFile.length || bucket.defFile.length !== bucket.defIndex.length ||
         bucket.refStarts[keys.length] !== bucket.refFile.length || bucket.refFile.length !== bucket.refCount.length ||
-        [...bucket.defFile, ...bucket.refFile].some((file) => file >= this.meta.files)) {
+        [bucket.defFile, bucket.refFile, bucket.importFile].some((files) => files.some((file) => file >= this.meta.files))) {
         throw new CorruptFileError(this.path, `malformed symbol bucket ${b}`)
       }
       this.buckets.set(b, (found = { keys, bucket }))
@@ -361,7 +393,7 @@ export class SymbolsFile {
     for (let i = bucket.defStarts[k]!; i < bucket.defStarts[k + 1]!; i++) defs.push({ file: bucket.defFile[i]!, def: bucket.defIndex[i]! })
     const refs: KeyEntries['refs'] = []
     for (let i = bucket.refStarts[k]!; i < bucket.refStarts[k + 1]!; i++) refs.push({ file: bucket.refFile[i]!, count: bucket.refCount[i]! })
-    return { defs, refs }
+    return { defs, refs, importers: Array.from(bucket.importFile.subarray(bucket.importStarts[k]!, bucket.importStarts[k + 1]!)) }
   }
 
   private sortedPaths(): string[] {

@@ -5,6 +5,7 @@
  * unrelated same-named definition is `both`: its uses cannot be told apart by imports alone.
  */
 import type { FileImport, SymbolTable } from '../../graph/symbol-table.js'
+import { pathKeys } from '../../graph/paths.js'
 
 export type Exposure = 'target' | 'other' | 'both'
 
@@ -22,12 +23,20 @@ export function exposureOf(table: SymbolTable, targetFiles: Iterable<string>, ot
   // Star imports re-export without mentioning the name: they are hops too.
   const stars = table.starImporters()
   const reachable = stars.length === 0 ? mentioning : [...new Set([...stars, ...mentioning])]
+  // Only a file with an import row keyed like a labelled file can be labelled: the others' imports
+  // are not read (refs schedule_work on Linux: 1,500 files mention it, a few hundred include a definition).
+  const mayImport = new Set<string>()
+  const watch = (path: string): void => {
+    for (const key of new Set(pathKeys(path))) for (const importer of table.filesImporting(key)) mayImport.add(importer)
+  }
+  for (const path of label.keys()) watch(path)
   for (let hop = 0; hop < HOPS; hop++) {
     let changed = false
     for (const path of reachable) {
-      if (defining.has(path)) continue
+      if (defining.has(path) || !mayImport.has(path)) continue
       const reached = importedExposure(table, path, label, binds)
       if (reached && reached !== label.get(path)) {
+        if (!label.has(path)) watch(path)
         label.set(path, reached)
         changed = true
       }
