@@ -11,6 +11,8 @@ const FILES = {
   'tools/cbmc/src/workqueues.h': ['static inline int schedule_work(int work)', '{', '\treturn 0;', '}', ''].join('\n'),
   'tools/cbmc/src/glue.h': ['#include "workqueues.h"', 'int glue(void);', ''].join('\n'),
   'tools/cbmc/src/harness.c': ['#include "glue.h"', '', 'int harness(void)', '{', '\treturn schedule_work(2);', '}', ''].join('\n'),
+  // A static helper of the same name is its own file's only.
+  'drivers/misc/local.c': ['static int schedule_work(int work)', '{', '\treturn work;', '}', '', 'int local(void)', '{', '\treturn schedule_work(4);', '}', ''].join('\n'),
   // Two headers end in workqueues.h equally near: the include resolves to neither, and may mean the stub.
   'tools/cbmc/alt/workqueues.h': ['int alt(void);', ''].join('\n'),
   'tools/cbmc/either.c': ['#include <workqueues.h>', '', 'int either(void)', '{', '\treturn schedule_work(3);', '}', ''].join('\n'),
@@ -22,7 +24,7 @@ describe('refs in C', function () {
 
   const at = (refs: RefsResult['references'] | undefined): string[] => (refs ?? []).map((r) => `${r.path}:${r.line}`)
 
-  it('keeps a use that cannot see the same-named definition: no chain of includes reaches its header', () => {
+  it('keeps a use that cannot see the same-named definitions: no chain of includes reaches their files', () => {
     const result = findReferences(fx.qctx, 'include/linux/workqueue.h:schedule_work')
     assert.deepEqual(result.definitions.map((d) => d.path), ['include/linux/workqueue.h'])
     assert.deepEqual(at(result.references), ['drivers/net/card.c:5'])

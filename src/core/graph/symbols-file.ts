@@ -16,9 +16,10 @@
  *              a run closes at ~2,048 rows
  *   2 + runs + b  hash bucket b: its names sorted, per name the definitions named or qualified so
  *              (file, definition within the file), the files referencing it with counts, and the
- *              files with an import row keyed by it (imports.ts's importKeys: a C include of
- *              `linux/workqueue.h` is keyed `workqueue`) — so a query can walk a header's includers
- *              back without reading every file's imports
+ *              import rows keyed by it (imports.ts's importKeys: a C include of `linux/workqueue.h`
+ *              is keyed `workqueue`) as (importing file, file it resolved to: IMPORT_UNRESOLVED,
+ *              IMPORT_DIRECTORY), each pair once — so a query follows imports backwards (exposure,
+ *              a C header's includers) without reading the runs of every file that may import
  *
  * Buckets rather than one block per name: a block per name would make the offset table as large
  * as the names; a few hundred rows per bucket keep the directory small and a read at a few pages.
@@ -48,6 +49,7 @@ interface SymbolBucket {
   refCount: Uint32Array
   importStarts: Uint32Array
   importFile: Uint32Array
+  importTarget: Int32Array
 }
 
 interface Meta {
@@ -75,9 +77,13 @@ export interface KeyedDefinition {
 export interface KeyEntries {
   defs: Array<{ file: number; def: number }>
   refs: Array<{ file: number; count: number }>
-  /** Files with an import row keyed by the key, each once. */
-  importers: number[]
+  /** Import rows keyed by the key: (importing file, file number it resolved to or IMPORT_UNRESOLVED or IMPORT_DIRECTORY), each pair once. */
+  imports: Array<{ file: number; target: number }>
 }
+
+/** An import row's target in a bucket: none found, or a directory (whose path the bucket does not spell). */
+export const IMPORT_UNRESOLVED = -1
+export const IMPORT_DIRECTORY = -2
 
 const PATHS_BLOCK = 0
 const NAMES_BLOCK = 1
@@ -150,7 +156,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
       postCount[slot[name]] += data.refCount[r]
     }
   }
-  const importers = importPostings(data, starts)
+  const importers = importPostings(data, strings.length, starts)
   const buckets = Math.max(1, Math.ceil((entries + posts + importers.key.length) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.length)
   for (let id = 0; id < strings.length; id++) bucketOfString[id] = bucketOf(strings[id]!, buckets)
@@ -160,6 +166,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
 
   const bucketBlock = (b: number): SymbolBucket => {
     const byKey = new Map<number, { defs: number[]; posts: number[]; importers: number[] }>()
+    /** `importers`: indices into importPostings' rows. */
     const entry = (key: number): { defs: number[]; posts: number[]; importers: number[] } => {
       let value = byKey.get(key)
       if (!value) byKey.set(key, (value = { defs: [], posts: [], importers: [] }))
@@ -167,7 +174,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
     }
     for (let i = defsByBucket.starts[b]; i < defsByBucket.starts[b + 1]; i++) entry(entryKey[defsByBucket.order[i]]).defs.push(entryDef[defsByBucket.order[i]])
     for (let i = postsByBucket.starts[b]; i < postsByBucket.starts[b + 1]; i++) entry(postName[postsByBucket.order[i]]).posts.push(postsByBucket.order[i])
-    for (let i = importsByBucket.starts[b]; i < importsByBucket.starts[b + 1]; i++) entry(importers.key[importsByBucket.order[i]]).importers.push(importers.file[importsByBucket.order[i]])
+    for (let i = importsByBucket.starts[b]; i < importsByBucket.starts[b + 1]; i++) entry(importers.key[importsByBucket.order[i]]).importers.push(importsByBucket.order[i])
     const keys = [...byKey.keys()].sort((x, y) => (strings[x]! < strings[y]! ? -1 : 1))
     let defRows = 0
     let refRows = 0
@@ -187,6 +194,7 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
       refCount: new Uint32Array(refRows),
       importStarts: new Uint32Array(keys.length + 1),
       importFile: new Uint32Array(importRows),
+      importTarget: new Int32Array(importRows),
     }
     keys.forEach((key, k) => {
       const value = byKey.get(key)!
@@ -202,8 +210,12 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
         bucket.refCount[r++] = postCount[post]
       }
       bucket.refStarts[k + 1] = r
-      bucket.importStarts[k + 1] = bucket.importStarts[k] + value.importers.length
-      bucket.importFile.set(value.importers, bucket.importStarts[k])
+      let m = bucket.importStarts[k]
+      for (const row of value.importers) {
+        bucket.importFile[m] = importers.file[row]
+        bucket.importTarget[m++] = importers.target[row]
+      }
+      bucket.importStarts[k + 1] = m
     })
     return bucket
   }
@@ -229,19 +241,27 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
 }
 
-/** (key, file) for each distinct key of each file's import rows, in file order (see SymbolTable.filesImporting). */
-function importPostings(data: SymbolsSnapshot, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array } {
+/** (key, file, target) for each distinct key and target of each file's import rows, in file order (see SymbolTable.importsKeyed). */
+function importPostings(data: SymbolsSnapshot, stringCount: number, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array; target: Int32Array } {
+  const fileOfPath = new Int32Array(stringCount).fill(IMPORT_UNRESOLVED)
+  data.paths.forEach((id, f) => (fileOfPath[id] = f))
   const key: number[] = []
   const file: number[] = []
+  const target: number[] = []
   for (let f = 0; f < data.paths.length; f++) {
-    const seen = new Set<number>()
-    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) seen.add(data.importKey1[m]).add(data.importKey2[m])
-    for (const k of seen) {
-      key.push(k)
-      file.push(f)
+    const seen = new Set<string>()
+    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) {
+      const to = data.importTarget[m] < 0 ? IMPORT_UNRESOLVED : data.importIsDir[m] ? IMPORT_DIRECTORY : fileOfPath[data.importTarget[m]]!
+      for (const k of [data.importKey1[m], data.importKey2[m]]) {
+        if (seen.has(`${k} ${to}`)) continue
+        seen.add(`${k} ${to}`)
+        key.push(k)
+        file.push(f)
+        target.push(to)
+      }
     }
   }
-  return { key: Uint32Array.from(key), file: Uint32Array.from(file) }
+  return { key: Uint32Array.from(key), file: Uint32Array.from(file), target: Int32Array.from(target) }
 }
 
 /** Distinct names and qualified names of definitions, in order of first definition (as SymbolTable.definedNames lists them). */
@@ -377,8 +397,9 @@ export class SymbolsFile {
       const bucket = this.file.read(FIRST_RUN + this.meta.runs + b) as SymbolBucket
       const keys = typeof bucket?.keys === 'string' ? (bucket.keys === '' ? [] : bucket.keys.split(STRING_SEPARATOR)) : undefined
       const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount, bucket?.importStarts, bucket?.importFile]
-      if (!keys || !columns.every((column) => column instanceof Uint32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
-        bucket.importStarts.length !== keys.length + 1 || bucket.importStarts[keys.length] !== bucket.importFile.length ||
+      if (!keys || !columns.every((column) => column instanceof Uint32Array) || !(bucket.importTarget instanceof Int32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
+        bucket.importStarts.length !== keys.length + 1 || bucket.importStarts[keys.length] !== bucket.importFile.length || bucket.importFile.length !== bucket.importTarget.length ||
+        bucket.importTarget.some((target) => target >= this.meta.files || target < IMPORT_DIRECTORY) ||
         bucket.defStarts[keys.length] !== bucket.defFile.length || bucket.defFile.length !== bucket.defIndex.length ||
         bucket.refStarts[keys.length] !== bucket.refFile.length || bucket.refFile.length !== bucket.refCount.length ||
         [bucket.defFile, bucket.refFile, bucket.importFile].some((files) => files.some((file) => file >= this.meta.files))) {
@@ -393,7 +414,9 @@ export class SymbolsFile {
     for (let i = bucket.defStarts[k]!; i < bucket.defStarts[k + 1]!; i++) defs.push({ file: bucket.defFile[i]!, def: bucket.defIndex[i]! })
     const refs: KeyEntries['refs'] = []
     for (let i = bucket.refStarts[k]!; i < bucket.refStarts[k + 1]!; i++) refs.push({ file: bucket.refFile[i]!, count: bucket.refCount[i]! })
-    return { defs, refs, importers: Array.from(bucket.importFile.subarray(bucket.importStarts[k]!, bucket.importStarts[k + 1]!)) }
+    const imports: KeyEntries['imports'] = []
+    for (let i = bucket.importStarts[k]!; i < bucket.importStarts[k + 1]!; i++) imports.push({ file: bucket.importFile[i]!, target: bucket.importTarget[i]! })
+    return { defs, refs, imports }
   }
 
   private sortedPaths(): string[] {

@@ -17,7 +17,7 @@ import type { ScipOccurrence } from '../scip/index.js'
 import { findCandidates, nameOf } from './symbols/candidates.js'
 import { aliasesOf, bindsName, importBindings, NAMED_IMPORTS } from './symbols/bindings.js'
 import { exposureOf, type Exposure } from './symbols/exposure.js'
-import { filesSeeing } from './symbols/includes.js'
+import { filesSeeing, INCLUDE_SCOPED } from './symbols/includes.js'
 import { inSpace, restrictedSpace } from './symbols/meaning.js'
 import { lineReader } from './symbols/lines.js'
 import { PythonTypes } from './symbols/python-types.js'
@@ -84,10 +84,11 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
   // A class member named like the target does not hide the file's imports of it (click's core.py
   // has Option.prompt and imports termui's prompt): only top-level definitions label a file.
   const otherFiles = others.filter((o) => o.scope === '').map((o) => o.path)
-  const exposure = exposureOf(table, targets.map((t) => t.path), otherFiles, mentioning, (path, row) => views.rowBinds(path, row))
+  const languageOf = (path: string): LanguageId | undefined => qctx.files.get(path)?.language
+  const includeScoped = (path: string): boolean => INCLUDE_SCOPED.has(languageOf(path)!)
+  const exposure = exposureOf(table, targets.map((t) => t.path), otherFiles, mentioning, (path, row) => views.rowBinds(path, row), includeScoped)
   const order = (path: string): number => (targets.some((t) => t.path === path) ? 0 : exposure.get(path) === 'target' ? 1 : 2)
   const files = mentioning.sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1))
-  const languageOf = (path: string): LanguageId | undefined => qctx.files.get(path)?.language
   const resolution: Resolution = { targets, others, exposure, python: new PythonTypes(table, (path) => qctx.artifact(path)), othersSeenFrom: once(() => filesSeeing(table, others, languageOf)) }
   const space = restrictedSpace(table, targets, languageOf)
   const ambiguous: Reference[] = []

@@ -14,49 +14,55 @@ import type { LanguageId } from '../../parse/types.js'
 /** Languages whose files see another file's definitions only by including it. */
 export const INCLUDE_SCOPED = new Set<LanguageId>(['c', 'cpp'])
 
-/** A definition in one of these is seen only where the file is included; one in a source file may be declared `extern` anywhere. */
+/** Any definition in one of these is seen only where the file is included; in a source file, only a macro's or a `static` one's. */
 const HEADER = /\.(?:h|hh|hpp|hxx|h\+\+|inl|inc)$/i
 
 /**
- * Files whose rows are read while walking back, at most: past it a header is included too widely
- * for the walk to pay (`linux/slab.h`), and which files see it is left unknown.
+ * Files found seeing the other definitions, at most: past it a header is included too widely for
+ * the walk to pay (`linux/slab.h`), and which files see it is left unknown.
  */
-const WALK_LIMIT = 512
+const WALK_LIMIT = 2048
 
 /**
  * The files from which one of `others` (top-level definitions not the target) may be seen by a
- * C or C++ file; undefined when that is not known: one is in a C or C++ source file (external
- * linkage), or its header is included too widely. A definition in another language is seen by
- * none.
+ * C or C++ file; undefined when that is not known: one has external linkage in a source file
+ * (declared `extern` anywhere), or its file is included too widely. A definition in another
+ * language is seen by none.
  */
 export function filesSeeing(table: SymbolTable, others: readonly SymbolInfo[], languageOf: (path: string) => LanguageId | undefined): Set<string> | undefined {
-  const seeing = new Set<string>()
-  for (const path of new Set(others.filter((o) => o.scope === '').map((o) => o.path))) {
-    const language = languageOf(path)
-    if (!language || !INCLUDE_SCOPED.has(language)) continue
-    if (!HEADER.test(path) || !includersOf(table, path, seeing)) return undefined
+  const files = new Set<string>()
+  for (const other of others) {
+    const language = languageOf(other.path)
+    if (other.scope !== '' || !language || !INCLUDE_SCOPED.has(language)) continue
+    if (!seenOnlyByInclusion(other)) return undefined
+    files.add(other.path)
   }
+  const seeing = new Set<string>()
+  for (const path of files) if (!includersOf(table, path, seeing)) return undefined
   return seeing
+}
+
+/** In a header, a macro, or `static`: no other file sees it without including its file. */
+function seenOnlyByInclusion(def: SymbolInfo): boolean {
+  return HEADER.test(def.path) || def.kind === 'macro' || /^static\b/.test(def.signature.trimStart())
 }
 
 /** Adds `header` and every file including it, hop after hop, to `into`; false when the walk passed WALK_LIMIT. */
 function includersOf(table: SymbolTable, header: string, into: Set<string>): boolean {
   const pending = [header]
   into.add(header)
-  let read = 0
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const included = next
     // `index.h` is keyed by its directory, and `#include "index.h"` by nothing: its includers cannot be looked up.
     if (candidateKey(included) !== pathKeys(included)[0]) return false
-    for (const path of table.filesImporting(candidateKey(included))) {
-      if (into.has(path)) continue
-      if (++read > WALK_LIMIT) return false
-      const rows = table.imports(path)
+    for (const { from, target } of table.importsKeyed(candidateKey(included))) {
+      if (into.has(from)) continue
       // An include left unresolved (several files end so, none nearest) may still mean this one.
-      if (rows.some((row) => (row.resolved ? !row.resolved.isDir && row.resolved.path === included : mayName(path, row.module, row.relative, included)))) {
-        into.add(path)
-        pending.push(path)
-      }
+      const includes = target === included || (target === null && table.imports(from).some((row) => !row.resolved && mayName(from, row.module, row.relative, included)))
+      if (!includes) continue
+      into.add(from)
+      pending.push(from)
+      if (into.size > WALK_LIMIT) return false
     }
   }
   return true
