@@ -21,7 +21,7 @@ const HEADER = /\.(?:h|hh|hpp|hxx|h\+\+|inl|inc)$/i
  * Files found seeing the other definitions, at most: past it a header is included too widely for
  * the walk to pay (`linux/slab.h`), and which files see it is left unknown.
  */
-const WALK_LIMIT = 2048
+const WALK_LIMIT = 512
 
 /**
  * The files from which one of `others` (top-level definitions not the target) may be seen by a
