@@ -106,6 +106,9 @@ describe('stored symbol table (symbols-file.ts)', () => {
     assert.deepEqual(stored.imports('pkg/__init__.py').map((row) => row.resolved?.path), ['pkg/m001.py'])
     assert.deepEqual(stored.starImporters(), ['pkg/__init__.py'])
     assert.deepEqual(stored.starImporters(), memory.starImporters())
+    // Import rows by key: `.m001` is keyed m001, whatever it resolves to.
+    for (const key of ['m001', 'm002', '']) assert.deepEqual(stored.importsKeyed(key), memory.importsKeyed(key), key)
+    assert.deepEqual(stored.importsKeyed('m001'), [{ from: 'pkg/__init__.py', target: 'pkg/m001.py' }])
     assert.deepEqual(stored.definedNames(), memory.definedNames())
     assert.ok(stored.definedNames().includes('C3.area'))
   })

@@ -11,7 +11,7 @@ import { resolveImport, type ImportTarget } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
 import { STRING_SEPARATOR, StringTable } from './strings.js'
-import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
+import { IMPORT_DIRECTORY, IMPORT_UNRESOLVED, type KeyedDefinition, type SymbolsFile } from './symbols-file.js'
 import { joinSnapshots, type SymbolsRun } from './table-slices.js'
 
 /** A definition as extracted, plus the file that holds it. */
@@ -27,6 +27,15 @@ export interface FileImport {
   relative: boolean
   resolved: ImportTarget | null
 }
+
+/** An import row as importsKeyed lists it: the importing file, and the file it resolved to (null: none; DIRECTORY: a directory). */
+export interface KeyedImport {
+  from: string
+  target: string | null
+}
+
+/** KeyedImport's target for a row resolved to a directory (a Go or Java package). */
+export const DIRECTORY = '\0directory'
 
 export interface ReferencePosting {
   path: string
@@ -79,6 +88,8 @@ export class SymbolTable {
   private qualifiedNames: DefIndex | undefined
   private postings: { starts: Uint32Array; files: Uint32Array; counts: Uint32Array } | undefined
   private starImporting: string[] | undefined
+  /** Import key → the import rows keyed so (see importsKeyed). */
+  private importing: Map<string, KeyedImport[]> | undefined
   private defined: readonly string[] | undefined
 
   constructor(strings = new StringTable()) {
@@ -323,6 +334,40 @@ export class SymbolTable {
       })
     }
     return out
+  }
+
+  /**
+   * The import rows keyed `key` (imports.ts's importKeys: an include of `linux/workqueue.h` is
+   * keyed `workqueue`), one per importing file and target, in path order: every row that may
+   * import a file so keyed, whether it resolved to it, elsewhere or nowhere (a row resolving to a
+   * file has one of its pathKeys, see commit). A stored table answers from the key's bucket.
+   */
+  importsKeyed(key: string): KeyedImport[] {
+    const { stored } = this
+    if (stored) {
+      return (stored.entries(key)?.imports ?? []).map(({ file, target }) => ({
+        from: stored.pathOf(file),
+        target: target === IMPORT_UNRESOLVED ? null : target === IMPORT_DIRECTORY ? DIRECTORY : stored.pathOf(target),
+      }))
+    }
+    if (!this.importing) {
+      this.importing = new Map()
+      for (const file of this.sortedFiles()) {
+        const { importKey1, importKey2, importTarget, importIsDir } = file.cols
+        const seen = new Set<string>()
+        for (let i = file.import0; i < file.import0 + file.imports; i++) {
+          const target = importTarget[i] < 0 ? null : importIsDir[i] ? DIRECTORY : this.strings.get(importTarget[i])
+          for (const k of [this.strings.get(importKey1[i]), this.strings.get(importKey2[i])]) {
+            if (seen.has(`${k}\0${target}`)) continue
+            seen.add(`${k}\0${target}`)
+            let rows = this.importing.get(k)
+            if (!rows) this.importing.set(k, (rows = []))
+            rows.push({ from: file.path, target })
+          }
+        }
+      }
+    }
+    return this.importing.get(key) ?? []
   }
 
   /**
@@ -613,6 +658,7 @@ export class SymbolTable {
 
   private invalidate(): void {
     this.starImporting = undefined
+    this.importing = undefined
     this.defined = undefined
     this.ordered = undefined
     this.orderOf = undefined

@@ -1,5 +1,5 @@
 /**
- * The stored symbol table (`symbols` record, version 4), laid out for a cold query to open rather
+ * The stored symbol table (`symbols` record, version 5), laid out for a cold query to open rather
  * than decode, each fact stored once: `def kmalloc` reads the directory, the hash bucket of the
  * names hashing with `kmalloc`, the path list and the run of files holding its definitions — tens
  * of kilobytes of a file of tens of megabytes. `refs` reads the bucket and the runs of the files
@@ -15,12 +15,16 @@
  *              out only the strings they use, with their ids in the whole table (table-slices.ts);
  *              a run closes at ~2,048 rows
  *   2 + runs + b  hash bucket b: its names sorted, per name the definitions named or qualified so
- *              (file, definition within the file) and the files referencing it with counts
+ *              (file, definition within the file), the files referencing it with counts, and the
+ *              import rows keyed by it (imports.ts's importKeys: a C include of `linux/workqueue.h`
+ *              is keyed `workqueue`) as (importing file, file it resolved to: IMPORT_UNRESOLVED,
+ *              IMPORT_DIRECTORY), each pair once — so a query follows imports backwards (exposure,
+ *              a C header's includers) without reading the runs of every file that may import
  *
  * Buckets rather than one block per name: a block per name would make the offset table as large
  * as the names; a few hundred rows per bucket keep the directory small and a read at a few pages.
  * Runs of files rather than one block per file: a file's few rows compress poorly alone.
- * (3: the whole table as one more block, definitions spelled out again in the buckets, nothing
+ * (4: no importers in the buckets. 3: the whole table as one more block, definitions spelled out again in the buckets, nothing
  * compressed: 117 MB on Linux 10k. 2: one msgpack snapshot, decoded whole by every query.)
  */
 import { CorruptFileError } from '../errors.js'
@@ -32,9 +36,9 @@ import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
 
 export const SYMBOLS_KIND = 'symbols'
-export const SYMBOLS_VERSION = 4
+export const SYMBOLS_VERSION = 5
 
-/** One hash bucket: its names sorted (NUL-joined); name k's definitions are [defStarts[k], defStarts[k + 1]) of defFile/defIndex, its referencing files likewise. */
+/** One hash bucket: its names sorted (NUL-joined); name k's definitions are [defStarts[k], defStarts[k + 1]) of defFile/defIndex, its referencing files and importing files likewise. */
 interface SymbolBucket {
   keys: string
   defStarts: Uint32Array
@@ -43,6 +47,9 @@ interface SymbolBucket {
   refStarts: Uint32Array
   refFile: Uint32Array
   refCount: Uint32Array
+  importStarts: Uint32Array
+  importFile: Uint32Array
+  importTarget: Int32Array
 }
 
 interface Meta {
@@ -66,11 +73,17 @@ export interface KeyedDefinition {
   byQualifiedName: boolean
 }
 
-/** Where a key's definitions and referencing files are: file numbers in path order. */
+/** Where a key's definitions, referencing files and importing files are: file numbers in path order. */
 export interface KeyEntries {
   defs: Array<{ file: number; def: number }>
   refs: Array<{ file: number; count: number }>
+  /** Import rows keyed by the key: (importing file, file number it resolved to or IMPORT_UNRESOLVED or IMPORT_DIRECTORY), each pair once. */
+  imports: Array<{ file: number; target: number }>
 }
+
+/** An import row's target in a bucket: none found, or a directory (whose path the bucket does not spell). */
+export const IMPORT_UNRESOLVED = -1
+export const IMPORT_DIRECTORY = -2
 
 const PATHS_BLOCK = 0
 const NAMES_BLOCK = 1
@@ -143,27 +156,33 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
       postCount[slot[name]] += data.refCount[r]
     }
   }
-  const buckets = Math.max(1, Math.ceil((entries + posts) / ROWS_PER_BUCKET))
+  const importers = importPostings(data, strings.length, starts)
+  const buckets = Math.max(1, Math.ceil((entries + posts + importers.key.length) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.length)
   for (let id = 0; id < strings.length; id++) bucketOfString[id] = bucketOf(strings[id]!, buckets)
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
   const postsByBucket = groupBy(postName, bucketOfString, buckets)
+  const importsByBucket = groupBy(importers.key, bucketOfString, buckets)
 
   const bucketBlock = (b: number): SymbolBucket => {
-    const byKey = new Map<number, { defs: number[]; posts: number[] }>()
-    const entry = (key: number): { defs: number[]; posts: number[] } => {
+    const byKey = new Map<number, { defs: number[]; posts: number[]; importers: number[] }>()
+    /** `importers`: indices into importPostings' rows. */
+    const entry = (key: number): { defs: number[]; posts: number[]; importers: number[] } => {
       let value = byKey.get(key)
-      if (!value) byKey.set(key, (value = { defs: [], posts: [] }))
+      if (!value) byKey.set(key, (value = { defs: [], posts: [], importers: [] }))
       return value
     }
     for (let i = defsByBucket.starts[b]; i < defsByBucket.starts[b + 1]; i++) entry(entryKey[defsByBucket.order[i]]).defs.push(entryDef[defsByBucket.order[i]])
     for (let i = postsByBucket.starts[b]; i < postsByBucket.starts[b + 1]; i++) entry(postName[postsByBucket.order[i]]).posts.push(postsByBucket.order[i])
+    for (let i = importsByBucket.starts[b]; i < importsByBucket.starts[b + 1]; i++) entry(importers.key[importsByBucket.order[i]]).importers.push(importsByBucket.order[i])
     const keys = [...byKey.keys()].sort((x, y) => (strings[x]! < strings[y]! ? -1 : 1))
     let defRows = 0
     let refRows = 0
+    let importRows = 0
     for (const value of byKey.values()) {
       defRows += value.defs.length
       refRows += value.posts.length
+      importRows += value.importers.length
     }
     const bucket: SymbolBucket = {
       keys: keys.map((k) => strings[k]!).join(STRING_SEPARATOR),
@@ -173,6 +192,9 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
       refStarts: new Uint32Array(keys.length + 1),
       refFile: new Uint32Array(refRows),
       refCount: new Uint32Array(refRows),
+      importStarts: new Uint32Array(keys.length + 1),
+      importFile: new Uint32Array(importRows),
+      importTarget: new Int32Array(importRows),
     }
     keys.forEach((key, k) => {
       const value = byKey.get(key)!
@@ -188,6 +210,12 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
         bucket.refCount[r++] = postCount[post]
       }
       bucket.refStarts[k + 1] = r
+      let m = bucket.importStarts[k]
+      for (const row of value.importers) {
+        bucket.importFile[m] = importers.file[row]
+        bucket.importTarget[m++] = importers.target[row]
+      }
+      bucket.importStarts[k + 1] = m
     })
     return bucket
   }
@@ -211,6 +239,29 @@ export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: reado
   for (let b = 0; b < buckets; b++) blocks.add(bucketBlock(b))
   const meta: Meta = { files, symbols: defs, strings: strings.length, runs, buckets, runStarts: Uint32Array.from(runStarts) }
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
+}
+
+/** (key, file, target) for each distinct key and target of each file's import rows, in file order (see SymbolTable.importsKeyed). */
+function importPostings(data: SymbolsSnapshot, stringCount: number, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array; target: Int32Array } {
+  const fileOfPath = new Int32Array(stringCount).fill(IMPORT_UNRESOLVED)
+  data.paths.forEach((id, f) => (fileOfPath[id] = f))
+  const key: number[] = []
+  const file: number[] = []
+  const target: number[] = []
+  for (let f = 0; f < data.paths.length; f++) {
+    const seen = new Set<string>()
+    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) {
+      const to = data.importTarget[m] < 0 ? IMPORT_UNRESOLVED : data.importIsDir[m] ? IMPORT_DIRECTORY : fileOfPath[data.importTarget[m]]!
+      for (const k of [data.importKey1[m], data.importKey2[m]]) {
+        if (seen.has(`${k} ${to}`)) continue
+        seen.add(`${k} ${to}`)
+        key.push(k)
+        file.push(f)
+        target.push(to)
+      }
+    }
+  }
+  return { key: Uint32Array.from(key), file: Uint32Array.from(file), target: Int32Array.from(target) }
 }
 
 /** Distinct names and qualified names of definitions, in order of first definition (as SymbolTable.definedNames lists them). */
@@ -338,18 +389,20 @@ export class SymbolsFile {
     return joined === '' ? [] : joined.split(STRING_SEPARATOR)
   }
 
-  /** The definitions and referencing files of `key`, from its bucket; undefined when it has neither. */
+  /** The definitions, referencing files and importing files of `key`, from its bucket; undefined when it has none. */
   entries(key: string): KeyEntries | undefined {
     const b = bucketOf(key, this.meta.buckets)
     let found = this.buckets.get(b)
     if (!found) {
       const bucket = this.file.read(FIRST_RUN + this.meta.runs + b) as SymbolBucket
       const keys = typeof bucket?.keys === 'string' ? (bucket.keys === '' ? [] : bucket.keys.split(STRING_SEPARATOR)) : undefined
-      const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount]
-      if (!keys || !columns.every((column) => column instanceof Uint32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
+      const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount, bucket?.importStarts, bucket?.importFile]
+      if (!keys || !columns.every((column) => column instanceof Uint32Array) || !(bucket.importTarget instanceof Int32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
+        bucket.importStarts.length !== keys.length + 1 || bucket.importStarts[keys.length] !== bucket.importFile.length || bucket.importFile.length !== bucket.importTarget.length ||
+        bucket.importTarget.some((target) => target >= this.meta.files || target < IMPORT_DIRECTORY) ||
         bucket.defStarts[keys.length] !== bucket.defFile.length || bucket.defFile.length !== bucket.defIndex.length ||
         bucket.refStarts[keys.length] !== bucket.refFile.length || bucket.refFile.length !== bucket.refCount.length ||
-        [...bucket.defFile, ...bucket.refFile].some((file) => file >= this.meta.files)) {
+        [bucket.defFile, bucket.refFile, bucket.importFile].some((files) => files.some((file) => file >= this.meta.files))) {
         throw new CorruptFileError(this.path, `malformed symbol bucket ${b}`)
       }
       this.buckets.set(b, (found = { keys, bucket }))
@@ -361,7 +414,9 @@ export class SymbolsFile {
     for (let i = bucket.defStarts[k]!; i < bucket.defStarts[k + 1]!; i++) defs.push({ file: bucket.defFile[i]!, def: bucket.defIndex[i]! })
     const refs: KeyEntries['refs'] = []
     for (let i = bucket.refStarts[k]!; i < bucket.refStarts[k + 1]!; i++) refs.push({ file: bucket.refFile[i]!, count: bucket.refCount[i]! })
-    return { defs, refs }
+    const imports: KeyEntries['imports'] = []
+    for (let i = bucket.importStarts[k]!; i < bucket.importStarts[k + 1]!; i++) imports.push({ file: bucket.importFile[i]!, target: bucket.importTarget[i]! })
+    return { defs, refs, imports }
   }
 
   private sortedPaths(): string[] {

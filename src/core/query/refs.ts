@@ -12,11 +12,12 @@ import { UsageError } from '../errors.js'
 import type { FileImport, SymbolInfo } from '../graph/symbol-table.js'
 import { referencesNamed, type Freshness, type QueryContext } from './context.js'
 import { isDeclaration, rankedDefinitions, requireSymbol, scipSymbolOf, toDefinition, type Definition, type Precision } from './def.js'
-import type { FileArtifact } from '../parse/types.js'
+import type { FileArtifact, LanguageId } from '../parse/types.js'
 import type { ScipOccurrence } from '../scip/index.js'
 import { findCandidates, nameOf } from './symbols/candidates.js'
 import { aliasesOf, bindsName, importBindings, NAMED_IMPORTS } from './symbols/bindings.js'
 import { exposureOf, type Exposure } from './symbols/exposure.js'
+import { filesSeeing, INCLUDE_SCOPED } from './symbols/includes.js'
 import { inSpace, restrictedSpace } from './symbols/meaning.js'
 import { lineReader } from './symbols/lines.js'
 import { PythonTypes } from './symbols/python-types.js'
@@ -83,11 +84,13 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
   // A class member named like the target does not hide the file's imports of it (click's core.py
   // has Option.prompt and imports termui's prompt): only top-level definitions label a file.
   const otherFiles = others.filter((o) => o.scope === '').map((o) => o.path)
-  const exposure = exposureOf(table, targets.map((t) => t.path), otherFiles, mentioning, (path, row) => views.rowBinds(path, row))
+  const languageOf = (path: string): LanguageId | undefined => qctx.files.get(path)?.language
+  const includeScoped = (path: string): boolean => INCLUDE_SCOPED.has(languageOf(path)!)
+  const exposure = exposureOf(table, targets.map((t) => t.path), otherFiles, mentioning, (path, row) => views.rowBinds(path, row), includeScoped)
   const order = (path: string): number => (targets.some((t) => t.path === path) ? 0 : exposure.get(path) === 'target' ? 1 : 2)
   const files = mentioning.sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1))
-  const resolution: Resolution = { targets, others, exposure, python: new PythonTypes(table, (path) => qctx.artifact(path)) }
-  const space = restrictedSpace(table, targets, (path) => qctx.files.get(path)?.language)
+  const resolution: Resolution = { targets, others, exposure, python: new PythonTypes(table, (path) => qctx.artifact(path)), othersSeenFrom: once(() => filesSeeing(table, others, languageOf)) }
+  const space = restrictedSpace(table, targets, languageOf)
   const ambiguous: Reference[] = []
   /** The artifact of each file a reference was taken from: their context lines are read at the end, all files' text at once. */
   const taken = new Map<string, FileArtifact>()
@@ -231,6 +234,12 @@ function parseCursor(cursor: string | undefined): { file: number; ref: number } 
   const match = /^(\d+)\.(\d+)$/.exec(cursor)
   if (!match) throw new UsageError(`--cursor ${JSON.stringify(cursor)} is not a cursor from a previous page`)
   return { file: Number(match[1]), ref: Number(match[2]) }
+}
+
+/** `compute`'s value, computed on the first call. */
+function once<T>(compute: () => T): () => T {
+  let value: { is: T } | undefined
+  return () => (value ??= { is: compute() }).is
 }
 
 function same(a: SymbolInfo, b: SymbolInfo): boolean {

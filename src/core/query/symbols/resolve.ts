@@ -7,6 +7,7 @@ import type { SymbolInfo } from '../../graph/symbol-table.js'
 import type { FileArtifact, LanguageId, SymbolRef } from '../../parse/types.js'
 import { statementOf, type ImportBindings } from './bindings.js'
 import type { Exposure } from './exposure.js'
+import { INCLUDE_SCOPED } from './includes.js'
 import type { PythonTypes } from './python-types.js'
 
 export type Verdict = 'keep' | 'drop' | 'ambiguous'
@@ -40,6 +41,8 @@ export interface Resolution {
   exposure: ReadonlyMap<string, Exposure>
   /** Receivers' classes in Python files. */
   python?: PythonTypes
+  /** The files a C or C++ file must be among to see one of `others` (includes.ts); undefined: not known, any may. Asked only of a C or C++ use nothing else decided. */
+  othersSeenFrom?: () => ReadonlySet<string> | undefined
 }
 
 export function resolveOccurrence(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
@@ -141,7 +144,8 @@ function resolveBare(ref: SymbolRef, file: FileView, r: Resolution): Verdict {
   // A member reached by a bare name outside its class: inherited, where `this` is implicit.
   if (!r.targets.some(topLevel)) return IMPLICIT_THIS.has(file.language) ? 'ambiguous' : 'drop'
   if (MODULE_SCOPED.has(file.language)) return importsName(file.artifact, ref.name) ? 'ambiguous' : 'drop'
-  return r.others.some(topLevel) ? 'ambiguous' : 'keep'
+  const seen = INCLUDE_SCOPED.has(file.language) ? r.othersSeenFrom?.() : undefined
+  return r.others.some((o) => topLevel(o) && (seen === undefined || seen.has(file.path))) ? 'ambiguous' : 'keep'
 }
 
 /** The innermost class or function around a use: `pk = property(_get_pk_val)` in a class body is enclosed by the field `Model.pk`, scoped by `Model`. */
