@@ -6,7 +6,7 @@
 import { CorruptFileError } from '../errors.js'
 import type { LanguageId, SymbolDef } from '../parse/types.js'
 import { DefIndex } from './def-index.js'
-import { FileSymbols, fileSymbolsOf, SYMBOL_KINDS, type FileContent, type SymbolColumns } from './file-symbols.js'
+import { emptyColumns, FileSymbols, fileSymbolsOf, symbolChunks, SYMBOL_KINDS, type FileContent, type SymbolColumns } from './file-symbols.js'
 import { resolveImport, type ImportTarget } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
@@ -61,6 +61,8 @@ export interface SymbolsSnapshot extends Omit<SymbolColumns, 'sigText'> {
 
 export class SymbolTable {
   private readonly fileMap = new Map<string, FileSymbols>()
+  /** Where the rows of files added to this table go (see row-chunks.ts). */
+  private readonly chunks = symbolChunks()
   private stringTable: StringTable
   /**
    * The stored table this one was opened from, until something needs all of it: lookups by name
@@ -141,7 +143,7 @@ export class SymbolTable {
   addFile(path: string, content: FileContent): void {
     this.removeFile(path)
     if (!this.changes.has(path)) this.changes.set(path, null)
-    const file = fileSymbolsOf(path, content, this.strings)
+    const file = fileSymbolsOf(path, content, this.strings, this.chunks)
     this.files.set(path, file)
     this.pathIndex?.add(path)
     this.pathIndex?.declarePackageDirs(path, this.packageDirs(file))
@@ -682,31 +684,6 @@ function checkSnapshot(value: unknown, source: string): SymbolsSnapshot {
   checkIds(strings, fail, data.paths, data.defName, data.defQName, data.defScope, data.refName, data.importModule, data.importName, data.importKey1, data.importKey2, data.importTarget)
   if (data.paths.length !== files || (defs > 0 && data.sigEnds[defs - 1] !== data.sigText.length)) fail('symbols snapshot tables disagree in size')
   return data
-}
-
-function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'sigText'> {
-  return {
-    defName: new Uint32Array(defs),
-    defQName: new Uint32Array(defs),
-    defScope: new Uint32Array(defs),
-    defKind: new Uint8Array(defs),
-    defLine: new Uint32Array(defs),
-    defEndLine: new Uint32Array(defs),
-    defColumn: new Uint32Array(defs),
-    sigEnds: new Uint32Array(defs),
-    refName: new Uint32Array(refs),
-    refFrom: new Int32Array(refs),
-    refKind: new Uint8Array(refs),
-    refCount: new Uint32Array(refs),
-    importModule: new Uint32Array(imports),
-    importName: new Uint32Array(imports),
-    importLine: new Uint32Array(imports),
-    importRelative: new Uint8Array(imports),
-    importKey1: new Uint32Array(imports),
-    importKey2: new Uint32Array(imports),
-    importTarget: new Int32Array(imports),
-    importIsDir: new Uint8Array(imports),
-  }
 }
 
 function checkTotal(counts: unknown, files: number, fail: (reason: string) => never): number {
