@@ -7,7 +7,7 @@
  * places strings and maps columns without hashing a string — interning the few million strings of
  * a 10k-file table's runs was most of loading it.
  */
-import type { SymbolsSnapshot } from './symbol-table.js'
+import type { SnapshotColumns, SymbolsSnapshot } from './symbol-table.js'
 import { CorruptFileError } from '../errors.js'
 import { STRING_SEPARATOR } from './strings.js'
 
@@ -31,7 +31,7 @@ export class SliceScratch {
 }
 
 /** Starts of files, definitions, references and imports per file of `data` (file f spans [start[f], start[f + 1])). */
-export function fileStarts(data: SymbolsSnapshot): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
+export function fileStarts(data: SnapshotColumns): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
   const files = data.paths.length
   const def = new Uint32Array(files + 1)
   const ref = new Uint32Array(files + 1)
@@ -45,7 +45,7 @@ export function fileStarts(data: SymbolsSnapshot): { def: Uint32Array; ref: Uint
 }
 
 /** Files [from, to) of `data` as a snapshot of their own; `run` numbers the run for `scratch`. */
-export function sliceSnapshot(data: SymbolsSnapshot, strings: readonly string[], starts: ReturnType<typeof fileStarts>, from: number, to: number, run: number, scratch: SliceScratch): SymbolsRun {
+export function sliceSnapshot(data: SnapshotColumns, strings: readonly string[], starts: ReturnType<typeof fileStarts>, from: number, to: number, run: number, scratch: SliceScratch): SymbolsRun {
   const [d0, d1, r0, r1, m0, m1] = [starts.def[from], starts.def[to], starts.ref[from], starts.ref[to], starts.imp[from], starts.imp[to]]
   const local: string[] = []
   const ids: number[] = []
@@ -124,7 +124,7 @@ const ID_COLUMNS = new Set<keyof Columns>(['paths', 'defName', 'defQName', 'defS
  * joined into the snapshot of `strings` strings they were cut from, its strings as a list;
  * CorruptFileError (`source`) when their ids do not number the strings as the snapshot did.
  */
-export function joinSnapshots(runs: readonly SymbolsRun[], strings: number, source: string): { data: Omit<SymbolsSnapshot, 'strings'>; strings: string[] } {
+export function joinSnapshots(runs: readonly SymbolsRun[], strings: number, source: string): { data: SnapshotColumns; strings: string[] } {
   const first = runs[0]!
   // Strings are numbered in order of first use over the runs: each id is one already placed or the next.
   const all: string[] = []
