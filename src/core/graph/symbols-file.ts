@@ -27,7 +27,7 @@ import { CorruptFileError } from '../errors.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import type { ScratchFile } from '../store/index.js'
 import { STRING_SEPARATOR } from './strings.js'
-import { fileStarts, SliceScratch, sliceSnapshot } from './table-slices.js'
+import { fileStarts, SliceScratch, sliceSnapshot, snapshotColumns } from './table-slices.js'
 import type { SnapshotColumns, SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
 
@@ -94,12 +94,14 @@ export function bucketOf(key: string, buckets: number): number {
  * objects exist at a time. `strings`: the snapshot's strings as a list, when the caller has it (a
  * table's are a few million at Linux scale: split again, they would be copied at the peak).
  * `spool`: the blocks go there as they are packed rather than stay in memory (see BlockSink); the
- * parts then read them back, so the spool must stay open until they are written.
+ * parts then read them back, so the spool must stay open until they are written. A table's
+ * `columns()` are encoded as its `snapshot()` is, without the copies joining them takes.
  */
-export function encodeSymbolsFile(data: SymbolsSnapshot, opts?: { spool?: ScratchFile }): Iterable<Uint8Array>
+export function encodeSymbolsFile(data: SymbolsSnapshot, opts?: { strings?: readonly string[]; spool?: ScratchFile }): Iterable<Uint8Array>
 export function encodeSymbolsFile(data: SnapshotColumns, opts: { strings: readonly string[]; spool?: ScratchFile }): Iterable<Uint8Array>
-export function encodeSymbolsFile(data: SnapshotColumns & { strings?: string }, opts: { strings?: readonly string[]; spool?: ScratchFile } = {}): Iterable<Uint8Array> {
-  const strings = opts.strings ?? data.strings!.split(STRING_SEPARATOR)
+export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotColumns, opts: { strings?: readonly string[]; spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+  const data = 'sigTextOf' in given ? given : snapshotColumns(given)
+  const strings = opts.strings ?? (given as SymbolsSnapshot).strings.split(STRING_SEPARATOR)
   const files = data.paths.length
   const defs = data.defName.length
   const starts = fileStarts(data)

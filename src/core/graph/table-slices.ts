@@ -31,7 +31,7 @@ export class SliceScratch {
 }
 
 /** Starts of files, definitions, references and imports per file of `data` (file f spans [start[f], start[f + 1])). */
-export function fileStarts(data: SnapshotColumns): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
+export function fileStarts(data: Pick<SymbolsSnapshot, 'paths' | 'defCounts' | 'refCounts' | 'importCounts'>): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
   const files = data.paths.length
   const def = new Uint32Array(files + 1)
   const ref = new Uint32Array(files + 1)
@@ -42,6 +42,14 @@ export function fileStarts(data: SnapshotColumns): { def: Uint32Array; ref: Uint
     imp[f + 1] = imp[f] + data.importCounts[f]
   }
   return { def, ref, imp }
+}
+
+/** A whole snapshot as an encoder takes it: each block's signatures sliced from the one string holding them. */
+export function snapshotColumns(data: SymbolsSnapshot): SnapshotColumns {
+  const { sigText, ...rest } = data
+  const { def } = fileStarts(data)
+  const start = (f: number): number => (def[f] === 0 ? 0 : data.sigEnds[def[f] - 1])
+  return { ...rest, sigTextOf: (from, to) => sigText.slice(start(from), start(to)) }
 }
 
 /** Files [from, to) of `data` as a snapshot of their own; `run` numbers the run for `scratch`. */
@@ -92,7 +100,7 @@ export function sliceSnapshot(data: SnapshotColumns, strings: readonly string[],
     version: data.version,
     strings: local.join(STRING_SEPARATOR),
     ids: Uint32Array.from(ids),
-    sigText: data.sigText.slice(sigStart, d1 === 0 ? 0 : data.sigEnds[d1 - 1]),
+    sigText: data.sigTextOf(from, to),
     paths,
     languages: data.languages.slice(from, to),
     defCounts: data.defCounts.slice(from, to),
@@ -124,7 +132,7 @@ const ID_COLUMNS = new Set<keyof Columns>(['paths', 'defName', 'defQName', 'defS
  * joined into the snapshot of `strings` strings they were cut from, its strings as a list;
  * CorruptFileError (`source`) when their ids do not number the strings as the snapshot did.
  */
-export function joinSnapshots(runs: readonly SymbolsRun[], strings: number, source: string): { data: SnapshotColumns; strings: string[] } {
+export function joinSnapshots(runs: readonly SymbolsRun[], strings: number, source: string): { data: Omit<SymbolsSnapshot, 'strings'>; strings: string[] } {
   const first = runs[0]!
   // Strings are numbered in order of first use over the runs: each id is one already placed or the next.
   const all: string[] = []
