@@ -150,4 +150,10 @@ describe('stored symbol table (symbols-file.ts)', () => {
       spool.close()
     }
   })
+
+  it("lays out a table's columns, strings and signatures left unjoined, in the same bytes as its snapshot", () => {
+    const { data, strings } = bigTable().columns()
+    assert.equal('sigText' in data || 'strings' in data, false)
+    assert.deepEqual(Buffer.concat([...encodeSymbolsFile(data, { strings })]), readFileSync(path))
+  })
 })

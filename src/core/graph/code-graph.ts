@@ -14,7 +14,7 @@
  */
 import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
-import { AMBIGUITY_LIMIT, EDGE_TYPES, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
+import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
 import { pagerank, prepareEdges, type PreparedEdges, type WeightedEdges } from './pagerank.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
@@ -52,6 +52,8 @@ interface NodeEdges extends WeightedEdges {
 
 export class CodeGraph {
   private readonly edges = new Map<string, FileEdges>()
+  /** Where the edges of files resolved in this graph go (see row-chunks.ts). */
+  private readonly chunks = edgeChunks()
   private ranks: Float64Array<ArrayBufferLike> = new Float64Array(0)
   /** First node of each file (files in path order), and the node count at the end. */
   private nodeBase: Uint32Array | undefined
@@ -149,7 +151,7 @@ export class CodeGraph {
     }
     for (const path of dirty) {
       const file = table.file(path)
-      if (file) this.edges.set(path, resolveFileEdges(table, file))
+      if (file) this.edges.set(path, resolveFileEdges(table, file, this.chunks))
     }
     this.nodeBase = undefined
     this.weighted = this.nodeEdges()
@@ -442,15 +444,4 @@ function parseKey(key: string): { path: string; qualifiedName?: string } | null 
   if (key.startsWith('f:')) return { path: key.slice(2) }
   const hash = key.indexOf('#')
   return key.startsWith('s:') && hash >= 0 ? { path: key.slice(2, hash), qualifiedName: key.slice(hash + 1) } : null
-}
-
-function emptyEdgeColumns(total: number): EdgeColumns {
-  return {
-    from: new Int32Array(total),
-    toPath: new Uint32Array(total),
-    toName: new Uint32Array(total),
-    type: new Uint8Array(total),
-    count: new Uint32Array(total),
-    weight: new Float64Array(total),
-  }
 }

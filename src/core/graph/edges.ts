@@ -13,6 +13,7 @@
  * not a hundred times more), a tenth for `_private` names; the raw count is kept beside.
  */
 import type { FileSymbols } from './file-symbols.js'
+import { cut, RowChunks } from './row-chunks.js'
 import type { SymbolTable } from './symbol-table.js'
 
 export const EDGE_TYPES = ['call', 'reference', 'type', 'inherit', 'import'] as const
@@ -62,22 +63,18 @@ class EdgeBuffer {
     this.weight[at] = weight
   }
 
-  /** The rows so far as columns of their own; empties the buffer. */
-  take(): FileEdges {
+  /** The rows so far, copied into rows of `chunks`; empties the buffer. */
+  take(chunks: RowChunks<EdgeColumns>): FileEdges {
     const n = this.size
     this.size = 0
-    return {
-      cols: {
-        from: this.from.slice(0, n),
-        toPath: this.toPath.slice(0, n),
-        toName: this.toName.slice(0, n),
-        type: this.type.slice(0, n),
-        count: this.count.slice(0, n),
-        weight: this.weight.slice(0, n),
-      },
-      start: 0,
-      count: n,
-    }
+    const { cols, starts: [start] } = chunks.take([n])
+    cols.from.set(this.from.subarray(0, n), start)
+    cols.toPath.set(this.toPath.subarray(0, n), start)
+    cols.toName.set(this.toName.subarray(0, n), start)
+    cols.type.set(this.type.subarray(0, n), start)
+    cols.count.set(this.count.subarray(0, n), start)
+    cols.weight.set(this.weight.subarray(0, n), start)
+    return { cols, start: start!, count: n }
   }
 
   private grow(): void {
@@ -100,7 +97,40 @@ const buffer = new EdgeBuffer()
 /** Candidate entry ranges of one reference row, as [lo, hi, lo, hi, …]. */
 let ranges = new Int32Array(64)
 
-export function resolveFileEdges(table: SymbolTable, file: FileSymbols): FileEdges {
+/** Rows of edges a chunk of resolved files' columns has room for (about 1.5 MB). */
+const CHUNK_EDGES = 65_536
+
+/** The chunks a graph's resolved edges go into (see row-chunks.ts). */
+export function edgeChunks(): RowChunks<EdgeColumns> {
+  return new RowChunks<EdgeColumns>(
+    {
+      allocate: ([edges]) => emptyEdgeColumns(edges!),
+      trim: (cols, [edges]) => {
+        cols.from = cut(cols.from, edges!)
+        cols.toPath = cut(cols.toPath, edges!)
+        cols.toName = cut(cols.toName, edges!)
+        cols.type = cut(cols.type, edges!)
+        cols.count = cut(cols.count, edges!)
+        cols.weight = cut(cols.weight, edges!)
+      },
+    },
+    [CHUNK_EDGES],
+  )
+}
+
+export function emptyEdgeColumns(total: number): EdgeColumns {
+  return {
+    from: new Int32Array(total),
+    toPath: new Uint32Array(total),
+    toName: new Uint32Array(total),
+    type: new Uint8Array(total),
+    count: new Uint32Array(total),
+    weight: new Float64Array(total),
+  }
+}
+
+/** The edges out of `file`, in rows of `chunks`. */
+export function resolveFileEdges(table: SymbolTable, file: FileSymbols, chunks: RowChunks<EdgeColumns>): FileEdges {
   const imported = importEdges(table, file)
   for (const [path, edge] of imported) buffer.push(-1, path, 0, IMPORT_EDGE, edge.count, edge.weight)
 
@@ -156,7 +186,7 @@ export function resolveFileEdges(table: SymbolTable, file: FileSymbols): FileEdg
       }
     }
   }
-  return buffer.take()
+  return buffer.take(chunks)
 }
 
 /**

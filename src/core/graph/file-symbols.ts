@@ -1,11 +1,12 @@
 /**
  * One file's definitions, references (aggregated) and imports as typed columns of string ids.
  * A loaded table keeps every file in one shared set of columns (a few large arrays decode far
- * faster than thousands of small ones); a file added later gets columns of its own.
+ * faster than thousands of small ones); files added later share chunks of columns (row-chunks.ts).
  */
 import { REFERENCE_KIND_ORDER, type ReferenceColumns } from '../parse/reference-columns.js'
 import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind } from '../parse/types.js'
 import { importKeys } from './imports.js'
+import { cut, RowChunks } from './row-chunks.js'
 import type { StringTable } from './strings.js'
 
 export const SYMBOL_KINDS: readonly SymbolKind[] = [
@@ -106,35 +107,60 @@ export interface FileContent {
   imports: ImportRef[]
 }
 
-/** Aggregates a file's extraction output into columns; imports are left unresolved. */
-export function fileSymbolsOf(path: string, content: FileContent, strings: StringTable): FileSymbols {
-  const { symbols, references, language } = content
-  const n = symbols.length
-  const defName = new Uint32Array(n)
-  const defQName = new Uint32Array(n)
-  const defScope = new Uint32Array(n)
-  const defKind = new Uint8Array(n)
-  const defLine = new Uint32Array(n)
-  const defEndLine = new Uint32Array(n)
-  const defColumn = new Uint32Array(n)
-  const sigEnds = new Uint32Array(n)
-  const signatures: string[] = new Array(n)
-  const defOf = new Map<string, number>()
-  let sigLength = 0
-  for (let d = 0; d < n; d++) {
-    const def = symbols[d]!
-    defName[d] = strings.id(def.name)
-    defQName[d] = def.qualifiedName === def.name ? defName[d] : strings.id(def.qualifiedName)
-    defScope[d] = strings.id(def.scope)
-    defKind[d] = KIND_CODES.get(def.kind) ?? KIND_CODES.get('variable')!
-    defLine[d] = def.line
-    defEndLine[d] = def.endLine
-    defColumn[d] = def.column
-    signatures[d] = def.signature
-    sigLength += def.signature.length
-    sigEnds[d] = sigLength
-    if (!defOf.has(def.qualifiedName)) defOf.set(def.qualifiedName, d)
+/** Rows of each kind a chunk of added files' columns has room for: definitions, references, imports (about 0.7 MB). */
+const CHUNK_ROWS = [8_192, 32_768, 2_048]
+
+/** The chunks the rows of a table's added files go into (see row-chunks.ts). */
+export function symbolChunks(): RowChunks<SymbolColumns> {
+  return new RowChunks<SymbolColumns>(
+    {
+      allocate: ([defs, refs, imports]) => ({ ...emptyColumns(defs!, refs!, imports!), sigText: '' }),
+      trim: (cols, [defs, refs, imports]) => {
+        for (const key of DEF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], defs!)
+        for (const key of REF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], refs!)
+        for (const key of IMPORT_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], imports!)
+      },
+    },
+    CHUNK_ROWS,
+  )
+}
+
+const DEF_COLUMNS = ['defName', 'defQName', 'defScope', 'defKind', 'defLine', 'defEndLine', 'defColumn', 'sigEnds'] as const
+const REF_COLUMNS = ['refName', 'refFrom', 'refKind', 'refCount'] as const
+const IMPORT_COLUMNS = ['importModule', 'importName', 'importLine', 'importRelative', 'importKey1', 'importKey2', 'importTarget', 'importIsDir'] as const
+
+/** Columns with room for the given rows (imports unresolved). */
+export function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'sigText'> {
+  return {
+    defName: new Uint32Array(defs),
+    defQName: new Uint32Array(defs),
+    defScope: new Uint32Array(defs),
+    defKind: new Uint8Array(defs),
+    defLine: new Uint32Array(defs),
+    defEndLine: new Uint32Array(defs),
+    defColumn: new Uint32Array(defs),
+    sigEnds: new Uint32Array(defs),
+    refName: new Uint32Array(refs),
+    refFrom: new Int32Array(refs),
+    refKind: new Uint8Array(refs),
+    refCount: new Uint32Array(refs),
+    importModule: new Uint32Array(imports),
+    importName: new Uint32Array(imports),
+    importLine: new Uint32Array(imports),
+    importRelative: new Uint8Array(imports),
+    importKey1: new Uint32Array(imports),
+    importKey2: new Uint32Array(imports),
+    importTarget: new Int32Array(imports).fill(-1),
+    importIsDir: new Uint8Array(imports),
   }
+}
+
+/** Aggregates a file's extraction output into rows taken from `chunks`; imports are left unresolved. */
+export function fileSymbolsOf(path: string, content: FileContent, strings: StringTable, chunks: RowChunks<SymbolColumns>): FileSymbols {
+  const { symbols, references } = content
+  const n = symbols.length
+  const defOf = new Map<string, number>()
+  for (let d = 0; d < n; d++) if (!defOf.has(symbols[d]!.qualifiedName)) defOf.set(symbols[d]!.qualifiedName, d)
 
   // One row per (enclosing, name, kind); the columns list each distinct name and enclosing
   // definition once, so each is looked up once.
@@ -144,19 +170,40 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
   for (let i = 0; i < references.name.length; i++) {
     rows.count(names[references.name[i]!]!, from[references.enclosing[i]!]!, KIND_CODE_BY_POSITION[references.kind[i]!]!)
   }
-
   const imports = importRows(path, content, strings)
-  const cols: SymbolColumns = {
-    defName, defQName, defScope, defKind, defLine, defEndLine, defColumn,
-    sigText: signatures.join(''),
-    sigEnds,
-    refName: rows.name.slice(0, rows.size),
-    refFrom: rows.from.slice(0, rows.size),
-    refKind: rows.kind.slice(0, rows.size),
-    refCount: rows.occurrences.slice(0, rows.size),
-    ...imports,
+
+  const { cols, starts: [def0, ref0, import0] } = chunks.take([n, rows.size, imports.length])
+  const signatures: string[] = new Array(n)
+  let sigLength = cols.sigText.length
+  for (let d = 0; d < n; d++) {
+    const def = symbols[d]!
+    const at = def0! + d
+    cols.defName[at] = strings.id(def.name)
+    cols.defQName[at] = def.qualifiedName === def.name ? cols.defName[at] : strings.id(def.qualifiedName)
+    cols.defScope[at] = strings.id(def.scope)
+    cols.defKind[at] = KIND_CODES.get(def.kind) ?? KIND_CODES.get('variable')!
+    cols.defLine[at] = def.line
+    cols.defEndLine[at] = def.endLine
+    cols.defColumn[at] = def.column
+    signatures[d] = def.signature
+    sigLength += def.signature.length
+    cols.sigEnds[at] = sigLength
   }
-  return new FileSymbols(path, strings.id(path), language, cols, 0, n, 0, rows.size, 0, imports.importModule.length)
+  cols.sigText += signatures.join('')
+  cols.refName.set(rows.name.subarray(0, rows.size), ref0)
+  cols.refFrom.set(rows.from.subarray(0, rows.size), ref0)
+  cols.refKind.set(rows.kind.subarray(0, rows.size), ref0)
+  cols.refCount.set(rows.occurrences.subarray(0, rows.size), ref0)
+  imports.forEach((row, i) => {
+    const at = import0! + i
+    cols.importModule[at] = row.module
+    cols.importName[at] = row.name
+    cols.importLine[at] = row.line
+    cols.importRelative[at] = row.relative
+    cols.importKey1[at] = row.key1
+    cols.importKey2[at] = row.key2
+  })
+  return new FileSymbols(path, strings.id(path), content.language, cols, def0!, n, ref0!, rows.size, import0!, imports.length)
 }
 
 /**
@@ -232,36 +279,31 @@ const refRows = new RefRows()
 /** Languages whose imported names may themselves be modules, each tried as `module.name`. */
 const NAMES_MAY_BE_MODULES = new Set<LanguageId>(['python', 'rust', 'java'])
 
-type ImportColumns = Pick<SymbolColumns,
-  'importModule' | 'importName' | 'importLine' | 'importRelative' | 'importKey1' | 'importKey2' | 'importTarget' | 'importIsDir'>
+interface ImportRow {
+  module: number
+  name: number
+  line: number
+  relative: number
+  /** Watch keys (see `pathKeys`), 0 when unused. */
+  key1: number
+  key2: number
+}
 
-function importRows(path: string, { language, imports }: FileContent, strings: StringTable): ImportColumns {
-  const module: number[] = []
-  const name: number[] = []
-  const line: number[] = []
-  const relative: number[] = []
-  const key1: number[] = []
-  const key2: number[] = []
+function importRows(path: string, { language, imports }: FileContent, strings: StringTable): ImportRow[] {
+  const rows: ImportRow[] = []
   for (const ref of imports) {
     const names = NAMES_MAY_BE_MODULES.has(language) && ref.names.length > 0 ? ref.names.map((n) => n.name) : ['']
     for (const imported of names) {
       const keys = importKeys({ from: path, language, module: ref.module, name: imported, relative: ref.relative })
-      module.push(strings.id(ref.module))
-      name.push(strings.id(imported))
-      line.push(ref.line)
-      relative.push(ref.relative ? 1 : 0)
-      key1.push(keys.length > 0 ? strings.id(keys[0]!) : 0)
-      key2.push(keys.length > 1 ? strings.id(keys[1]!) : 0)
+      rows.push({
+        module: strings.id(ref.module),
+        name: strings.id(imported),
+        line: ref.line,
+        relative: ref.relative ? 1 : 0,
+        key1: keys.length > 0 ? strings.id(keys[0]!) : 0,
+        key2: keys.length > 1 ? strings.id(keys[1]!) : 0,
+      })
     }
   }
-  return {
-    importModule: Uint32Array.from(module),
-    importName: Uint32Array.from(name),
-    importLine: Uint32Array.from(line),
-    importRelative: Uint8Array.from(relative),
-    importKey1: Uint32Array.from(key1),
-    importKey2: Uint32Array.from(key2),
-    importTarget: new Int32Array(module.length).fill(-1),
-    importIsDir: new Uint8Array(module.length),
-  }
+  return rows
 }

@@ -31,8 +31,8 @@ import { CorruptFileError } from '../errors.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import type { ScratchFile } from '../store/index.js'
 import { STRING_SEPARATOR } from './strings.js'
-import { fileStarts, SliceScratch, sliceSnapshot } from './table-slices.js'
-import type { SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
+import { fileStarts, SliceScratch, sliceSnapshot, snapshotColumns } from './table-slices.js'
+import type { SnapshotColumns, SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
 
 export const SYMBOLS_KIND = 'symbols'
@@ -107,10 +107,14 @@ export function bucketOf(key: string, buckets: number): number {
  * objects exist at a time. `strings`: the snapshot's strings as a list, when the caller has it (a
  * table's are a few million at Linux scale: split again, they would be copied at the peak).
  * `spool`: the blocks go there as they are packed rather than stay in memory (see BlockSink); the
- * parts then read them back, so the spool must stay open until they are written.
+ * parts then read them back, so the spool must stay open until they are written. A table's
+ * `columns()` are encoded as its `snapshot()` is, without the copies joining them takes.
  */
-export function encodeSymbolsFile(data: SymbolsSnapshot, opts: { strings?: readonly string[]; spool?: ScratchFile } = {}): Iterable<Uint8Array> {
-  const strings = opts.strings ?? data.strings.split(STRING_SEPARATOR)
+export function encodeSymbolsFile(data: SymbolsSnapshot, opts?: { strings?: readonly string[]; spool?: ScratchFile }): Iterable<Uint8Array>
+export function encodeSymbolsFile(data: SnapshotColumns, opts: { strings: readonly string[]; spool?: ScratchFile }): Iterable<Uint8Array>
+export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotColumns, opts: { strings?: readonly string[]; spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+  const data = 'sigTextOf' in given ? given : snapshotColumns(given)
+  const strings = opts.strings ?? (given as SymbolsSnapshot).strings.split(STRING_SEPARATOR)
   const files = data.paths.length
   const defs = data.defName.length
   const starts = fileStarts(data)
@@ -265,7 +269,7 @@ function importPostings(data: SymbolsSnapshot, stringCount: number, starts: Retu
 }
 
 /** Distinct names and qualified names of definitions, in order of first definition (as SymbolTable.definedNames lists them). */
-function definedNames(data: SymbolsSnapshot, strings: readonly string[]): string[] {
+function definedNames(data: SnapshotColumns, strings: readonly string[]): string[] {
   const seen = new Uint8Array(strings.length)
   const names: string[] = []
   for (let d = 0; d < data.defName.length; d++) {
@@ -279,7 +283,7 @@ function definedNames(data: SymbolsSnapshot, strings: readonly string[]): string
 }
 
 /** Python files with a resolved `from m import *`, by file number (see SymbolTable.starImporters). */
-function starImporting(data: SymbolsSnapshot, strings: readonly string[], starts: ReturnType<typeof fileStarts>): Uint32Array {
+function starImporting(data: SnapshotColumns, strings: readonly string[], starts: ReturnType<typeof fileStarts>): Uint32Array {
   const star = strings.indexOf('*')
   const out: number[] = []
   if (star < 0) return new Uint32Array(0)

@@ -7,7 +7,7 @@
  * places strings and maps columns without hashing a string — interning the few million strings of
  * a 10k-file table's runs was most of loading it.
  */
-import type { SymbolsSnapshot } from './symbol-table.js'
+import type { SnapshotColumns, SymbolsSnapshot } from './symbol-table.js'
 import { CorruptFileError } from '../errors.js'
 import { STRING_SEPARATOR } from './strings.js'
 
@@ -31,7 +31,7 @@ export class SliceScratch {
 }
 
 /** Starts of files, definitions, references and imports per file of `data` (file f spans [start[f], start[f + 1])). */
-export function fileStarts(data: SymbolsSnapshot): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
+export function fileStarts(data: Pick<SymbolsSnapshot, 'paths' | 'defCounts' | 'refCounts' | 'importCounts'>): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
   const files = data.paths.length
   const def = new Uint32Array(files + 1)
   const ref = new Uint32Array(files + 1)
@@ -44,8 +44,16 @@ export function fileStarts(data: SymbolsSnapshot): { def: Uint32Array; ref: Uint
   return { def, ref, imp }
 }
 
+/** A whole snapshot as an encoder takes it: each block's signatures sliced from the one string holding them. */
+export function snapshotColumns(data: SymbolsSnapshot): SnapshotColumns {
+  const { sigText, ...rest } = data
+  const { def } = fileStarts(data)
+  const start = (f: number): number => (def[f] === 0 ? 0 : data.sigEnds[def[f] - 1])
+  return { ...rest, sigTextOf: (from, to) => sigText.slice(start(from), start(to)) }
+}
+
 /** Files [from, to) of `data` as a snapshot of their own; `run` numbers the run for `scratch`. */
-export function sliceSnapshot(data: SymbolsSnapshot, strings: readonly string[], starts: ReturnType<typeof fileStarts>, from: number, to: number, run: number, scratch: SliceScratch): SymbolsRun {
+export function sliceSnapshot(data: SnapshotColumns, strings: readonly string[], starts: ReturnType<typeof fileStarts>, from: number, to: number, run: number, scratch: SliceScratch): SymbolsRun {
   const [d0, d1, r0, r1, m0, m1] = [starts.def[from], starts.def[to], starts.ref[from], starts.ref[to], starts.imp[from], starts.imp[to]]
   const local: string[] = []
   const ids: number[] = []
@@ -92,7 +100,7 @@ export function sliceSnapshot(data: SymbolsSnapshot, strings: readonly string[],
     version: data.version,
     strings: local.join(STRING_SEPARATOR),
     ids: Uint32Array.from(ids),
-    sigText: data.sigText.slice(sigStart, d1 === 0 ? 0 : data.sigEnds[d1 - 1]),
+    sigText: data.sigTextOf(from, to),
     paths,
     languages: data.languages.slice(from, to),
     defCounts: data.defCounts.slice(from, to),

@@ -354,7 +354,7 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
  * once written or on failure.
  */
 async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
-  const { data, remap, strings } = symbols.snapshot()
+  const { data, remap, strings } = symbols.columns()
   const spool = new ScratchFile(`${path}.blocks`)
   try {
     const parts = encodeSymbolsFile(data, { strings, spool })
