@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core'
 import { terminalProgress } from '../../core/cli/progress.js'
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { initIndex, type InitResult } from '../../core/index/index.js'
-import { learnAlongsideAggregates } from '../../core/semantic/model-store.js'
+import { learnAfterAggregates } from '../../core/semantic/model-store.js'
 import { extractShard, parseShard, type ShardResult } from '../../core/index/shard.js'
 import { UsageError } from '../../core/errors.js'
 import { formatSkipped } from '../../core/cli/format.js'
@@ -56,7 +56,7 @@ the summary.`
       return { ...done, warnings }
     }
     // Learned while the aggregates are written: the first prose search finds the tree's term associations.
-    const result = await initIndex(this.workDir(flags), { ...opts, alongsideAggregates: (tree) => learnAlongsideAggregates(tree, opts.warn) })
+    const result = await initIndex(this.workDir(flags), { ...opts, afterAggregates: (tree) => learnAfterAggregates(tree, opts.warn) })
     this.log(
       `Indexed tree ${result.treeHash.slice(0, 12)}: ${result.files} files, ${result.chunks} chunks, ` +
         `${result.symbols} symbols, ${result.edges} edges, ${result.commits.indexed} commits in ${(result.durationMs / 1000).toFixed(1)}s` +

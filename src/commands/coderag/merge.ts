@@ -3,7 +3,7 @@ import { terminalProgress } from '../../core/cli/progress.js'
 import { VltCommand } from '../../core/cli/vlt-command.js'
 import { formatSkipped } from '../../core/cli/format.js'
 import { mergeShards, type MergeResult } from '../../core/index/shard.js'
-import { learnAlongsideAggregates } from '../../core/semantic/model-store.js'
+import { learnAfterAggregates } from '../../core/semantic/model-store.js'
 
 export default class CoderagMerge extends VltCommand {
   static override summary = "Index the repository from the records of 'coderag init --shard' runs (a CI matrix)."
@@ -41,7 +41,7 @@ brought are extracted. A damaged record is extracted here instead, and reported.
       sweep: flags.ci,
       warn,
       // As init does: the first prose search finds the tree's term associations learned.
-      alongsideAggregates: (tree) => learnAlongsideAggregates(tree, warn),
+      afterAggregates: (tree) => learnAfterAggregates(tree, warn),
     })
     this.log(
       `Merged ${result.merged.records} records from ${result.merged.shards.length} shard(s); indexed tree ${result.treeHash.slice(0, 12)}: ` +

@@ -246,7 +246,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotColumns, opts
 }
 
 /** (key, file, target) for each distinct key and target of each file's import rows, in file order (see SymbolTable.importsKeyed). */
-function importPostings(data: SymbolsSnapshot, stringCount: number, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array; target: Int32Array } {
+function importPostings(data: SnapshotColumns, stringCount: number, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array; target: Int32Array } {
   const fileOfPath = new Int32Array(stringCount).fill(IMPORT_UNRESOLVED)
   data.paths.forEach((id, f) => (fileOfPath[id] = f))
   const key: number[] = []

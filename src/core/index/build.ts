@@ -33,13 +33,15 @@ export interface BuildOptions {
   progress?: Progress
   warn: (message: string) => void
   /**
-   * Work on a tree built with aggregates of its own, run while they are written (a caller above
-   * this folder: `coderag init` learns the tree's term associations there). Must not reject.
+   * Work on a tree built with aggregates of its own, run once they are written and before its
+   * manifest is (a caller above this folder: `coderag init` learns the tree's term associations
+   * there). Not beside the writing: encoding the symbol table is the build's memory peak, which a
+   * learning thread's heap would raise (Linux full: by 150–225 MB). Must not reject.
    */
-  alongsideAggregates?: (tree: TreeBeingBuilt) => Promise<void>
+  afterAggregates?: (tree: TreeBeingBuilt) => Promise<void>
 }
 
-/** A tree whose files are extracted and whose aggregates are being written. */
+/** A tree whose files are extracted and whose aggregates are written. */
 export interface TreeBeingBuilt {
   repo: Repo
   /** The `.vlt/` directory, whose blob records of the tree's files are all stored. */
@@ -154,9 +156,12 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     aggregates?.addFile(file.path, summary)
   })
 
-  const alongside = aggregates && opts.alongsideAggregates ? opts.alongsideAggregates({ repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }) : undefined
   const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(ctx.paths.treeDir(treeHash), aggregates)).edges : null
-  await alongside
+  if (aggregates && opts.afterAggregates) {
+    // Saved: what the build held of them can be collected while the hook runs.
+    aggregates = null
+    await opts.afterAggregates({ repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files })
+  }
   const manifest: TreeManifest = {
     treeHash,
     builtFrom: reusable ? reusable.treeHash : null,

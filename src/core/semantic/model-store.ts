@@ -136,12 +136,12 @@ async function loadOrLearn(qctx: QueryContext): Promise<LoadedAssociations> {
 }
 
 /**
- * Learns the model of a tree `coderag init` is building, in a worker thread while the main thread
- * writes the tree's aggregates (BuildOptions.alongsideAggregates): the first prose search after
+ * Learns the model of a tree `coderag init` is building, in a worker thread once the tree's
+ * aggregates are written (BuildOptions.afterAggregates): the first prose search after
  * init then finds it stored instead of learning it (Linux: most of that search's 6.4 s). A failure
  * is only warned about: that search learns it then.
  */
-export async function learnAlongsideAggregates(tree: TreeBeingBuilt, warn: (message: string) => void): Promise<void> {
+export async function learnAfterAggregates(tree: TreeBeingBuilt, warn: (message: string) => void): Promise<void> {
   try {
     await mkdir(tree.dir, { recursive: true })
     await learnInWorker({ repo: tree.repo, vltDir: tree.vltDir, records: learningRecords(tree.files), outPath: join(tree.dir, ASSOCIATIONS_FILE) })
