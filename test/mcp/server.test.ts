@@ -1,8 +1,10 @@
 import { strict as assert } from 'node:assert'
 import { readdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { vltJson } from '../helpers/cli.js'
 import { contextNames, readContext } from '../helpers/context.js'
-import type { GitFixture } from '../helpers/git-fixture.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+import { INTERLEAVED_SYMBOL, interleavedUses } from '../query/refs-fixture.js'
 import { connect, DB, shopRepo, textOf, USER_SERVICE, type McpSession } from './mcp-helpers.js'
 
 describe('git vlt mcp (SDK client over stdio, built CLI)', function () {
@@ -291,5 +293,41 @@ describe('git vlt mcp paging', function () {
     const result = await mcp.call('get_repo_map', { tokens: 5000 })
     assert.equal(result.structuredContent.note, 'Output capped: the map was fitted to 300 tokens, not 5000.')
     assert.ok(result.structuredContent.tokens <= 300)
+  })
+})
+
+describe('git vlt mcp paging of ambiguous uses', function () {
+  this.timeout(120_000)
+  let repo: GitFixture
+  let mcp: McpSession
+  before(async () => {
+    repo = createGitRepo({ files: interleavedUses(16) })
+    mcp = await connect(repo.dir, { VLT_MCP_MAX_TOKENS: '500', VLT_MCP_CLIENT_ID: 'pager' })
+  })
+  after(async () => {
+    await mcp?.close()
+    repo?.cleanup()
+  })
+
+  it('find_references shows every use once, references and ambiguous ones, page after page under the cap', async () => {
+    const whole = vltJson(repo.dir, ['coderag', 'refs', INTERLEAVED_SYMBOL, '--json', '--limit', '100000'])
+    const at = (refs: any[]): string[] => refs.map((r) => `${r.path}:${r.line}`)
+    const references: string[] = []
+    const ambiguous: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const result = await mcp.call('find_references', { symbol: INTERLEAVED_SYMBOL, limit: 12, ...(cursor ? { cursor } : {}) })
+      assert.equal(result.isError, undefined, textOf(result))
+      assert.ok(textOf(result).length / 4 <= 500, `page ${pages} is ${textOf(result).length / 4} tokens`)
+      references.push(...at(result.structuredContent.references))
+      ambiguous.push(...at(result.structuredContent.ambiguous ?? []))
+      cursor = result.structuredContent.cursor
+      pages++
+    } while (cursor && pages < 60)
+    assert.equal(cursor, undefined, `still paging after ${pages} pages`)
+    assert.equal(ambiguous.length, 24)
+    assert.deepEqual(references, at(whole.references))
+    assert.deepEqual(ambiguous, at(whole.ambiguous))
   })
 })

@@ -7,6 +7,13 @@
  * The symbol table's postings name the files mentioning the name; only those files' artifacts
  * are read, in a fixed order (files defining the target, then files importing it, then the rest
  * by path), so that a cursor can resume where a page stopped.
+ *
+ * A page ends before the first use its list has no room for: at most `limit` references and at
+ * most `limit` ambiguous uses, so what a page reads (artifacts, lines of text) is bounded by what it
+ * shows even for a name most of whose uses stay ambiguous (Linux's printk, dev_err: tens of
+ * thousands). One position (file, row) says where the next page starts: the pages together are the
+ * two lists of one page without a limit, in its order. Filling each list on its own would read on
+ * past a full ambiguous list for the few resolved uses left — every mentioning file, for such a name.
  */
 import { UsageError } from '../errors.js'
 import type { FileImport, SymbolInfo } from '../graph/symbol-table.js'
@@ -43,7 +50,7 @@ export interface RefsResult {
   /** The definitions the references were resolved against (empty: the name is not defined in the repo). */
   definitions: Definition[]
   references: Reference[]
-  /** Uses that might be of the symbol or of a same-named one; present when there are some. */
+  /** Uses that might be of the symbol or of a same-named one; present when there are some (at most `limit` a page). */
   ambiguous?: Reference[]
   /** Occurrences of the name in the files mentioning it, before resolution (an upper bound). */
   mentions: number
@@ -54,6 +61,7 @@ export interface RefsResult {
 }
 
 export interface RefsOptions {
+  /** At most this many references, and this many ambiguous uses, a page. */
   limit?: number
   cursor?: string
 }
@@ -124,12 +132,12 @@ export function findReferences(qctx: QueryContext, symbol: string, options: Refs
       if ((ref.name !== name && !alias) || (space && !inSpace(ref.kind, space))) continue
       const verdict = targets.length === 0 ? 'keep' : resolveOccurrence(ref, view, resolution)
       if (verdict === 'drop') continue
-      if (verdict === 'keep' && result.references.length === limit) {
+      const list = verdict === 'keep' ? result.references : ambiguous
+      if (list.length === limit) {
         result.cursor = `${f}.${r}`
         break
       }
-      const entry: Reference = { path, line: ref.line, column: ref.column, context: '', enclosing: ref.enclosing, precision: 'syntactic' }
-      ;(verdict === 'keep' ? result.references : ambiguous).push(entry)
+      list.push({ path, line: ref.line, column: ref.column, context: '', enclosing: ref.enclosing, precision: 'syntactic' })
     }
     if (result.cursor) break
   }

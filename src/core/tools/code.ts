@@ -197,7 +197,11 @@ export function codeTools(env: ToolEnv): AnyToolSpec[] {
     name: 'find_references',
     title: 'Find references',
     description: 'Uses of a symbol (calls, reads, types, imports), resolved through imports and scopes; paged.',
-    input: { symbol: symbolInput, limit: z.number().int().min(1).max(500).optional().describe('Per page (default 50).'), cursor: cursorInput },
+    input: {
+      symbol: symbolInput,
+      limit: z.number().int().min(1).max(500).optional().describe('At most this many references, and this many ambiguous uses, per page (default 50): a page ends before the first use that does not fit; the cursors lead through every use once, in order.'),
+      cursor: cursorInput,
+    },
     output: {
       symbol: z.string(),
       resolved: z.string().optional(),
@@ -218,28 +222,23 @@ export function codeTools(env: ToolEnv): AnyToolSpec[] {
         throw new UsageError(`No definition of or reference to ${symbol}${suggest(result.suggestions)}`)
       }
       await withHoverTypes(env, qctx, result.definitions)
-      const window = result.references.slice(skip)
+      // A core page's uses, its references then its ambiguous ones, go out in parts that fit the cap;
+      // the cursor's offset counts the uses of the core page already shown, so none is lost to a cut.
+      const resolvedCount = result.references.length
+      const window = [...result.references, ...(result.ambiguous ?? [])].slice(skip)
       const fitted = window.length === 0 ? 0 : fitItems(window, renderReference, FRAME_TOKENS, env.maxTokens)
-      const references = window.slice(0, fitted)
-      // Ambiguous uses belong to the core page: shown once, on its first part, in what room is left.
-      let ambiguous: Reference[] | undefined
-      if (skip === 0 && result.ambiguous && fitted === window.length) {
-        const room = env.maxTokens - references.reduce((sum, r) => sum + renderReference(r).length / 4, FRAME_TOKENS)
-        ambiguous = result.ambiguous.slice(0, room > 100 ? fitItems(result.ambiguous, renderReference, 0, room) : 0)
-      }
+      const references = window.slice(0, Math.max(0, Math.min(fitted, resolvedCount - skip)))
+      const ambiguous = window.slice(references.length, fitted)
       const cut = fitted < window.length
       const next = cut ? { offset: skip + fitted, core: page?.core } : result.cursor ? { offset: 0, core: result.cursor } : undefined
       const cursor = next ? encodeCursor({ tool: 'find_references', ...next, tree: qctx.freshness.treeHash, args: key }) : undefined
-      const ambiguousCut = result.ambiguous && ambiguous && ambiguous.length < result.ambiguous.length
-      const note = cut && cursor
-        ? cutNote(references.length, `${window.length} on this page`, cursor)
-        : ambiguousCut ? `Output capped: ${ambiguous!.length} of ${result.ambiguous!.length} ambiguous uses shown.` : undefined
+      const note = cut && cursor ? cutNote(fitted, `${window.length} on this page`, cursor) : undefined
       const structured = {
         symbol,
         ...(resolved ? { resolved } : {}),
         definitions: result.definitions,
         references,
-        ...(ambiguous && ambiguous.length > 0 ? { ambiguous } : {}),
+        ...(ambiguous.length > 0 ? { ambiguous } : {}),
         mentions: result.mentions,
         ...pageFields(cursor, note),
         freshness: freshnessOf(qctx.freshness),
@@ -248,7 +247,7 @@ export function codeTools(env: ToolEnv): AnyToolSpec[] {
       const text = [
         `${references.length} reference(s) to ${symbol}${resolved ? ` (${resolved})` : ''}${result.definitions[0] ? ` defined at ${quotedName(result.definitions[0].path)}:${result.definitions[0].line}` : ' (not defined in this repository)'}`,
         ...references.map(renderReference),
-        ...(ambiguous && ambiguous.length > 0 ? ['Ambiguous (may be a same-named symbol):', ...ambiguous.map(renderReference)] : []),
+        ...(ambiguous.length > 0 ? ['Ambiguous (may be a same-named symbol):', ...ambiguous.map(renderReference)] : []),
         footer(cursor, note, qctx.freshness),
       ].filter(Boolean).join('\n')
       return {
