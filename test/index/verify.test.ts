@@ -31,10 +31,10 @@ describe('coderag verify and status integrity (CLI)', function () {
     vltJson(repo.dir, ['coderag', 'init'])
     const result = vltJson(repo.dir, ['coderag', 'verify'])
     assert.deepEqual(Object.keys(result).sort(), ['checked', 'durationMs', 'problems', 'treeHash', 'whole'])
-    assert.deepEqual({ ...result, durationMs: 0 }, { treeHash: repo.git('rev-parse', 'HEAD^{tree}'), checked: { blobRecords: 2, records: 8 }, problems: [], whole: true, durationMs: 0 })
+    assert.deepEqual({ ...result, durationMs: 0 }, { treeHash: repo.git('rev-parse', 'HEAD^{tree}'), checked: { blobRecords: 2, records: 9 }, problems: [], whole: true, durationMs: 0 })
     const text = vlt(repo.dir, ['coderag', 'verify'])
     assert.equal(text.status, 0)
-    assert.match(text.stdout, /^Checked 2 blob records and 8 other records of tree [0-9a-f]{12}: whole \(\d+ ms\)\.\n$/)
+    assert.match(text.stdout, /^Checked 2 blob records and 9 other records of tree [0-9a-f]{12}: whole \(\d+ ms\)\.\n$/)
   })
 
   it('repairs every record it finds missing or damaged, and reads everything again', () => {
