@@ -15,7 +15,7 @@
 import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
 import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
-import { pagerank, prepareEdges, type PreparedEdges, type WeightedEdges } from './pagerank.js'
+import { pagerank, prepareVisited, type PreparedEdges } from './pagerank.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
 import type { GraphFile } from './graph-file.js'
@@ -45,11 +45,6 @@ export interface EdgeAttributes {
   weight: number
 }
 
-interface NodeEdges extends WeightedEdges {
-  type: Uint8Array
-  count: Uint32Array
-}
-
 export class CodeGraph {
   private readonly edges = new Map<string, FileEdges>()
   /** Where the edges of files resolved in this graph go (see row-chunks.ts). */
@@ -57,8 +52,7 @@ export class CodeGraph {
   private ranks: Float64Array<ArrayBufferLike> = new Float64Array(0)
   /** First node of each file (files in path order), and the node count at the end. */
   private nodeBase: Uint32Array | undefined
-  private weighted: NodeEdges | undefined
-  /** `weighted` regrouped for PageRank, kept for personalised runs. */
+  /** The edges regrouped for PageRank, kept for personalised runs. */
   private prepared: PreparedEdges | undefined
   /** Paths (in order) and node bases the current ranks were computed over: the warm start of the next update. */
   private rankedPaths: string[] = []
@@ -154,19 +148,17 @@ export class CodeGraph {
       if (file) this.edges.set(path, resolveFileEdges(table, file, this.chunks))
     }
     this.nodeBase = undefined
-    this.weighted = this.nodeEdges()
-    this.prepared = prepareEdges(this.weighted)
+    this.prepared = this.prepareEdges()
     this.ranks = pagerank(this.prepared, { initial: this.previousRanks() })
     this.rememberLayout()
   }
 
   /**
-   * Lets go of the node-numbered edges ranking was computed over (rebuilt by the next personalised
-   * run, if any): a build writing the graph out has no more use for them, and at Linux 10k they
-   * are tens of megabytes while the symbol table is encoded, the peak of its memory.
+   * Lets go of the edges ranking was computed over (rebuilt by the next personalised run, if
+   * any): a build writing the graph out has no more use for them, and at Linux 10k they are tens
+   * of megabytes while the symbol table is encoded, the peak of its memory.
    */
   releaseRanking(): void {
-    this.weighted = undefined
     this.prepared = undefined
   }
 
@@ -277,14 +269,13 @@ export class CodeGraph {
   /** PageRank teleporting to nodes in proportion to `teleport` (by node number, any non-negative weights). */
   personalizedRanks(teleport: Float64Array): Float64Array {
     this.load()
-    this.prepared ??= prepareEdges((this.weighted ??= this.nodeEdges()))
+    this.prepared ??= this.prepareEdges()
     return pagerank(this.prepared, { personalization: teleport })
   }
 
   /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */
   toGraphology(): MultiDirectedGraph<NodeAttributes, EdgeAttributes> {
     this.load()
-    const weighted = (this.weighted ??= this.nodeEdges())
     const graph = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>({ allowSelfLoops: false })
     const keys = this.nodeKeys()
     const base = this.bases()
@@ -296,10 +287,9 @@ export class CodeGraph {
         graph.addNode(keys[node]!, { kind: 'symbol', path: file.path, qualifiedName: this.symbols.strings.get(names[s]), pagerank: this.ranks[node] ?? 0 })
       }
     })
-    for (let e = 0; e < weighted.src.length; e++) {
-      if (weighted.src[e] === weighted.dst[e]) continue
-      graph.addEdge(keys[weighted.src[e]]!, keys[weighted.dst[e]]!, { type: EDGE_TYPES[weighted.type[e]]!, count: weighted.count[e], weight: weighted.weight[e] })
-    }
+    this.eachNodeEdge((src, dst, weight, type, count) => {
+      if (src !== dst) graph.addEdge(keys[src]!, keys[dst]!, { type: EDGE_TYPES[type]!, count, weight })
+    })
     return graph
   }
 
@@ -403,19 +393,16 @@ export class CodeGraph {
     return keys
   }
 
-  /** Edges as node-numbered arrays, in file order then each file's edge order. */
-  private nodeEdges(): NodeEdges {
+  /** The edges regrouped for PageRank, numbered by node as they are visited (see prepareVisited). */
+  private prepareEdges(): PreparedEdges {
+    return prepareVisited(this.nodeCount, (edge) => this.eachNodeEdge(edge))
+  }
+
+  /** Each edge by node numbers, in file order then each file's edge order. */
+  private eachNodeEdge(edge: (src: number, dst: number, weight: number, type: number, count: number) => void): void {
     const table = this.symbols
     const files = table.sortedFiles()
     const base = this.bases()
-    let total = 0
-    for (const edges of this.edges.values()) total += edges.count
-    const src = new Uint32Array(total)
-    const dst = new Uint32Array(total)
-    const weight = new Float64Array(total)
-    const type = new Uint8Array(total)
-    const count = new Uint32Array(total)
-    let n = 0
     files.forEach((file, f) => {
       const edges = this.edges.get(file.path)
       if (!edges) return
@@ -427,15 +414,10 @@ export class CodeGraph {
         if (target < 0) continue
         const offset = c.type[e] === IMPORT_EDGE ? -1 : files[target]!.nodeOffset(c.toName[e])
         if (c.type[e] !== IMPORT_EDGE && offset < 0) continue
-        src[n] = base[f] + (from < 0 ? 0 : 1 + file.nodeOffset(file.cols.defQName[file.def0 + from]))
-        dst[n] = base[target] + 1 + offset
-        weight[n] = c.weight[e]
-        type[n] = c.type[e]
-        count[n] = c.count[e]
-        n++
+        const src = base[f] + (from < 0 ? 0 : 1 + file.nodeOffset(file.cols.defQName[file.def0 + from]))
+        edge(src, base[target] + 1 + offset, c.weight[e], c.type[e], c.count[e])
       }
     })
-    return { nodes: base[files.length], src: src.subarray(0, n), dst: dst.subarray(0, n), weight: weight.subarray(0, n), type: type.subarray(0, n), count: count.subarray(0, n) }
   }
 }
 

@@ -68,10 +68,34 @@ export interface SymbolsSnapshot extends Omit<SymbolColumns, 'sigText'> {
   importCounts: Uint32Array
 }
 
-/** A snapshot as an encoder takes it (see `SymbolTable.columns`): its strings as a list beside it, its signatures by file. */
+/** The columns of some files as an encoder takes them (see SnapshotRows): without their strings, their signatures by file. */
 export type SnapshotColumns = Omit<SymbolsSnapshot, 'strings' | 'sigText'> & {
   /** The signatures of files [from, to) back to back, as a snapshot's `sigText` holds them. */
   sigTextOf(from: number, to: number): string
+}
+
+/**
+ * A table as encodeSymbolsFile reads it (SymbolTable.rows, or a whole snapshot): what each file
+ * holds, and the rows of a run of files at a time. A whole table's columns copied at once were
+ * ~350 MB beside the table at the memory peak of a Linux build (encoding symbols.mpk).
+ */
+export interface SnapshotRows {
+  /** Paths in path order: file f of every other list. */
+  paths: readonly string[]
+  languages: readonly LanguageId[]
+  defCounts: Uint32Array
+  refCounts: Uint32Array
+  importCounts: Uint32Array
+  /**
+   * Files [from, to) as a snapshot's columns of their own (rows numbered from 0), with the stored
+   * string ids: strings are numbered in order of first use over files in path order, so ranges
+   * are taken in path order the first time; any range may be taken again afterwards.
+   */
+  columns(from: number, to: number): SnapshotColumns
+  /** The stored strings by id, as far as taken columns have numbered them: all once every file's were. */
+  strings: readonly string[]
+  /** Every stored id is below this (sizes scratch indexed by id before the strings are all numbered). */
+  idLimit: number
 }
 
 export class SymbolTable {
@@ -471,19 +495,21 @@ export class SymbolTable {
 
   /**
    * Canonical stored form: strings renumbered in order of first use over files in path order.
-   * `strings` lists them as `data.strings` joins them, for an encoder to look them up by id.
+   * `strings` lists them as `data.strings` joins them.
    */
   snapshot(): { data: SymbolsSnapshot; remap: Int32Array; strings: string[] } {
-    const { data: { sigTextOf, ...data }, remap, strings } = this.columns()
+    const { rows, remap } = this.rows()
+    const { sigTextOf, ...data } = rows.columns(0, rows.paths.length)
+    const strings = rows.strings as string[]
     return { data: { ...data, strings: strings.join(STRING_SEPARATOR), sigText: sigTextOf(0, data.paths.length) }, remap, strings }
   }
 
   /**
-   * `snapshot()` with its strings as a list only, and its signatures joined only a block of files
-   * at a time, as an encoder takes them: joined whole they were one more copy of every name, path
-   * and signature of the tree while it was encoded (Linux: the snapshot phase added 660 MB of heap).
+   * The table as an encoder reads it, a run of files at a time (see SnapshotRows), with
+   * `snapshot()`'s numbering of strings; `remap` (table id → stored id, -1: unused) is complete
+   * once every file's columns were taken.
    */
-  columns(): { data: SnapshotColumns; remap: Int32Array; strings: string[] } {
+  rows(): { rows: SnapshotRows; remap: Int32Array } {
     const files = this.sortedFiles()
     const remap = new Int32Array(this.strings.size).fill(-1)
     const strings: string[] = []
@@ -496,72 +522,17 @@ export class SymbolTable {
       return mapped
     }
     use(0)
-    let defs = 0
-    let refs = 0
-    let imports = 0
-    for (const file of files) {
-      defs += file.defs
-      refs += file.refs
-      imports += file.imports
-    }
-    const out = emptyColumns(defs, refs, imports)
-    const sigParts: string[] = []
-    const paths = new Uint32Array(files.length)
-    const defCounts = new Uint32Array(files.length)
-    const refCounts = new Uint32Array(files.length)
-    const importCounts = new Uint32Array(files.length)
-    let d = 0
-    let r = 0
-    let m = 0
-    let sigLength = 0
-    files.forEach((file, f) => {
-      const c = file.cols
-      paths[f] = use(file.pathId)
-      defCounts[f] = file.defs
-      refCounts[f] = file.refs
-      importCounts[f] = file.imports
-      for (let i = file.def0; i < file.def0 + file.defs; i++, d++) {
-        out.defName[d] = use(c.defName[i])
-        out.defQName[d] = use(c.defQName[i])
-        out.defScope[d] = use(c.defScope[i])
-        out.defKind[d] = c.defKind[i]
-        out.defLine[d] = c.defLine[i]
-        out.defEndLine[d] = c.defEndLine[i]
-        out.defColumn[d] = c.defColumn[i]
-      }
-      const sigStart = file.def0 === 0 ? 0 : c.sigEnds[file.def0 - 1]
-      const sigEnd = file.defs === 0 ? sigStart : c.sigEnds[file.def0 + file.defs - 1]
-      sigParts.push(c.sigText.slice(sigStart, sigEnd))
-      for (let i = file.def0; i < file.def0 + file.defs; i++) out.sigEnds[d - file.def0 - file.defs + i] = sigLength + c.sigEnds[i] - sigStart
-      sigLength += sigEnd - sigStart
-      for (let i = file.ref0; i < file.ref0 + file.refs; i++, r++) {
-        out.refName[r] = use(c.refName[i])
-        out.refFrom[r] = c.refFrom[i]
-        out.refKind[r] = c.refKind[i]
-        out.refCount[r] = c.refCount[i]
-      }
-      for (let i = file.import0; i < file.import0 + file.imports; i++, m++) {
-        out.importModule[m] = use(c.importModule[i])
-        out.importName[m] = use(c.importName[i])
-        out.importLine[m] = c.importLine[i]
-        out.importRelative[m] = c.importRelative[i]
-        out.importKey1[m] = use(c.importKey1[i])
-        out.importKey2[m] = use(c.importKey2[i])
-        out.importTarget[m] = c.importTarget[i] < 0 ? -1 : use(c.importTarget[i])
-        out.importIsDir[m] = c.importIsDir[i]
-      }
-    })
-    const data: SnapshotColumns = {
-      ...out,
-      version: SYMBOLS_SNAPSHOT_VERSION,
-      sigTextOf: (from, to) => sigParts.slice(from, to).join(''),
-      paths,
+    const rows: SnapshotRows = {
+      paths: files.map((file) => file.path),
       languages: files.map((file) => file.language),
-      defCounts,
-      refCounts,
-      importCounts,
+      defCounts: Uint32Array.from(files, (file) => file.defs),
+      refCounts: Uint32Array.from(files, (file) => file.refs),
+      importCounts: Uint32Array.from(files, (file) => file.imports),
+      columns: (from, to) => storedColumns(files.slice(from, to), use),
+      strings,
+      idLimit: this.strings.size,
     }
-    return { data, remap, strings }
+    return { rows, remap }
   }
 
   static fromSnapshot(value: unknown, source = 'symbols snapshot'): SymbolTable {
@@ -682,6 +653,69 @@ export class SymbolTable {
     this.names = undefined
     this.qualifiedNames = undefined
     this.postings = undefined
+  }
+}
+
+/** The rows of `files` copied into columns of their own, their string ids mapped by `use` (SymbolTable.rows). */
+function storedColumns(files: readonly FileSymbols[], use: (id: number) => number): SnapshotColumns {
+  let defs = 0
+  let refs = 0
+  let imports = 0
+  for (const file of files) {
+    defs += file.defs
+    refs += file.refs
+    imports += file.imports
+  }
+  const out = emptyColumns(defs, refs, imports)
+  const sigParts: string[] = []
+  const paths = new Uint32Array(files.length)
+  let d = 0
+  let r = 0
+  let m = 0
+  let sigLength = 0
+  files.forEach((file, f) => {
+    const c = file.cols
+    paths[f] = use(file.pathId)
+    for (let i = file.def0; i < file.def0 + file.defs; i++, d++) {
+      out.defName[d] = use(c.defName[i])
+      out.defQName[d] = use(c.defQName[i])
+      out.defScope[d] = use(c.defScope[i])
+      out.defKind[d] = c.defKind[i]
+      out.defLine[d] = c.defLine[i]
+      out.defEndLine[d] = c.defEndLine[i]
+      out.defColumn[d] = c.defColumn[i]
+    }
+    const sigStart = file.def0 === 0 ? 0 : c.sigEnds[file.def0 - 1]
+    const sigEnd = file.defs === 0 ? sigStart : c.sigEnds[file.def0 + file.defs - 1]
+    sigParts.push(c.sigText.slice(sigStart, sigEnd))
+    for (let i = file.def0; i < file.def0 + file.defs; i++) out.sigEnds[d - file.def0 - file.defs + i] = sigLength + c.sigEnds[i] - sigStart
+    sigLength += sigEnd - sigStart
+    for (let i = file.ref0; i < file.ref0 + file.refs; i++, r++) {
+      out.refName[r] = use(c.refName[i])
+      out.refFrom[r] = c.refFrom[i]
+      out.refKind[r] = c.refKind[i]
+      out.refCount[r] = c.refCount[i]
+    }
+    for (let i = file.import0; i < file.import0 + file.imports; i++, m++) {
+      out.importModule[m] = use(c.importModule[i])
+      out.importName[m] = use(c.importName[i])
+      out.importLine[m] = c.importLine[i]
+      out.importRelative[m] = c.importRelative[i]
+      out.importKey1[m] = use(c.importKey1[i])
+      out.importKey2[m] = use(c.importKey2[i])
+      out.importTarget[m] = c.importTarget[i] < 0 ? -1 : use(c.importTarget[i])
+      out.importIsDir[m] = c.importIsDir[i]
+    }
+  })
+  return {
+    ...out,
+    version: SYMBOLS_SNAPSHOT_VERSION,
+    sigTextOf: (from, to) => sigParts.slice(from, to).join(''),
+    paths,
+    languages: files.map((file) => file.language),
+    defCounts: Uint32Array.from(files, (file) => file.defs),
+    refCounts: Uint32Array.from(files, (file) => file.refs),
+    importCounts: Uint32Array.from(files, (file) => file.imports),
   }
 }
 

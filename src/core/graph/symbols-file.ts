@@ -31,8 +31,8 @@ import { CorruptFileError } from '../errors.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import type { ScratchFile } from '../store/index.js'
 import { STRING_SEPARATOR } from './strings.js'
-import { fileStarts, SliceScratch, sliceSnapshot, snapshotColumns } from './table-slices.js'
-import type { SnapshotColumns, SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
+import { fileStarts, SliceScratch, sliceSnapshot, snapshotRows } from './table-slices.js'
+import type { SnapshotColumns, SnapshotRows, SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
 
 export const SYMBOLS_KIND = 'symbols'
@@ -101,67 +101,83 @@ export function bucketOf(key: string, buckets: number): number {
 }
 
 /**
- * The record file of a canonical snapshot (SymbolTable.snapshot), in parts written one after the
- * other: joined into one buffer, a 10k-file table would be copied once more at the peak of a
- * build's memory. Rows are sorted into buckets with typed arrays, and only one bucket's or run's
- * objects exist at a time. `strings`: the snapshot's strings as a list, when the caller has it (a
- * table's are a few million at Linux scale: split again, they would be copied at the peak).
- * `spool`: the blocks go there as they are packed rather than stay in memory (see BlockSink); the
- * parts then read them back, so the spool must stay open until they are written. A table's
- * `columns()` are encoded as its `snapshot()` is, without the copies joining them takes.
+ * The record file of a table (SymbolTable.rows) or of a canonical snapshot (SymbolTable.snapshot),
+ * in parts written one after the other: joined into one buffer, a 10k-file table would be copied
+ * once more at the peak of a build's memory. The table's rows are read a run of files at a time,
+ * twice (first what the blocks before the runs need and how many rows the buckets will hold, then
+ * the runs and the buckets' rows), never copied whole; rows are sorted into buckets with typed
+ * arrays, and only one bucket's or run's objects exist at a time. `spool`: the blocks go there as
+ * they are packed rather than stay in memory (see BlockSink); the parts then read them back, so
+ * the spool must stay open until they are written.
  */
-export function encodeSymbolsFile(data: SymbolsSnapshot, opts?: { strings?: readonly string[]; spool?: ScratchFile }): Iterable<Uint8Array>
-export function encodeSymbolsFile(data: SnapshotColumns, opts: { strings: readonly string[]; spool?: ScratchFile }): Iterable<Uint8Array>
-export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotColumns, opts: { strings?: readonly string[]; spool?: ScratchFile } = {}): Iterable<Uint8Array> {
-  const data = 'sigTextOf' in given ? given : snapshotColumns(given)
-  const strings = opts.strings ?? (given as SymbolsSnapshot).strings.split(STRING_SEPARATOR)
-  const files = data.paths.length
-  const defs = data.defName.length
-  const starts = fileStarts(data)
+export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: { spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+  const table = 'columns' in given ? given : snapshotRows(given)
+  const { strings } = table
+  const files = table.paths.length
+  const starts = fileStarts(table)
+  const defs = starts.def[files]
   const fileOfDef = new Uint32Array(defs)
   for (let f = 0; f < files; f++) fileOfDef.fill(f, starts.def[f], starts.def[f + 1])
+  // Runs of files in path order, each closing once it holds ROWS_PER_RUN rows; at least one, for an empty table's columns.
+  const runStarts = [0]
+  for (let f = 0, rows = 0; f < files; f++) {
+    rows += table.defCounts[f] + table.refCounts[f] + table.importCounts[f]
+    if (rows >= ROWS_PER_RUN && f + 1 < files) {
+      runStarts.push(f + 1)
+      rows = 0
+    }
+  }
+  runStarts.push(files)
+  const runs = runStarts.length - 1
+  const eachRun = (visit: (cols: SnapshotColumns, run: number) => void): void => {
+    for (let r = 0; r < runs; r++) visit(table.columns(runStarts[r]!, runStarts[r + 1]!), r)
+  }
+
+  const survey = surveyRows(table, eachRun)
+  const blocks = new BlockSink(opts.spool)
+  blocks.add({ paths: table.paths.join(STRING_SEPARATOR), stars: survey.stars })
+  blocks.add(survey.names.join(STRING_SEPARATOR))
   // Definition entries: each definition under its name, and under its qualified name when it differs.
-  let entries = defs
-  for (let d = 0; d < defs; d++) if (data.defQName[d] !== data.defName[d]) entries++
-  const entryDef = new Uint32Array(entries)
-  const entryKey = new Uint32Array(entries)
-  for (let d = 0, e = 0; d < defs; d++) {
-    entryDef[e] = d
-    entryKey[e++] = data.defName[d]
-    if (data.defQName[d] !== data.defName[d]) {
-      entryDef[e] = d
-      entryKey[e++] = data.defQName[d]
-    }
-  }
-  // Postings: (name, file, references summed over the file's rows), in file order; counted first, to be typed arrays.
-  const slot = new Int32Array(strings.length).fill(-1)
-  let posts = 0
-  for (let f = 0, r = 0; f < files; f++) {
-    for (const end = r + data.refCounts[f]; r < end; r++) {
-      if (slot[data.refName[r]] !== f) {
-        slot[data.refName[r]] = f
-        posts++
+  const entryDef = new Uint32Array(survey.entries)
+  const entryKey = new Uint32Array(survey.entries)
+  // Postings: (name, file, references summed over the file's rows), in file order.
+  const postName = new Uint32Array(survey.posts)
+  const postFile = new Uint32Array(survey.posts)
+  const postCount = new Uint32Array(survey.posts)
+  const slot = new Int32Array(table.idLimit).fill(-1)
+  const imports = new ImportRows(files)
+  const scratch = new SliceScratch(table.idLimit)
+  let e = 0
+  let p = 0
+  eachRun((cols, run) => {
+    const from = runStarts[run]!
+    const local = fileStarts(cols)
+    for (let d = 0; d < cols.defName.length; d++) {
+      const def = starts.def[from] + d
+      entryDef[e] = def
+      entryKey[e++] = cols.defName[d]
+      if (cols.defQName[d] !== cols.defName[d]) {
+        entryDef[e] = def
+        entryKey[e++] = cols.defQName[d]
       }
     }
-  }
-  const postName = new Uint32Array(posts)
-  const postFile = new Uint32Array(posts)
-  const postCount = new Uint32Array(posts)
-  slot.fill(-1)
-  for (let f = 0, r = 0, p = 0; f < files; f++) {
-    const first = p
-    for (const end = r + data.refCounts[f]; r < end; r++) {
-      const name = data.refName[r]
-      if (slot[name] < first) {
-        slot[name] = p
-        postName[p] = name
-        postFile[p++] = f
+    for (let f = 0; f < cols.paths.length; f++) {
+      const first = p
+      for (let r = local.ref[f]; r < local.ref[f + 1]; r++) {
+        const name = cols.refName[r]
+        if (slot[name] < first) {
+          slot[name] = p
+          postName[p] = name
+          postFile[p++] = from + f
+        }
+        postCount[slot[name]] += cols.refCount[r]
       }
-      postCount[slot[name]] += data.refCount[r]
+      imports.addFile(cols, local, f, from + f)
     }
-  }
-  const importers = importPostings(data, strings.length, starts)
-  const buckets = Math.max(1, Math.ceil((entries + posts + importers.key.length) / ROWS_PER_BUCKET))
+    blocks.add(sliceSnapshot(cols, strings, local, 0, cols.paths.length, run, scratch))
+  })
+  const importers = imports.keyed(strings.length)
+  const buckets = Math.max(1, Math.ceil((survey.entries + survey.posts + importers.key.length) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.length)
   for (let id = 0; id < strings.length; id++) bucketOfString[id] = bucketOf(strings[id]!, buckets)
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
@@ -170,7 +186,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotColumns, opts
 
   const bucketBlock = (b: number): SymbolBucket => {
     const byKey = new Map<number, { defs: number[]; posts: number[]; importers: number[] }>()
-    /** `importers`: indices into importPostings' rows. */
+    /** `importers`: indices into importers' rows. */
     const entry = (key: number): { defs: number[]; posts: number[]; importers: number[] } => {
       let value = byKey.get(key)
       if (!value) byKey.set(key, (value = { defs: [], posts: [], importers: [] }))
@@ -224,79 +240,112 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotColumns, opts
     return bucket
   }
 
-  // Runs of files in path order, each closing once it holds ROWS_PER_RUN rows; at least one, for an empty table's columns.
-  const runStarts = [0]
-  for (let f = 0, rows = 0; f < files; f++) {
-    rows += data.defCounts[f] + data.refCounts[f] + data.importCounts[f]
-    if (rows >= ROWS_PER_RUN && f + 1 < files) {
-      runStarts.push(f + 1)
-      rows = 0
-    }
-  }
-  runStarts.push(files)
-  const runs = runStarts.length - 1
-  const scratch = new SliceScratch(strings.length)
-  const blocks = new BlockSink(opts.spool)
-  blocks.add({ paths: Array.from(data.paths, (id) => strings[id]!).join(STRING_SEPARATOR), stars: starImporting(data, strings, starts) })
-  blocks.add(definedNames(data, strings).join(STRING_SEPARATOR))
-  for (let r = 0; r < runs; r++) blocks.add(sliceSnapshot(data, strings, starts, runStarts[r]!, runStarts[r + 1]!, r, scratch))
   for (let b = 0; b < buckets; b++) blocks.add(bucketBlock(b))
   const meta: Meta = { files, symbols: defs, strings: strings.length, runs, buckets, runStarts: Uint32Array.from(runStarts) }
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
 }
 
-/** (key, file, target) for each distinct key and target of each file's import rows, in file order (see SymbolTable.importsKeyed). */
-function importPostings(data: SnapshotColumns, stringCount: number, starts: ReturnType<typeof fileStarts>): { key: Uint32Array; file: Uint32Array; target: Int32Array } {
-  const fileOfPath = new Int32Array(stringCount).fill(IMPORT_UNRESOLVED)
-  data.paths.forEach((id, f) => (fileOfPath[id] = f))
-  const key: number[] = []
-  const file: number[] = []
-  const target: number[] = []
-  for (let f = 0; f < data.paths.length; f++) {
+/**
+ * The first reading of a table's runs: it numbers every string (see SnapshotRows), counts the
+ * definition entries and postings the second fills (typed arrays of their size, where grown ones
+ * would hold up to twice their rows at the memory peak), and gathers what the blocks before the
+ * runs hold: the distinct names and qualified names of definitions in order of first definition
+ * (as SymbolTable.definedNames lists them), and the Python files with a resolved `from m import *`
+ * (see SymbolTable.starImporters).
+ */
+function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns, run: number) => void) => void): { entries: number; posts: number; names: string[]; stars: Uint32Array } {
+  const { strings } = table
+  const named = new Uint8Array(table.idLimit)
+  const lastFile = new Int32Array(table.idLimit).fill(-1)
+  const names: string[] = []
+  const stars: number[] = []
+  let entries = 0
+  let posts = 0
+  let file = 0
+  eachRun((cols) => {
+    const local = fileStarts(cols)
+    for (let d = 0; d < cols.defName.length; d++) {
+      entries += cols.defQName[d] !== cols.defName[d] ? 2 : 1
+      for (const id of [cols.defName[d], cols.defQName[d]]) {
+        if (named[id]) continue
+        named[id] = 1
+        names.push(strings[id]!)
+      }
+    }
+    for (let f = 0; f < cols.paths.length; f++, file++) {
+      for (let r = local.ref[f]; r < local.ref[f + 1]; r++) {
+        if (lastFile[cols.refName[r]] !== file) {
+          lastFile[cols.refName[r]] = file
+          posts++
+        }
+      }
+      if (!strings[cols.paths[f]]!.endsWith('.py')) continue
+      for (let m = local.imp[f]; m < local.imp[f + 1]; m++) {
+        if (strings[cols.importName[m]] === '*' && cols.importTarget[m] >= 0) {
+          stars.push(file)
+          break
+        }
+      }
+    }
+  })
+  return { entries, posts, names, stars: Uint32Array.from(stars) }
+}
+
+/**
+ * (key, file, target) for each distinct key and target of each file's import rows, in file order
+ * (see SymbolTable.importsKeyed), gathered a run of files at a time: a target is a file number,
+ * known only once every path has its string id, so rows are kept by target string first.
+ */
+class ImportRows {
+  private readonly key: number[] = []
+  private readonly file: number[] = []
+  /** The target's string id, IMPORT_UNRESOLVED or IMPORT_DIRECTORY. */
+  private readonly target: number[] = []
+  private readonly pathIds: Uint32Array
+
+  constructor(files: number) {
+    this.pathIds = new Uint32Array(files)
+  }
+
+  /** The import rows of file `f` of `cols`, file `file` of the table. */
+  addFile(cols: SnapshotColumns, local: ReturnType<typeof fileStarts>, f: number, file: number): void {
+    this.pathIds[file] = cols.paths[f]
     const seen = new Set<string>()
-    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) {
-      const to = data.importTarget[m] < 0 ? IMPORT_UNRESOLVED : data.importIsDir[m] ? IMPORT_DIRECTORY : fileOfPath[data.importTarget[m]]!
-      for (const k of [data.importKey1[m], data.importKey2[m]]) {
+    for (let m = local.imp[f]; m < local.imp[f + 1]; m++) {
+      const to = cols.importTarget[m] < 0 ? IMPORT_UNRESOLVED : cols.importIsDir[m] ? IMPORT_DIRECTORY : cols.importTarget[m]
+      for (const k of [cols.importKey1[m], cols.importKey2[m]]) {
         if (seen.has(`${k} ${to}`)) continue
         seen.add(`${k} ${to}`)
-        key.push(k)
-        file.push(f)
-        target.push(to)
+        this.key.push(k)
+        this.file.push(file)
+        this.target.push(to)
       }
     }
   }
-  return { key: Uint32Array.from(key), file: Uint32Array.from(file), target: Int32Array.from(target) }
-}
 
-/** Distinct names and qualified names of definitions, in order of first definition (as SymbolTable.definedNames lists them). */
-function definedNames(data: SnapshotColumns, strings: readonly string[]): string[] {
-  const seen = new Uint8Array(strings.length)
-  const names: string[] = []
-  for (let d = 0; d < data.defName.length; d++) {
-    for (const id of [data.defName[d], data.defQName[d]]) {
-      if (seen[id]) continue
-      seen[id] = 1
-      names.push(strings[id]!)
+  /**
+   * The rows with their targets as file numbers (a resolved path the table lacks: IMPORT_UNRESOLVED),
+   * each (key, target) pair once per file again: distinct targets may be one file number.
+   */
+  keyed(stringCount: number): { key: Uint32Array; file: Uint32Array; target: Int32Array } {
+    const fileOfPath = new Int32Array(stringCount).fill(IMPORT_UNRESOLVED)
+    this.pathIds.forEach((id, f) => (fileOfPath[id] = f))
+    const key: number[] = []
+    const file: number[] = []
+    const target: number[] = []
+    let seen = new Set<string>()
+    for (let i = 0; i < this.key.length; i++) {
+      if (i > 0 && this.file[i] !== this.file[i - 1]) seen = new Set()
+      const to = this.target[i]! < 0 ? this.target[i]! : fileOfPath[this.target[i]!]!
+      const pair = `${this.key[i]} ${to}`
+      if (seen.has(pair)) continue
+      seen.add(pair)
+      key.push(this.key[i]!)
+      file.push(this.file[i]!)
+      target.push(to)
     }
+    return { key: Uint32Array.from(key), file: Uint32Array.from(file), target: Int32Array.from(target) }
   }
-  return names
-}
-
-/** Python files with a resolved `from m import *`, by file number (see SymbolTable.starImporters). */
-function starImporting(data: SnapshotColumns, strings: readonly string[], starts: ReturnType<typeof fileStarts>): Uint32Array {
-  const star = strings.indexOf('*')
-  const out: number[] = []
-  if (star < 0) return new Uint32Array(0)
-  for (let f = 0; f < data.paths.length; f++) {
-    if (!strings[data.paths[f]]!.endsWith('.py')) continue
-    for (let m = starts.imp[f]; m < starts.imp[f + 1]; m++) {
-      if (data.importName[m] === star && data.importTarget[m] >= 0) {
-        out.push(f)
-        break
-      }
-    }
-  }
-  return Uint32Array.from(out)
 }
 
 /** `order` lists the indices of `keys` grouped by the bucket of each key, stable; bucket b's are [starts[b], starts[b + 1]). */

@@ -7,7 +7,7 @@
  * places strings and maps columns without hashing a string — interning the few million strings of
  * a 10k-file table's runs was most of loading it.
  */
-import type { SnapshotColumns, SymbolsSnapshot } from './symbol-table.js'
+import type { SnapshotColumns, SnapshotRows, SymbolsSnapshot } from './symbol-table.js'
 import { CorruptFileError } from '../errors.js'
 import { STRING_SEPARATOR } from './strings.js'
 
@@ -31,7 +31,7 @@ export class SliceScratch {
 }
 
 /** Starts of files, definitions, references and imports per file of `data` (file f spans [start[f], start[f + 1])). */
-export function fileStarts(data: Pick<SymbolsSnapshot, 'paths' | 'defCounts' | 'refCounts' | 'importCounts'>): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
+export function fileStarts(data: { paths: { length: number } } & Pick<SymbolsSnapshot, 'defCounts' | 'refCounts' | 'importCounts'>): { def: Uint32Array; ref: Uint32Array; imp: Uint32Array } {
   const files = data.paths.length
   const def = new Uint32Array(files + 1)
   const ref = new Uint32Array(files + 1)
@@ -44,12 +44,56 @@ export function fileStarts(data: Pick<SymbolsSnapshot, 'paths' | 'defCounts' | '
   return { def, ref, imp }
 }
 
-/** A whole snapshot as an encoder takes it: each block's signatures sliced from the one string holding them. */
-export function snapshotColumns(data: SymbolsSnapshot): SnapshotColumns {
-  const { sigText, ...rest } = data
-  const { def } = fileStarts(data)
-  const start = (f: number): number => (def[f] === 0 ? 0 : data.sigEnds[def[f] - 1])
-  return { ...rest, sigTextOf: (from, to) => sigText.slice(start(from), start(to)) }
+/** A whole snapshot as an encoder reads it (SnapshotRows): each run's rows viewed in its columns, its signatures and sigEnds cut out. */
+export function snapshotRows(data: SymbolsSnapshot): SnapshotRows {
+  const strings = data.strings.split(STRING_SEPARATOR)
+  const starts = fileStarts(data)
+  const sigStart = (d: number): number => (d === 0 ? 0 : data.sigEnds[d - 1])
+  const columns = (from: number, to: number): SnapshotColumns => {
+    const [d0, d1, r0, r1, m0, m1] = [starts.def[from], starts.def[to], starts.ref[from], starts.ref[to], starts.imp[from], starts.imp[to]]
+    const base = sigStart(d0)
+    const sigEnds = data.sigEnds.slice(d0, d1)
+    for (let d = 0; d < sigEnds.length; d++) sigEnds[d] -= base
+    return {
+      version: data.version,
+      paths: data.paths.subarray(from, to),
+      languages: data.languages.slice(from, to),
+      defCounts: data.defCounts.subarray(from, to),
+      refCounts: data.refCounts.subarray(from, to),
+      importCounts: data.importCounts.subarray(from, to),
+      defName: data.defName.subarray(d0, d1),
+      defQName: data.defQName.subarray(d0, d1),
+      defScope: data.defScope.subarray(d0, d1),
+      defKind: data.defKind.subarray(d0, d1),
+      defLine: data.defLine.subarray(d0, d1),
+      defEndLine: data.defEndLine.subarray(d0, d1),
+      defColumn: data.defColumn.subarray(d0, d1),
+      sigEnds,
+      refName: data.refName.subarray(r0, r1),
+      refFrom: data.refFrom.subarray(r0, r1),
+      refKind: data.refKind.subarray(r0, r1),
+      refCount: data.refCount.subarray(r0, r1),
+      importModule: data.importModule.subarray(m0, m1),
+      importName: data.importName.subarray(m0, m1),
+      importLine: data.importLine.subarray(m0, m1),
+      importRelative: data.importRelative.subarray(m0, m1),
+      importKey1: data.importKey1.subarray(m0, m1),
+      importKey2: data.importKey2.subarray(m0, m1),
+      importTarget: data.importTarget.subarray(m0, m1),
+      importIsDir: data.importIsDir.subarray(m0, m1),
+      sigTextOf: (a, b) => data.sigText.slice(sigStart(starts.def[from + a]), sigStart(starts.def[from + b])),
+    }
+  }
+  return {
+    paths: Array.from(data.paths, (id) => strings[id]!),
+    languages: data.languages,
+    defCounts: data.defCounts,
+    refCounts: data.refCounts,
+    importCounts: data.importCounts,
+    columns,
+    strings,
+    idLimit: strings.length,
+  }
 }
 
 /** Files [from, to) of `data` as a snapshot of their own; `run` numbers the run for `scratch`. */

@@ -354,10 +354,11 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
  * once written or on failure.
  */
 async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
-  const { data, remap, strings } = symbols.columns()
+  const { rows, remap } = symbols.rows()
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    const parts = encodeSymbolsFile(data, { strings, spool })
+    // Encoding reads every file's rows, so `remap` is complete once it returns.
+    const parts = encodeSymbolsFile(rows, { spool })
     await writeFileAtomic(path, parts)
   } finally {
     spool.close()
