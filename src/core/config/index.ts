@@ -4,4 +4,4 @@ export { CONFIG_FILE, loadConfig, mergeConfigs, parseConfig, readConfig, type Lo
 export { USER_ONLY_TABLES } from './trust.js'
 export { LLM_ROLES, type LlmRole, type VltConfig } from './types.js'
 export { configDir, displayPath, USER_CONFIG_ENV, userConfigPath } from './user.js'
-export { forgetConfigWarnings, onConfigWarning, reportConfigWarning } from './warnings.js'
+export { onConfigWarning, reportConfigWarning } from './warnings.js'

@@ -20,11 +20,3 @@ export function reportConfigWarning(warning: string): void {
 export function onConfigWarning(receive: ((warning: string) => void) | undefined): void {
   listener = receive
 }
-
-/**
- * Forgets that these were reported, for a caller that received them but did not show them: the
- * command that runs next in this process reports them again when it reads the config.
- */
-export function forgetConfigWarnings(warnings: readonly string[]): void {
-  for (const warning of warnings) reported.delete(warning)
-}
