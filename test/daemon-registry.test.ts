@@ -164,17 +164,23 @@ describe('capping the daemons (registry.ts, against a daemon speaking the protoc
     await new Promise<void>((resolve) => server!.listen(socket, resolve))
   }
 
-  it('asks an idle daemon that acknowledges over a second late to exit, rather than counting it busy', async () => {
+  /** A registry holding the daemon `other` (served by `slowIdleDaemon` on its socket) and `self`, capped at one. */
+  async function capTwo(other: string, lateMs: number, hung = false) {
     const registry = new DaemonRegistry(base)
-    const socket = join(base, 'other.sock')
+    const socket = join(base, `${other}.sock`)
     const stops: string[] = []
-    await slowIdleDaemon(socket, 1_500, stops)
-    const other: RegistryEntry = { pid: process.pid, vltDir: join(base, 'other', '.vlt'), socket, startedAt: new Date().toISOString() }
+    await slowIdleDaemon(socket, lateMs, stops, hung)
+    const entry: RegistryEntry = { pid: process.pid, vltDir: join(base, other, '.vlt'), socket, startedAt: new Date().toISOString() }
     const self: RegistryEntry = { pid: process.pid, vltDir: join(base, 'self', '.vlt'), socket: join(base, 'self.sock'), startedAt: new Date().toISOString() }
-    registry.register(other)
+    registry.register(entry)
     registry.register(self)
     const lines: string[] = []
     await capDaemons(registry, self, 1, (line) => lines.push(line))
+    return { registry, other: entry, self, stops, lines }
+  }
+
+  it('asks an idle daemon that acknowledges over a second late to exit, rather than counting it busy', async () => {
+    const { registry, self, stops, lines } = await capTwo('other', 1_500)
     assert.deepEqual(stops, ['2 daemons would run, at most 1 (GIT_VLT_DAEMON_MAX); this one was the least recently used'])
     assert.deepEqual(registry.entries().map((entry) => entry.vltDir), [self.vltDir])
     assert.match(lines.join('\n'), /asked the daemon of .*other\/\.vlt .* to exit/)
@@ -182,16 +188,7 @@ describe('capping the daemons (registry.ts, against a daemon speaking the protoc
 
   it('counts a daemon that acknowledges and then never answers as busy, instead of waiting for it forever', async function () {
     this.timeout(30_000)
-    const registry = new DaemonRegistry(base)
-    const socket = join(base, 'hung.sock')
-    const stops: string[] = []
-    await slowIdleDaemon(socket, 0, stops, true)
-    const other: RegistryEntry = { pid: process.pid, vltDir: join(base, 'hung', '.vlt'), socket, startedAt: new Date().toISOString() }
-    const self: RegistryEntry = { pid: process.pid, vltDir: join(base, 'self', '.vlt'), socket: join(base, 'self.sock'), startedAt: new Date().toISOString() }
-    registry.register(other)
-    registry.register(self)
-    const lines: string[] = []
-    await capDaemons(registry, self, 1, (line) => lines.push(line))
+    const { registry, other, self, stops, lines } = await capTwo('hung', 0, true)
     assert.deepEqual(stops, [])
     assert.deepEqual(registry.entries().map((entry) => entry.vltDir).sort(), [other.vltDir, self.vltDir].sort())
     assert.match(lines.join('\n'), /2 daemons are running, over the cap of 1 .*the others are busy/)
