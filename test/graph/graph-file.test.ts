@@ -41,7 +41,7 @@ describe('stored code graph (graph-file.ts)', () => {
   const write = (graph: CodeGraph): Buffer => {
     const { data, remap } = graph.symbols.snapshot()
     writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(data)]))
-    const bytes = Buffer.concat(encodeGraphFile(graph.snapshot(remap), graph.nodeBases()))
+    const bytes = Buffer.concat([...encodeGraphFile(graph.storedSource(remap))])
     writeFileSync(graphPath, bytes)
     return bytes
   }
@@ -76,7 +76,9 @@ describe('stored code graph (graph-file.ts)', () => {
 
   it('ranks without reading the edges or the whole symbol table; damage there is found by what reads it', () => {
     const bytes = readFileSync(graphPath)
-    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 0))
+    // 300 files are two slices: blocks 0 and 1 hold their ranks, 2 and 3 their edges.
+    assert.equal(blockSpans(bytes, 'graph').spans.length, 4)
+    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 3))
     // A symbol run no rank below needs is damaged too: the first file's run is all they read.
     const symbols = readFileSync(symbolsPath)
     assert.ok(blockSpans<{ runs: number }>(symbols, 'symbols').meta.runs >= 2)
@@ -86,17 +88,16 @@ describe('stored code graph (graph-file.ts)', () => {
     assert.equal(stored.fileRank('src/f001.c'), memory.fileRank('src/f001.c'))
     assert.equal(stored.fileRank('src/f299.c'), memory.fileRank('src/f299.c'))
     assert.deepEqual(stored.nodeRanks(), memory.nodeRanks())
-    assert.throws(() => stored.personalizedRanks(new Float64Array(stored.nodeCount)), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 0 checksum mismatch/.test(error.reason))
+    assert.throws(() => stored.personalizedRanks(new Float64Array(stored.nodeCount)), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 3 checksum mismatch/.test(error.reason))
     writeFileSync(symbolsPath, symbols)
 
-    // 300 files are two slices of ranks: a file's rank reads its own slice alone.
-    assert.equal(blockSpans(bytes, 'graph').spans.length, 3)
-    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 2))
+    // A file's rank reads its own slice alone.
+    writeFileSync(graphPath, flipInBlock(bytes, 'graph', 1))
     const sliced = open()
     assert.equal(sliced.rank('s:src/f000.c#hub'), memory.rank('s:src/f000.c#hub'))
     assert.equal(sliced.fileRank('src/f255.c'), memory.fileRank('src/f255.c'))
-    assert.throws(() => sliced.fileRank('src/f256.c'), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 2 checksum mismatch/.test(error.reason))
-    assert.throws(() => open().nodeRanks(), (error: unknown) => error instanceof CorruptFileError && /block 2 checksum mismatch/.test(error.reason))
+    assert.throws(() => sliced.fileRank('src/f256.c'), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 1 checksum mismatch/.test(error.reason))
+    assert.throws(() => open().nodeRanks(), (error: unknown) => error instanceof CorruptFileError && /block 1 checksum mismatch/.test(error.reason))
   })
 
   it('lays out the same graph in the same bytes, and a graph read back writes them again', () => {

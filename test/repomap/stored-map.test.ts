@@ -52,7 +52,7 @@ describe('repo map over a stored graph and symbol table', () => {
     graphPath = join(dir, 'graph.mpk')
     const { data, remap } = memory.symbols.snapshot()
     writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(data)]))
-    writeFileSync(graphPath, Buffer.concat(encodeGraphFile(memory.snapshot(remap), memory.nodeBases())))
+    writeFileSync(graphPath, Buffer.concat([...encodeGraphFile(memory.storedSource(remap))]))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -68,7 +68,11 @@ describe('repo map over a stored graph and symbol table', () => {
     assert.ok(runs - needed.size >= 2, `${runs} runs, ${needed.size} needed`)
     for (let run = 0; run < runs; run++) if (!needed.has(run)) symbols = flipInBlock(symbols, 'symbols', 2 + run)
     writeFileSync(symbolsPath, symbols)
-    writeFileSync(graphPath, flipInBlock(readFileSync(graphPath), 'graph', 0))
+    // The graph's blocks are each slice's ranks, then each slice's edges.
+    let graph: Buffer = readFileSync(graphPath)
+    const blocks = blockSpans(graph, 'graph').spans.length
+    for (let block = blocks / 2; block < blocks; block++) graph = flipInBlock(graph, 'graph', block)
+    writeFileSync(graphPath, graph)
 
     const table = SymbolTable.open(SymbolsFile.open(symbolsPath))
     const got = buildRepoMap(context(table, CodeGraph.open(GraphFile.open(graphPath), table)), { tokens: 60 })

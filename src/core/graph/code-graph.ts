@@ -18,7 +18,7 @@ import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE,
 import { pagerank, prepareVisited, type PreparedEdges } from './pagerank.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
-import type { GraphFile } from './graph-file.js'
+import type { GraphFile, GraphSource, SliceEdges } from './graph-file.js'
 import type { SymbolTable, TableChanges } from './symbol-table.js'
 
 export const GRAPH_SNAPSHOT_VERSION = 1
@@ -296,11 +296,20 @@ export class CodeGraph {
   /** Canonical stored form; `remap` renumbers string ids as the symbol table's snapshot did. */
   snapshot(remap: Int32Array): GraphSnapshot {
     this.load()
-    const files = this.symbols.sortedFiles()
-    const edgeCounts = new Uint32Array(files.length)
-    files.forEach((file, f) => { edgeCounts[f] = this.edges.get(file.path)?.count ?? 0 })
-    const total = edgeCounts.reduce((sum, count) => sum + count, 0)
-    const out = emptyEdgeColumns(total)
+    return { ...this.edgesOf(0, this.symbols.fileCount, remap), version: GRAPH_SNAPSHOT_VERSION, ranks: this.ranks }
+  }
+
+  /** The graph as encodeGraphFile reads it, `remap` renumbering string ids as the symbol table's stored form does. */
+  storedSource(remap: Int32Array): GraphSource {
+    this.load()
+    return { bases: this.bases(), ranks: this.ranks, edgesOf: (from, to) => this.edgesOf(from, to, remap) }
+  }
+
+  /** The edges of files [from, to) in path order, copied into columns of their own, string ids mapped by `remap`. */
+  private edgesOf(from: number, to: number, remap: Int32Array): SliceEdges {
+    const files = this.symbols.sortedFiles().slice(from, to)
+    const edgeCounts = Uint32Array.from(files, (file) => this.edges.get(file.path)?.count ?? 0)
+    const out = emptyEdgeColumns(edgeCounts.reduce((sum, count) => sum + count, 0))
     const mapped = (id: number): number => {
       const to = remap[id]
       if (to === undefined || to < 0) throw new Error(`code graph refers to string ${id} that the symbol table does not use`)
@@ -320,7 +329,7 @@ export class CodeGraph {
         out.weight[at] = c.weight[e]
       }
     }
-    return { ...out, version: GRAPH_SNAPSHOT_VERSION, edgeCounts, ranks: this.ranks }
+    return { edgeCounts, ...out }
   }
 
   /** A graph over `symbols` (loaded from the same tree) from `snapshot()`'s data. */

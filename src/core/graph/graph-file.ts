@@ -1,25 +1,31 @@
 /**
- * The stored code graph (`graph` record, version 3), laid out so a query reads what it needs: the
+ * The stored code graph (`graph` record, version 4), laid out so a query reads what it needs: the
  * rank of a definition (`def` breaking a tie) or of a file (search's ranking) reads the ranks of
  * that file's slice of files, and the default repo map's ranking reads every slice, not the edges,
  * and never the whole symbol table. Anything needing the edges (personalised PageRank: a scoped or
- * focused map; a build patching the graph) reads the edges block and the whole table.
+ * focused map; a build patching the graph) reads every edges block and the whole table.
  *
  * A block record (block-file.ts); its directory's meta is { files, nodes, edges, filesPerSlice }
- * and its blocks:
- *   0      the edges: a GraphSnapshot (code-graph.ts) without its ranks
- *   1 + s  slice s, files [s × filesPerSlice, (s + 1) × filesPerSlice) in path order: { bases,
- *          ranks }, the first node of each of its files and the slice's end (a file's node, then
- *          its symbols' in definition order; numbered over the whole graph) and PageRank by node
- * (2: one ranks block for all files: decompressing Linux's 3.5 M ranks was half of a cold `def
- * kmalloc`. 1: one msgpack snapshot, decoded whole, with the whole symbol table, by every query.)
+ * and, for each slice s of files [s × filesPerSlice, (s + 1) × filesPerSlice) in path order, two
+ * blocks:
+ *   s           its ranks: { bases, ranks }, the first node of each of its files and the slice's
+ *               end (a file's node, then its symbols' in definition order; numbered over the whole
+ *               graph) and PageRank by node
+ *   slices + s  its edges: { edgeCounts, from, toPath, toName, type, count, weight }, the edges
+ *               of each of its files (EdgeColumns, string ids as the stored symbol table numbers them)
+ * (3: one edges block for all files, packed from a snapshot of the whole graph: at Linux's 8.8 M
+ * edges the snapshot and its packing held ~500 MB at the end of a build. 2: one ranks block for all
+ * files: decompressing Linux's 3.5 M ranks was half of a cold `def kmalloc`. 1: one msgpack snapshot,
+ * decoded whole, with the whole symbol table, by every query.)
  */
 import { CorruptFileError } from '../errors.js'
+import type { ScratchFile } from '../store/index.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
-import type { GraphSnapshot } from './code-graph.js'
+import { GRAPH_SNAPSHOT_VERSION } from './code-graph.js'
+import { emptyEdgeColumns, type EdgeColumns } from './edges.js'
 
 export const GRAPH_KIND = 'graph'
-export const GRAPH_VERSION = 3
+export const GRAPH_VERSION = 4
 
 interface Meta {
   files: number
@@ -40,23 +46,46 @@ export interface FileNodes {
   ranks: Float64Array
 }
 
-const EDGES_BLOCK = 0
-const FIRST_SLICE = 1
+/** The edges of some files (in path order): `edgeCounts[f]` rows each, back to back in the columns. */
+export interface SliceEdges extends EdgeColumns {
+  edgeCounts: Uint32Array
+}
+
+/** A graph as encodeGraphFile reads it: its node numbering and ranks, and its edges a slice of files at a time. */
+export interface GraphSource {
+  /** The first node of each file in path order, and the node count at the end. */
+  bases: Uint32Array
+  /** PageRank by node. */
+  ranks: Float64Array
+  /** Files [from, to)'s edges, string ids as the stored symbol table numbers them. */
+  edgesOf(from: number, to: number): SliceEdges
+}
+
 /** Files per slice: Linux's average of ~45 nodes a file makes a slice ~90 KB of ranks, a few hundred slices. */
 const FILES_PER_SLICE = 256
 
-/** The record's parts for a graph's snapshot and the node bases it was ranked over. */
-export function encodeGraphFile(snapshot: GraphSnapshot, bases: Uint32Array): Uint8Array[] {
-  const { ranks, ...edges } = snapshot
+/**
+ * The record's parts for a graph, its edges taken and packed a slice of files at a time, so a whole
+ * graph's edges are never copied at once. `spool`: the blocks go there as they are packed rather than
+ * stay in memory (see BlockSink); the parts then read them back, so the spool must stay open until
+ * they are written.
+ */
+export function encodeGraphFile(graph: GraphSource, opts: { spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+  const { bases, ranks } = graph
   const files = bases.length - 1
-  const meta: Meta = { files, nodes: ranks.length, edges: edges.from.length, filesPerSlice: FILES_PER_SLICE }
-  const blocks = new BlockSink()
-  blocks.add(edges)
-  for (let from = 0; from < files || blocks.lengths.length === FIRST_SLICE; from += FILES_PER_SLICE) {
-    const to = Math.min(files, from + FILES_PER_SLICE)
+  const meta: Meta = { files, nodes: ranks.length, edges: 0, filesPerSlice: FILES_PER_SLICE }
+  const slices = sliceCount(meta)
+  const blocks = new BlockSink(opts.spool)
+  for (let s = 0; s < slices; s++) {
+    const [from, to] = sliceFiles(meta, s)
     blocks.add({ bases: bases.slice(from, to + 1), ranks: ranks.slice(bases[from], bases[to]) })
   }
-  return [...blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks)]
+  for (let s = 0; s < slices; s++) {
+    const edges = graph.edgesOf(...sliceFiles(meta, s))
+    meta.edges += edges.from.length
+    blocks.add(edges)
+  }
+  return blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks)
 }
 
 /** A stored graph opened for reading by block. */
@@ -75,7 +104,7 @@ export class GraphFile {
     const file = BlockFile.open(path, GRAPH_KIND, GRAPH_VERSION)
     const meta = file.meta as Meta
     const shaped = typeof meta === 'object' && meta !== null && [meta.files, meta.nodes, meta.edges].every((n) => Number.isInteger(n) && n >= 0) && Number.isInteger(meta.filesPerSlice) && meta.filesPerSlice > 0
-    if (!shaped || file.blockCount !== FIRST_SLICE + sliceCount(meta)) throw new CorruptFileError(path, 'malformed block directory')
+    if (!shaped || file.blockCount !== 2 * sliceCount(meta)) throw new CorruptFileError(path, 'malformed block directory')
     return new GraphFile(file, meta)
   }
 
@@ -111,11 +140,26 @@ export class GraphFile {
     return this.whole
   }
 
-  /** The whole graph as `CodeGraph.fromSnapshot` takes it. */
+  /** The whole graph as `CodeGraph.fromSnapshot` takes it: every slice's edges joined. */
   snapshot(): unknown {
-    const edges = this.file.read(EDGES_BLOCK)
-    if (typeof edges !== 'object' || edges === null) throw new CorruptFileError(this.path, 'malformed graph edges')
-    return { ...edges, ranks: this.ranks().ranks }
+    const slices = sliceCount(this.meta)
+    const edgeCounts = new Uint32Array(this.meta.files)
+    const joined = emptyEdgeColumns(this.meta.edges)
+    const columns = Object.keys(joined) as Array<keyof EdgeColumns>
+    let at = 0
+    for (let s = 0; s < slices; s++) {
+      const [from, to] = sliceFiles(this.meta, s)
+      const block = this.file.read(slices + s) as SliceEdges
+      const rows = block?.from?.length
+      const shaped = block?.edgeCounts instanceof Uint32Array && block.edgeCounts.length === to - from && block.edgeCounts.reduce((sum, count) => sum + count, 0) === rows &&
+        columns.every((key) => block[key] instanceof joined[key].constructor && block[key].length === rows) && at + rows <= this.meta.edges
+      if (!shaped) throw new CorruptFileError(this.path, `malformed graph edges of slice ${s}`)
+      edgeCounts.set(block.edgeCounts, from)
+      for (const key of columns) joined[key].set(block[key] as never, at)
+      at += rows
+    }
+    if (at !== this.meta.edges) throw new CorruptFileError(this.path, 'graph edges disagree with the directory')
+    return { ...joined, version: GRAPH_SNAPSHOT_VERSION, edgeCounts, ranks: this.ranks().ranks }
   }
 
   /** Slice `s`, checked against the directory: its files' bases ascend within the graph's nodes, one rank per node. */
@@ -124,7 +168,7 @@ export class GraphFile {
     if (!slice) {
       const { files, nodes, filesPerSlice } = this.meta
       const count = Math.min(files, (s + 1) * filesPerSlice) - s * filesPerSlice
-      const block = this.file.read(FIRST_SLICE + s) as StoredRanks
+      const block = this.file.read(s) as StoredRanks
       const { bases, ranks } = block ?? {}
       const shaped = bases instanceof Uint32Array && ranks instanceof Float64Array && bases.length === count + 1 && bases[count]! <= nodes && ranks.length === bases[count]! - bases[0]! && bases.every((base, i) => i === 0 || base > bases[i - 1]!)
       if (!shaped) throw new CorruptFileError(this.path, `malformed graph rank slice ${s}`)
@@ -137,4 +181,10 @@ export class GraphFile {
 /** Slices of a graph's files: at least one, for an empty graph's bases. */
 function sliceCount(meta: Meta): number {
   return Math.max(1, Math.ceil(meta.files / meta.filesPerSlice))
+}
+
+/** The files [from, to) of slice `s`. */
+function sliceFiles(meta: Meta, s: number): [number, number] {
+  const from = s * meta.filesPerSlice
+  return [from, Math.min(meta.files, from + meta.filesPerSlice)]
 }

@@ -33,7 +33,7 @@ export const SYMBOLS_RECORD_KIND = 'symbols'
  */
 export const SYMBOLS_RECORD_VERSION = SYMBOLS_VERSION
 export const GRAPH_RECORD_KIND = 'graph'
-/** 2: ranks apart from the edges, blocks compressed (graph/graph-file.ts); 1 was one msgpack snapshot. */
+/** 4: edges in blocks per slice of files. 3: ranks per slice of files. 2: ranks apart from the edges, blocks compressed (graph/graph-file.ts); 1 was one msgpack snapshot. */
 export const GRAPH_RECORD_VERSION = GRAPH_VERSION
 
 export type IndexedSummary = Extract<BlobSummary, { skipped?: undefined }>
@@ -223,7 +223,7 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
 export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, bm25Written?: Promise<void>): Promise<void> {
   const files = paths(treeDir)
   const remap = await saveSymbols(files.symbols, aggregates.symbols)
-  await writeFileAtomic(files.graph, encodeGraphFile(aggregates.graph.snapshot(remap), aggregates.graph.nodeBases()))
+  await saveGraph(files.graph, aggregates.graph, remap)
   if (bm25Written) await bm25Written
   else writeBm25(files.bm25, aggregates.bm25, aggregates.bm25Runs)
 }
@@ -364,4 +364,14 @@ async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Arr
     spool.close()
   }
   return remap
+}
+
+/** Writes the graph, its blocks spooled to a scratch file beside it as they are packed (see encodeGraphFile). */
+async function saveGraph(path: string, graph: CodeGraph, remap: Int32Array): Promise<void> {
+  const spool = new ScratchFile(`${path}.blocks`)
+  try {
+    await writeFileAtomic(path, encodeGraphFile(graph.storedSource(remap), { spool }))
+  } finally {
+    spool.close()
+  }
 }
