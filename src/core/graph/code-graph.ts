@@ -16,6 +16,8 @@ import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
 import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
 import { pagerank, prepareVisited, type PreparedEdges } from './pagerank.js'
+import { DefIndex } from './def-index.js'
+import { NodeNumbering } from './node-numbering.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
 import type { GraphFile, GraphSource, SliceEdges } from './graph-file.js'
@@ -50,8 +52,8 @@ export class CodeGraph {
   /** Where the edges of files resolved in this graph go (see row-chunks.ts). */
   private readonly chunks = edgeChunks()
   private ranks: Float64Array<ArrayBufferLike> = new Float64Array(0)
-  /** First node of each file (files in path order), and the node count at the end. */
-  private nodeBase: Uint32Array | undefined
+  /** The node numbering of the table's files as they are (see node-numbering.ts). */
+  private numbering: NodeNumbering | undefined
   /** The edges regrouped for PageRank, kept for personalised runs. */
   private prepared: PreparedEdges | undefined
   /** Paths (in order) and node bases the current ranks were computed over: the warm start of the next update. */
@@ -112,9 +114,12 @@ export class CodeGraph {
     // Removed paths are dirty too, so the dirty set's size says nothing of how many files are left to check.
     let dirtyFiles = 0
     for (const path of dirty) if (table.file(path)) dirtyFiles++
+    // Definitions by name, built here rather than kept by the table (SymbolTable.nameIndex): resolving is
+    // their one use in a build, and a whole tree's (Linux: 4.3 M definitions) would stay alive through
+    // PageRank and the writing of the symbol table.
+    const index = DefIndex.build(files, table.strings.size, (cols) => cols.defName)
     if (changes.dirtyNames.size > 0 && dirtyFiles < files.length) {
       const size = table.strings.size
-      const index = table.nameIndex()
       const global = new Uint8Array(size)
       const local = new Uint8Array(size)
       for (const [name, delta] of changes.dirtyNames) {
@@ -145,9 +150,9 @@ export class CodeGraph {
     }
     for (const path of dirty) {
       const file = table.file(path)
-      if (file) this.edges.set(path, resolveFileEdges(table, file, this.chunks))
+      if (file) this.edges.set(path, resolveFileEdges(table, file, index, this.chunks))
     }
-    this.nodeBase = undefined
+    this.numbering = undefined
     this.prepared = this.prepareEdges()
     this.ranks = pagerank(this.prepared, { initial: this.previousRanks() })
     this.rememberLayout()
@@ -372,13 +377,12 @@ export class CodeGraph {
   }
 
   private bases(): Uint32Array {
-    if (!this.nodeBase) {
-      const files = this.symbols.sortedFiles()
-      const base = new Uint32Array(files.length + 1)
-      files.forEach((file, f) => { base[f + 1] = base[f] + 1 + file.symbolNodes().length })
-      this.nodeBase = base
-    }
-    return this.nodeBase
+    return this.nodes().bases
+  }
+
+  private nodes(): NodeNumbering {
+    this.numbering ??= NodeNumbering.build(this.symbols.sortedFiles())
+    return this.numbering
   }
 
   private nodeOf(key: string): number {
@@ -411,7 +415,8 @@ export class CodeGraph {
   private eachNodeEdge(edge: (src: number, dst: number, weight: number, type: number, count: number) => void): void {
     const table = this.symbols
     const files = table.sortedFiles()
-    const base = this.bases()
+    const nodes = this.nodes()
+    const base = nodes.bases
     files.forEach((file, f) => {
       const edges = this.edges.get(file.path)
       if (!edges) return
@@ -421,9 +426,9 @@ export class CodeGraph {
         const target = table.fileIndexOf(c.toPath[e])
         // After update() every target exists; a missing one would be a stale edge, never ranked.
         if (target < 0) continue
-        const offset = c.type[e] === IMPORT_EDGE ? -1 : files[target]!.nodeOffset(c.toName[e])
+        const offset = c.type[e] === IMPORT_EDGE ? -1 : nodes.offset(target, c.toName[e])
         if (c.type[e] !== IMPORT_EDGE && offset < 0) continue
-        const src = base[f] + (from < 0 ? 0 : 1 + file.nodeOffset(file.cols.defQName[file.def0 + from]))
+        const src = from < 0 ? base[f] : nodes.defNode(f, from)
         edge(src, base[target] + 1 + offset, c.weight[e], c.type[e], c.count[e])
       }
     })

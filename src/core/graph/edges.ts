@@ -12,6 +12,7 @@
  * Weights follow Aider's repo map: sqrt of the occurrence count (a hundred calls are more than one,
  * not a hundred times more), a tenth for `_private` names; the raw count is kept beside.
  */
+import type { DefIndex } from './def-index.js'
 import type { FileSymbols } from './file-symbols.js'
 import { cut, RowChunks } from './row-chunks.js'
 import type { SymbolTable } from './symbol-table.js'
@@ -129,13 +130,12 @@ export function emptyEdgeColumns(total: number): EdgeColumns {
   }
 }
 
-/** The edges out of `file`, in rows of `chunks`. */
-export function resolveFileEdges(table: SymbolTable, file: FileSymbols, chunks: RowChunks<EdgeColumns>): FileEdges {
+/** The edges out of `file`, in rows of `chunks`; `index` holds the table's definitions by name (DefIndex.build over its sorted files). */
+export function resolveFileEdges(table: SymbolTable, file: FileSymbols, index: DefIndex, chunks: RowChunks<EdgeColumns>): FileEdges {
   const imported = importEdges(table, file)
   for (const [path, edge] of imported) buffer.push(-1, path, 0, IMPORT_EDGE, edge.count, edge.weight)
 
   const files = table.sortedFiles()
-  const index = table.nameIndex()
   const { entryFile, entryDef, fileCounts } = index
   const self = table.fileIndexOf(file.pathId)
   const importedFiles = [...imported.keys()].map((path) => table.fileIndexOf(path)).filter((f) => f >= 0)
