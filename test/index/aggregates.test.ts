@@ -122,12 +122,14 @@ describe('tree aggregates', () => {
     const asideDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-aside-'))
     confineTo(asideDir)
     try {
-      assert.deepEqual(await finishAndSave(dir, inThread, Number.POSITIVE_INFINITY), { edges: inThread.graph.edgeCount })
-      assert.deepEqual(await finishAndSave(asideDir, aside, 0), { edges: inThread.graph.edgeCount })
-      // The index moved to the worker: nothing is left here to answer from.
+      const finished = build(TREE_A)
+      assert.deepEqual(await finishAndSave(dir, inThread, Number.POSITIVE_INFINITY), { edges: finished.graph.edgeCount })
+      assert.deepEqual(await finishAndSave(asideDir, aside, 0), { edges: finished.graph.edgeCount })
+      // The index moved to the worker, and the graph was let go of once written: nothing is left here to answer from.
       assert.equal(aside.bm25.docCount, 0)
+      assert.equal(aside.graph.edgeCount, 0)
       for (const name of ['bm25.mpk', 'symbols.mpk', 'graph.mpk']) assert.deepEqual(readFileSync(join(asideDir, name)), readFileSync(join(dir, name)), name)
-      assert.deepEqual(snapshotOf(await loadAggregates(asideDir)), snapshotOf(inThread))
+      assert.deepEqual(snapshotOf(await loadAggregates(asideDir)), snapshotOf(finished))
     } finally {
       rmSync(asideDir, { recursive: true, force: true })
     }

@@ -167,6 +167,20 @@ export class CodeGraph {
     this.prepared = undefined
   }
 
+  /**
+   * Lets go of the edges and ranks once a build has written the graph out (saveAggregates) and is
+   * about to drop it: at Linux's 8.8 M edges ~220 MB, which would otherwise stay alive while the
+   * symbol table is encoded. The graph is empty afterwards.
+   */
+  release(): void {
+    this.edges.clear()
+    this.ranks = new Float64Array(0)
+    this.numbering = undefined
+    this.prepared = undefined
+    this.rankedPaths = []
+    this.rankedBase = new Uint32Array(1)
+  }
+
   /** The last ranks laid over the current nodes: a file keeps its ranks if its node count did not change. */
   private previousRanks(): Float64Array | undefined {
     if (this.ranks.length === 0) return undefined

@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path'
 import { totalmem } from 'node:os'
-import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, SYMBOLS_VERSION } from '../graph/index.js'
+import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type SnapshotRows } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery, type StoredRun } from '../search/index.js'
 import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, ScratchFile, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
@@ -215,16 +215,22 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
 }
 
 /**
- * One part at a time, each snapshot built just before it is encoded and dropped once written:
- * at 10k files a part's snapshot and encoding are hundreds of megabytes, and holding all three
- * at once made saving the peak of a whole cold build's memory. `bm25Written`: the BM25 part is
- * being written by a thread of its own (see `finishAndSave`), waited for instead of written here.
+ * One part at a time, each encoded a block at a time as it is written: holding their snapshots
+ * and encodings at once made saving the peak of a whole cold build's memory. The graph goes
+ * first, once the symbol table's strings are numbered as stored (its edges name them).
+ * `bm25Written`: the BM25 part is being written by a thread of its own (see `finishAndSave`),
+ * waited for instead of written here. `spent`: the caller drops the aggregates once saved (a
+ * build's last step), so the graph is let go of before the table is encoded (Linux's 8.8 M edges:
+ * ~220 MB).
  */
-export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, bm25Written?: Promise<void>): Promise<void> {
+export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, opts: { bm25Written?: Promise<void>; spent?: boolean } = {}): Promise<void> {
   const files = paths(treeDir)
-  const remap = await saveSymbols(files.symbols, aggregates.symbols)
+  const { rows, remap } = aggregates.symbols.rows()
+  numberStrings(rows)
   await saveGraph(files.graph, aggregates.graph, remap)
-  if (bm25Written) await bm25Written
+  if (opts.spent) aggregates.graph.release()
+  await saveSymbols(files.symbols, rows)
+  if (opts.bm25Written) await opts.bm25Written
   else writeBm25(files.bm25, aggregates.bm25, aggregates.bm25Runs)
 }
 
@@ -300,6 +306,7 @@ const DEFAULT_BM25_MB = 64
 /**
  * A build's last steps: `finish()`, then `saveAggregates`. A large BM25 index is written on a
  * worker thread meanwhile (see `writeBm25Aside`), which never outlives this call, error or not.
+ * The aggregates are spent afterwards (their graph is emptied once written): the caller drops them.
  */
 export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, asideFrom = BM25_ASIDE_DOCS): Promise<{ edges: number }> {
   const bm25Written = aggregates.bm25.docCount >= asideFrom || aggregates.bm25Runs.length > 0 ? writeBm25Aside(treeDir, aggregates) : undefined
@@ -308,7 +315,7 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
   try {
     const { edges } = aggregates.finish()
     aggregates.graph.releaseRanking()
-    await saveAggregates(treeDir, aggregates, bm25Written)
+    await saveAggregates(treeDir, aggregates, { bm25Written, spent: true })
     return { edges }
   } finally {
     await bm25Written?.catch(() => {})
@@ -349,21 +356,27 @@ function writeBm25Aside(treeDir: string, aggregates: TreeAggregates): Promise<vo
 }
 
 /**
- * Writes the symbol table; returns the string-id remapping the graph's snapshot needs. Its blocks
- * are spooled to a scratch file beside it as they are packed (see encodeSymbolsFile), and removed
- * once written or on failure.
+ * Numbers every string of `rows` as stored (see SnapshotRows: by first use over files in path
+ * order, as their columns are first taken), so that the remapping `rows` came with is complete.
  */
-async function saveSymbols(path: string, symbols: SymbolTable): Promise<Int32Array> {
-  const { rows, remap } = symbols.rows()
+function numberStrings(rows: SnapshotRows): void {
+  for (let from = 0; from < rows.paths.length; from += NUMBERING_FILES) rows.columns(from, Math.min(rows.paths.length, from + NUMBERING_FILES))
+}
+
+/** Files whose columns `numberStrings` takes at a time: a few megabytes of rows. */
+const NUMBERING_FILES = 1024
+
+/**
+ * Writes the symbol table. Its blocks are spooled to a scratch file beside it as they are packed
+ * (see encodeSymbolsFile), and removed once written or on failure.
+ */
+async function saveSymbols(path: string, rows: SnapshotRows): Promise<void> {
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    // Encoding reads every file's rows, so `remap` is complete once it returns.
-    const parts = encodeSymbolsFile(rows, { spool })
-    await writeFileAtomic(path, parts)
+    await writeFileAtomic(path, encodeSymbolsFile(rows, { spool }))
   } finally {
     spool.close()
   }
-  return remap
 }
 
 /** Writes the graph, its blocks spooled to a scratch file beside it as they are packed (see encodeGraphFile). */
