@@ -7,6 +7,7 @@ import { REFERENCE_KIND_ORDER, type ReferenceColumns } from '../parse/reference-
 import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind } from '../parse/types.js'
 import { importKeys } from './imports.js'
 import { cut, RowChunks } from './row-chunks.js'
+import { Signatures } from './signatures.js'
 import type { StringTable } from './strings.js'
 
 export const SYMBOL_KINDS: readonly SymbolKind[] = [
@@ -29,12 +30,12 @@ export interface SymbolColumns {
   defEndLine: Uint32Array
   defColumn: Uint32Array
   /**
-   * Signatures back to back as UTF-8, def i's from byte sigEnds[i-1] (0 for the first) to
-   * sigEnds[i]: bytes in the columns' buffers rather than a string per file, which Linux's 195 MB
-   * of signatures kept in the V8 heap as strings joined to strings. (A snapshot holds them as one
-   * string, its sigEnds counting UTF-16 code units: SymbolsSnapshot.)
+   * Signatures back to back as UTF-8 (signatures.ts), def i's from byte sigEnds[i-1] (0 for the
+   * first) to sigEnds[i]: bytes rather than a string per file, which Linux's 195 MB of signatures
+   * kept in the V8 heap as strings joined to strings. (A snapshot holds them as one string, its
+   * sigEnds counting UTF-16 code units: SymbolsSnapshot.)
    */
-  sigBytes: Uint8Array
+  signatures: Signatures
   sigEnds: Uint32Array
   /** One row per distinct (enclosing definition, name, kind) of a file, with its occurrence count. */
   refName: Uint32Array
@@ -74,14 +75,14 @@ export class FileSymbols {
 
   signature(def: number): string {
     const at = this.def0 + def
-    return utf8.decode(this.cols.sigBytes.subarray(at === 0 ? 0 : this.cols.sigEnds[at - 1], this.cols.sigEnds[at]))
+    return utf8.decode(this.cols.signatures.bytes().subarray(at === 0 ? 0 : this.cols.sigEnds[at - 1], this.cols.sigEnds[at]))
   }
 
   /** The bytes of the file's signatures, from the first definition's to the last's end. */
   signatureBytes(): Uint8Array {
     const { sigEnds } = this.cols
     const start = this.def0 === 0 ? 0 : sigEnds[this.def0 - 1]
-    return this.cols.sigBytes.subarray(start, this.defs === 0 ? start : sigEnds[this.def0 + this.defs - 1])
+    return this.cols.signatures.bytes().subarray(start, this.defs === 0 ? start : sigEnds[this.def0 + this.defs - 1])
   }
 
   symbolNodes(): Uint32Array {
@@ -129,9 +130,9 @@ const CHUNK_ROWS = [8_192, 32_768, 2_048, 8_192 * 48]
 export function symbolChunks(): RowChunks<SymbolColumns> {
   return new RowChunks<SymbolColumns>(
     {
-      allocate: ([defs, refs, imports, sigBytes]) => ({ ...emptyColumns(defs!, refs!, imports!), sigBytes: new Uint8Array(sigBytes!) }),
+      allocate: ([defs, refs, imports, sigBytes]) => ({ ...emptyColumns(defs!, refs!, imports!), signatures: new Signatures(new Uint8Array(sigBytes!)) }),
       trim: (cols, [defs, refs, imports, sigBytes]) => {
-        cols.sigBytes = cut(cols.sigBytes, sigBytes!)
+        cols.signatures.seal(sigBytes!)
         for (const key of DEF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], defs!)
         for (const key of REF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], refs!)
         for (const key of IMPORT_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], imports!)
@@ -146,7 +147,7 @@ const REF_COLUMNS = ['refName', 'refFrom', 'refKind', 'refCount'] as const
 const IMPORT_COLUMNS = ['importModule', 'importName', 'importLine', 'importRelative', 'importKey1', 'importKey2', 'importTarget', 'importIsDir'] as const
 
 /** Columns with room for the given rows (imports unresolved). */
-export function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'sigBytes'> {
+export function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'signatures'> {
   return {
     defName: new Uint32Array(defs),
     defQName: new Uint32Array(defs),
@@ -191,7 +192,7 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
   const sigEnds = signatureBytes.encode(symbols)
   const sigLength = n === 0 ? 0 : sigEnds[n - 1]!
   const { cols, starts: [def0, ref0, import0, sig0] } = chunks.take([n, rows.size, imports.length, sigLength])
-  cols.sigBytes.set(signatureBytes.bytes.subarray(0, sigLength), sig0)
+  cols.signatures.writable.set(signatureBytes.bytes.subarray(0, sigLength), sig0)
   for (let d = 0; d < n; d++) {
     const def = symbols[d]!
     const at = def0! + d

@@ -10,6 +10,7 @@ import { emptyColumns, FileSymbols, fileSymbolsOf, symbolChunks, SYMBOL_KINDS, t
 import { resolveImport, type ImportTarget } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
+import { Signatures } from './signatures.js'
 import { STRING_SEPARATOR, StringTable, type StringList } from './strings.js'
 import { IMPORT_DIRECTORY, IMPORT_UNRESOLVED, type KeyedDefinition, type SymbolsFile } from './symbols-file.js'
 import { joinSnapshots, type SymbolsRun } from './table-slices.js'
@@ -57,7 +58,7 @@ export interface TableChanges {
 
 export const SYMBOLS_SNAPSHOT_VERSION = 1
 
-export interface SymbolsSnapshot extends Omit<SymbolColumns, 'sigBytes'> {
+export interface SymbolsSnapshot extends Omit<SymbolColumns, 'signatures'> {
   version: typeof SYMBOLS_SNAPSHOT_VERSION
   strings: string
   /** The signatures back to back; sigEnds count its UTF-16 code units (SymbolColumns' count bytes). */
@@ -746,12 +747,13 @@ function storedColumns(files: readonly FileSymbols[], use: (id: number) => numbe
 const utf8 = new TextDecoder()
 
 /** A snapshot's signatures (`sigEnds` counting UTF-16 code units) as SymbolColumns hold them: UTF-8, `sigEnds` counting bytes. */
-function signatureColumns(sigText: string, sigEnds: Uint32Array): Pick<SymbolColumns, 'sigBytes' | 'sigEnds'> {
+function signatureColumns(sigText: string, sigEnds: Uint32Array): Pick<SymbolColumns, 'signatures' | 'sigEnds'> {
   const sigBytes = Buffer.from(sigText, 'utf8')
-  if (sigBytes.length === sigText.length) return { sigBytes, sigEnds }
+  const signatures = new Signatures(sigBytes)
+  if (sigBytes.length === sigText.length) return { signatures, sigEnds }
   const byteEnds = new Uint32Array(sigEnds.length)
   for (let d = 0, end = 0; d < sigEnds.length; d++) byteEnds[d] = end += Buffer.byteLength(sigText.slice(d === 0 ? 0 : sigEnds[d - 1], sigEnds[d]), 'utf8')
-  return { sigBytes, sigEnds: byteEnds }
+  return { signatures, sigEnds: byteEnds }
 }
 
 /** The first definition of each qualified name per file, as the name indexes keep (DefIndex.build). */
