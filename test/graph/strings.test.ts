@@ -34,6 +34,12 @@ describe('StringTable', () => {
     assert.deepEqual([0, 1, 2, 3, 4].map((id) => table.get(id)), ['', 'a', 'ü', 'a/b.c', 'b'])
   })
 
+  it('joins the strings of a list of ids as the strings themselves would join', () => {
+    const table = new StringTable(['', 'kmalloc', 'après', '名前', 'x'.repeat(2_000_000)])
+    for (const ids of [[], [0], [1, 2, 3], [3, 0, 1, 4, 1], [4]]) assert.equal(table.join(ids), ids.map((id) => table.get(id)).join('\u0000'))
+    assert.throws(() => table.join([5]), RangeError)
+  })
+
   it('keeps its text outside the JS heap: a build interns millions of names and paths', () => {
     const gc = collector()
     gc()

@@ -13,6 +13,11 @@
  * Strings are compared as UTF-8, so two JS strings holding different lone surrogates would be one
  * string here; the text interned (identifiers and paths decoded from UTF-8) never holds one.
  */
+
+/** Stored strings are joined by NUL, which no identifier, path or signature we keep contains. */
+export const STRING_SEPARATOR = '\u0000'
+const SEPARATOR_BYTE = 0
+
 const PAGE_BITS = 20
 const PAGE_SIZE = 1 << PAGE_BITS
 const OFFSET_MASK = PAGE_SIZE - 1
@@ -26,6 +31,8 @@ const FNV_PRIME = 0x01000193
 export interface StringList {
   readonly size: number
   get(id: number): string
+  /** The strings `ids` name, joined by STRING_SEPARATOR. */
+  join(ids: ArrayLike<number>): string
 }
 
 export class StringTable implements StringList {
@@ -74,12 +81,30 @@ export class StringTable implements StringList {
   }
 
   get(id: number): string {
+    const { page, offset, length } = this.span(id)
+    return page.toString('utf8', offset, offset + length)
+  }
+
+  /** Decoded once from the bytes joined, rather than a string for each id first. */
+  join(ids: ArrayLike<number>): string {
+    let total = Math.max(ids.length - 1, 0)
+    for (let i = 0; i < ids.length; i++) total += this.span(ids[i]!).length
+    const joined = Buffer.alloc(total)
+    for (let i = 0, at = 0; i < ids.length; i++) {
+      if (i > 0) joined[at++] = SEPARATOR_BYTE
+      const { page, offset, length } = this.span(ids[i]!)
+      at += page.copy(joined, at, offset, offset + length)
+    }
+    return joined.toString('utf8')
+  }
+
+  /** Where the bytes of `id` are. */
+  private span(id: number): { page: Buffer; offset: number; length: number } {
     if (!(id >= 0 && id < this.count)) throw new RangeError(`no string ${id} of ${this.count}`)
     const at = this.starts[id]
     const page = this.pages[at >>> PAGE_BITS]!
     const length = lengthAt(page, at & OFFSET_MASK)
-    const offset = (at & OFFSET_MASK) + varintSize(length)
-    return page.toString('utf8', offset, offset + length)
+    return { page, offset: (at & OFFSET_MASK) + varintSize(length), length }
   }
 
   /** Adds `text` under the next id without looking it up (a stored list's strings are distinct already). */
@@ -226,6 +251,3 @@ function varintSize(value: number): number {
   }
   return size
 }
-
-/** Stored strings are joined by NUL, which no identifier, path or signature we keep contains. */
-export const STRING_SEPARATOR = '\u0000'

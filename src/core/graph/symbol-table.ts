@@ -527,14 +527,16 @@ export class SymbolTable {
       }
       return mapped
     }
+    const stored = (id: number): number => {
+      if (!(id >= 0 && id < numbered)) throw new RangeError(`no stored string ${id} of ${numbered}`)
+      return id
+    }
     const strings: StringList = {
       get size() {
         return numbered
       },
-      get: (id) => {
-        if (!(id >= 0 && id < numbered)) throw new RangeError(`no stored string ${id} of ${numbered}`)
-        return table.get(tableIdOf[id])
-      },
+      get: (id) => table.get(tableIdOf[stored(id)]),
+      join: (ids) => table.join(Uint32Array.from(ids, (id) => tableIdOf[stored(id)])),
     }
     use(0)
     const rows: SnapshotRows = {

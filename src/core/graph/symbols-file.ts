@@ -136,7 +136,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
   const survey = surveyRows(table, eachRun)
   const blocks = new BlockSink(opts.spool)
   blocks.add({ paths: table.paths.join(STRING_SEPARATOR), stars: survey.stars })
-  blocks.add(survey.names.join(STRING_SEPARATOR))
+  blocks.add(strings.join(survey.names))
   // Definition entries: each definition under its name, and under its qualified name when it differs.
   const entryDef = new Uint32Array(survey.entries)
   const entryKey = new Uint32Array(survey.entries)
@@ -253,11 +253,13 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
  * (as SymbolTable.definedNames lists them), and the Python files with a resolved `from m import *`
  * (see SymbolTable.starImporters).
  */
-function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns, run: number) => void) => void): { entries: number; posts: number; names: string[]; stars: Uint32Array } {
+function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns, run: number) => void) => void): { entries: number; posts: number; names: Uint32Array; stars: Uint32Array } {
   const { strings } = table
   const named = new Uint8Array(table.idLimit)
   const lastFile = new Int32Array(table.idLimit).fill(-1)
-  const names: string[] = []
+  // Ids, spelled out once joined: Linux's 3.8 M names as strings of their own were ~180 MB of the heap.
+  const names = new Uint32Array(table.idLimit)
+  let nameCount = 0
   const stars: number[] = []
   let entries = 0
   let posts = 0
@@ -269,7 +271,7 @@ function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns
       for (const id of [cols.defName[d], cols.defQName[d]]) {
         if (named[id]) continue
         named[id] = 1
-        names.push(strings.get(id))
+        names[nameCount++] = id
       }
     }
     for (let f = 0; f < cols.paths.length; f++, file++) {
@@ -288,7 +290,7 @@ function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns
       }
     }
   })
-  return { entries, posts, names, stars: Uint32Array.from(stars) }
+  return { entries, posts, names: names.subarray(0, nameCount), stars: Uint32Array.from(stars) }
 }
 
 /**

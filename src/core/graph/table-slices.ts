@@ -47,7 +47,7 @@ export function fileStarts(data: { paths: { length: number } } & Pick<SymbolsSna
 /** A whole snapshot as an encoder reads it (SnapshotRows): each run's rows viewed in its columns, its signatures and sigEnds cut out. */
 export function snapshotRows(data: SymbolsSnapshot): SnapshotRows {
   const split = data.strings.split(STRING_SEPARATOR)
-  const strings: StringList = { size: split.length, get: (id) => split[id]! }
+  const strings: StringList = { size: split.length, get: (id) => split[id]!, join: (ids) => Array.from(ids, (id) => split[id]!).join(STRING_SEPARATOR) }
   const starts = fileStarts(data)
   const sigStart = (d: number): number => (d === 0 ? 0 : data.sigEnds[d - 1])
   const columns = (from: number, to: number): SnapshotColumns => {
