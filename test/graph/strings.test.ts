@@ -28,6 +28,8 @@ describe('StringTable', () => {
 
   it('answers for a stored list by position, and interns after it', () => {
     const table = new StringTable(['', 'a', 'ü', 'a/b.c'])
+    assert.deepEqual([table.size, table.get(2), table.join([3, 2])], [4, 'ü', 'a/b.c\u0000ü'])
+    assert.throws(() => table.get(4), RangeError)
     assert.deepEqual([table.find('ü'), table.find('a/b.c'), table.find('b')], [2, 3, -1])
     assert.equal(table.id('b'), 4)
     assert.equal(table.id('a'), 1)

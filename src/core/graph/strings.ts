@@ -49,17 +49,24 @@ export class StringTable implements StringList {
   /** The UTF-8 bytes of the last text hashed that was not ASCII, and their length. */
   private encoded = Buffer.alloc(256)
   private encodedLength = 0
+  /**
+   * The strings of a stored list, as they were given until something looks one up or adds one
+   * (`own`): a query reads a run of a stored table by id, and copying its strings into bytes
+   * first made a cold `refs`, which opens a run per file mentioning the name, slower.
+   */
+  private listed: readonly string[] | undefined
 
   constructor(strings: readonly string[] = ['']) {
-    for (const text of strings) this.append(text, this.isAscii(text))
+    this.listed = strings
   }
 
   get size(): number {
-    return this.count
+    return this.listed ? this.listed.length : this.count
   }
 
   /** The id of `text`, adding it when new. Id 0 is always the empty string. */
   id(text: string): number {
+    this.own()
     this.index()
     const hash = this.hashOf(text)
     const ascii = this.encodedLength < 0
@@ -75,18 +82,24 @@ export class StringTable implements StringList {
 
   /** The id of `text`, or -1 when it was never interned. */
   find(text: string): number {
+    this.own()
     this.index()
     const hash = this.hashOf(text)
     return this.slots[this.slotOf(text, this.encodedLength < 0, hash)] - 1
   }
 
   get(id: number): string {
+    if (this.listed) {
+      if (!(id >= 0 && id < this.listed.length)) throw new RangeError(`no string ${id} of ${this.listed.length}`)
+      return this.listed[id]!
+    }
     const { page, offset, length } = this.span(id)
     return page.toString('utf8', offset, offset + length)
   }
 
   /** Decoded once from the bytes joined, rather than a string for each id first. */
   join(ids: ArrayLike<number>): string {
+    if (this.listed) return Array.from(ids, (id) => this.get(id)).join(STRING_SEPARATOR)
     let total = Math.max(ids.length - 1, 0)
     for (let i = 0; i < ids.length; i++) total += this.span(ids[i]!).length
     const joined = Buffer.alloc(total)
@@ -105,6 +118,14 @@ export class StringTable implements StringList {
     const page = this.pages[at >>> PAGE_BITS]!
     const length = lengthAt(page, at & OFFSET_MASK)
     return { page, offset: (at & OFFSET_MASK) + varintSize(length), length }
+  }
+
+  /** The listed strings, as bytes under the same ids. */
+  private own(): void {
+    if (!this.listed) return
+    const listed = this.listed
+    this.listed = undefined
+    for (const text of listed) this.append(text, this.isAscii(text))
   }
 
   /** Adds `text` under the next id without looking it up (a stored list's strings are distinct already). */
