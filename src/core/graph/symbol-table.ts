@@ -497,13 +497,12 @@ export class SymbolTable {
 
   /**
    * Canonical stored form: strings renumbered in order of first use over files in path order.
-   * `strings` lists them as `data.strings` joins them.
    */
   snapshot(): { data: SymbolsSnapshot; remap: Int32Array } {
     const { rows, remap } = this.rows()
     const { sigTextOf, ...data } = rows.columns(0, rows.paths.length)
-    const strings = Array.from({ length: rows.strings.size }, (_, id) => rows.strings.get(id))
-    return { data: { ...data, strings: strings.join(STRING_SEPARATOR), sigText: sigTextOf(0, data.paths.length) }, remap }
+    const strings = rows.strings.join(Uint32Array.from({ length: rows.strings.size }, (_, id) => id))
+    return { data: { ...data, strings, sigText: sigTextOf(0, data.paths.length) }, remap }
   }
 
   /**
@@ -515,8 +514,8 @@ export class SymbolTable {
     const files = this.sortedFiles()
     const table = this.strings
     const remap = new Int32Array(table.size).fill(-1)
-    // Stored id → table id: the stored strings are the table's, decoded when read (a list of them
-    // all as JS strings was ~250 MB at the memory peak of a Linux build).
+    // Stored id → table id: the stored strings are the table's, decoded when read (decoded into a
+    // list first, Linux's 4.1 M would be ~250 MB of strings at the memory peak of its build).
     const tableIdOf = new Uint32Array(table.size)
     let numbered = 0
     const use = (id: number): number => {
