@@ -66,6 +66,24 @@ describe('stored symbol table (symbols-file.ts)', () => {
     assert.deepEqual(stored.snapshot().data, memory.snapshot().data)
   })
 
+  it('keeps signatures that are not ASCII as written: UTF-8 in the table, UTF-16 code units in the stored form', () => {
+    const signatures = ['def café(x):', 'def 名前():', 'def crab(): # 🦀', 'def plain():']
+    const table = new SymbolTable()
+    table.addFile('a.py', content(signatures.slice(0, 2).map((signature, d) => def(`a${d}`, 'function', d + 1, signature))))
+    table.addFile('b.py', content(signatures.slice(2).map((signature, d) => def(`b${d}`, 'function', d + 1, signature))))
+    table.commit()
+    const { data } = table.snapshot()
+    assert.equal(data.sigText, signatures.join(''))
+    assert.deepEqual([...data.sigEnds], signatures.map((_, d) => signatures.slice(0, d + 1).join('').length))
+    writeFileSync(path, Buffer.concat([...encodeSymbolsFile(table.rows().rows)]))
+    const stored = SymbolTable.open(SymbolsFile.open(path))
+    assert.deepEqual([...stored.definitions('a.py'), ...stored.definitions('b.py')].map((d) => d.signature), signatures)
+    // Loaded whole (a build's load), then stored again: the same snapshot.
+    assert.equal(stored.sortedFiles().length, 2)
+    assert.deepEqual(stored.snapshot().data, data)
+    assert.deepEqual(stored.definitions('b.py').map((d) => d.signature), signatures.slice(2))
+  })
+
   it('reads only the blocks a lookup needs: damage elsewhere is not read, damage there is a damaged record', () => {
     const bytes = readFileSync(path)
     assert.equal(blockSpans<{ runs: number }>(bytes, 'symbols').meta.runs, 2, 'two runs of files')

@@ -7,6 +7,7 @@ import { REFERENCE_KIND_ORDER, type ReferenceColumns } from '../parse/reference-
 import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind } from '../parse/types.js'
 import { importKeys } from './imports.js'
 import { cut, RowChunks } from './row-chunks.js'
+import { Signatures } from './signatures.js'
 import type { StringTable } from './strings.js'
 
 export const SYMBOL_KINDS: readonly SymbolKind[] = [
@@ -28,8 +29,13 @@ export interface SymbolColumns {
   defLine: Uint32Array
   defEndLine: Uint32Array
   defColumn: Uint32Array
-  /** Signatures back to back; def i's runs from sigEnds[i-1] (0 for the first) to sigEnds[i]. */
-  sigText: string
+  /**
+   * Signatures back to back as UTF-8 (signatures.ts), def i's from byte sigEnds[i-1] (0 for the
+   * first) to sigEnds[i]: bytes rather than a string per file, which Linux's 195 MB of signatures
+   * kept in the V8 heap as strings joined to strings. (A snapshot holds them as one string, its
+   * sigEnds counting UTF-16 code units: SymbolsSnapshot.)
+   */
+  signatures: Signatures
   sigEnds: Uint32Array
   /** One row per distinct (enclosing definition, name, kind) of a file, with its occurrence count. */
   refName: Uint32Array
@@ -69,7 +75,14 @@ export class FileSymbols {
 
   signature(def: number): string {
     const at = this.def0 + def
-    return this.cols.sigText.slice(at === 0 ? 0 : this.cols.sigEnds[at - 1], this.cols.sigEnds[at])
+    return utf8.decode(this.cols.signatures.bytes().subarray(at === 0 ? 0 : this.cols.sigEnds[at - 1], this.cols.sigEnds[at]))
+  }
+
+  /** The bytes of the file's signatures, from the first definition's to the last's end. */
+  signatureBytes(): Uint8Array {
+    const { sigEnds } = this.cols
+    const start = this.def0 === 0 ? 0 : sigEnds[this.def0 - 1]
+    return this.cols.signatures.bytes().subarray(start, this.defs === 0 ? start : sigEnds[this.def0 + this.defs - 1])
   }
 
   symbolNodes(): Uint32Array {
@@ -107,15 +120,19 @@ export interface FileContent {
   imports: ImportRef[]
 }
 
-/** Rows of each kind a chunk of added files' columns has room for: definitions, references, imports (about 0.7 MB). */
-const CHUNK_ROWS = [8_192, 32_768, 2_048]
+/**
+ * Rows of each kind a chunk of added files' columns has room for: definitions, references,
+ * imports, and the bytes of the definitions' signatures (Linux's average ~46 each): about 1.1 MB.
+ */
+const CHUNK_ROWS = [8_192, 32_768, 2_048, 8_192 * 48]
 
 /** The chunks the rows of a table's added files go into (see row-chunks.ts). */
 export function symbolChunks(): RowChunks<SymbolColumns> {
   return new RowChunks<SymbolColumns>(
     {
-      allocate: ([defs, refs, imports]) => ({ ...emptyColumns(defs!, refs!, imports!), sigText: '' }),
-      trim: (cols, [defs, refs, imports]) => {
+      allocate: ([defs, refs, imports, sigBytes]) => ({ ...emptyColumns(defs!, refs!, imports!), signatures: new Signatures(new Uint8Array(sigBytes!)) }),
+      trim: (cols, [defs, refs, imports, sigBytes]) => {
+        cols.signatures.seal(sigBytes!)
         for (const key of DEF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], defs!)
         for (const key of REF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], refs!)
         for (const key of IMPORT_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], imports!)
@@ -130,7 +147,7 @@ const REF_COLUMNS = ['refName', 'refFrom', 'refKind', 'refCount'] as const
 const IMPORT_COLUMNS = ['importModule', 'importName', 'importLine', 'importRelative', 'importKey1', 'importKey2', 'importTarget', 'importIsDir'] as const
 
 /** Columns with room for the given rows (imports unresolved). */
-export function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'sigText'> {
+export function emptyColumns(defs: number, refs: number, imports: number): Omit<SymbolColumns, 'signatures'> {
   return {
     defName: new Uint32Array(defs),
     defQName: new Uint32Array(defs),
@@ -172,9 +189,10 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
   }
   const imports = importRows(path, content, strings)
 
-  const { cols, starts: [def0, ref0, import0] } = chunks.take([n, rows.size, imports.length])
-  const signatures: string[] = new Array(n)
-  let sigLength = cols.sigText.length
+  const sigEnds = signatureBytes.encode(symbols)
+  const sigLength = n === 0 ? 0 : sigEnds[n - 1]!
+  const { cols, starts: [def0, ref0, import0, sig0] } = chunks.take([n, rows.size, imports.length, sigLength])
+  cols.signatures.writable.set(signatureBytes.bytes.subarray(0, sigLength), sig0)
   for (let d = 0; d < n; d++) {
     const def = symbols[d]!
     const at = def0! + d
@@ -185,11 +203,8 @@ export function fileSymbolsOf(path: string, content: FileContent, strings: Strin
     cols.defLine[at] = def.line
     cols.defEndLine[at] = def.endLine
     cols.defColumn[at] = def.column
-    signatures[d] = def.signature
-    sigLength += def.signature.length
-    cols.sigEnds[at] = sigLength
+    cols.sigEnds[at] = sig0! + sigEnds[d]!
   }
-  cols.sigText += signatures.join('')
   cols.refName.set(rows.name.subarray(0, rows.size), ref0)
   cols.refFrom.set(rows.from.subarray(0, rows.size), ref0)
   cols.refKind.set(rows.kind.subarray(0, rows.size), ref0)
@@ -275,6 +290,37 @@ class RefRows {
 }
 
 const refRows = new RefRows()
+
+const utf8 = new TextDecoder()
+
+/** The signatures of the file being aggregated as UTF-8, back to back in a buffer reused across files. */
+class SignatureBytes {
+  bytes = Buffer.alloc(1 << 16)
+  private ends = new Uint32Array(1024)
+
+  /** Writes the signatures of `symbols` to `bytes`; returns where each ends (valid until the next call). */
+  encode(symbols: readonly SymbolDef[]): Uint32Array {
+    if (symbols.length > this.ends.length) this.ends = new Uint32Array(symbols.length * 2)
+    let at = 0
+    for (let d = 0; d < symbols.length; d++) {
+      const text = symbols[d]!.signature
+      // A UTF-16 code unit is at most three bytes of UTF-8.
+      if (at + text.length * 3 > this.bytes.length) {
+        const grown = Buffer.alloc(Math.max(this.bytes.length * 2, at + text.length * 3))
+        this.bytes.copy(grown, 0, 0, at)
+        this.bytes = grown
+      }
+      let ascii = true
+      for (let i = 0; i < text.length && ascii; i++) ascii = text.charCodeAt(i) < 0x80
+      if (ascii) for (let i = 0; i < text.length; i++) this.bytes[at++] = text.charCodeAt(i)
+      else at += this.bytes.write(text, at, 'utf8')
+      this.ends[d] = at
+    }
+    return this.ends
+  }
+}
+
+const signatureBytes = new SignatureBytes()
 
 /** Languages whose imported names may themselves be modules, each tried as `module.name`. */
 const NAMES_MAY_BE_MODULES = new Set<LanguageId>(['python', 'rust', 'java'])

@@ -10,7 +10,8 @@ import { emptyColumns, FileSymbols, fileSymbolsOf, symbolChunks, SYMBOL_KINDS, t
 import { resolveImport, type ImportTarget } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
-import { STRING_SEPARATOR, StringTable } from './strings.js'
+import { Signatures } from './signatures.js'
+import { STRING_SEPARATOR, StringTable, type StringList } from './strings.js'
 import { IMPORT_DIRECTORY, IMPORT_UNRESOLVED, type KeyedDefinition, type SymbolsFile } from './symbols-file.js'
 import { joinSnapshots, type SymbolsRun } from './table-slices.js'
 
@@ -57,9 +58,10 @@ export interface TableChanges {
 
 export const SYMBOLS_SNAPSHOT_VERSION = 1
 
-export interface SymbolsSnapshot extends Omit<SymbolColumns, 'sigText'> {
+export interface SymbolsSnapshot extends Omit<SymbolColumns, 'signatures'> {
   version: typeof SYMBOLS_SNAPSHOT_VERSION
   strings: string
+  /** The signatures back to back; sigEnds count its UTF-16 code units (SymbolColumns' count bytes). */
   sigText: string
   paths: Uint32Array
   languages: LanguageId[]
@@ -93,7 +95,7 @@ export interface SnapshotRows {
    */
   columns(from: number, to: number): SnapshotColumns
   /** The stored strings by id, as far as taken columns have numbered them: all once every file's were. */
-  strings: readonly string[]
+  strings: StringList
   /** Every stored id is below this (sizes scratch indexed by id before the strings are all numbered). */
   idLimit: number
 }
@@ -495,13 +497,12 @@ export class SymbolTable {
 
   /**
    * Canonical stored form: strings renumbered in order of first use over files in path order.
-   * `strings` lists them as `data.strings` joins them.
    */
-  snapshot(): { data: SymbolsSnapshot; remap: Int32Array; strings: string[] } {
+  snapshot(): { data: SymbolsSnapshot; remap: Int32Array } {
     const { rows, remap } = this.rows()
     const { sigTextOf, ...data } = rows.columns(0, rows.paths.length)
-    const strings = rows.strings as string[]
-    return { data: { ...data, strings: strings.join(STRING_SEPARATOR), sigText: sigTextOf(0, data.paths.length) }, remap, strings }
+    const strings = rows.strings.join(Uint32Array.from({ length: rows.strings.size }, (_, id) => id))
+    return { data: { ...data, strings, sigText: sigTextOf(0, data.paths.length) }, remap }
   }
 
   /**
@@ -511,15 +512,30 @@ export class SymbolTable {
    */
   rows(): { rows: SnapshotRows; remap: Int32Array } {
     const files = this.sortedFiles()
-    const remap = new Int32Array(this.strings.size).fill(-1)
-    const strings: string[] = []
+    const table = this.strings
+    const remap = new Int32Array(table.size).fill(-1)
+    // Stored id → table id: the stored strings are the table's, decoded when read (decoded into a
+    // list first, Linux's 4.1 M would be ~250 MB of strings at the memory peak of its build).
+    const tableIdOf = new Uint32Array(table.size)
+    let numbered = 0
     const use = (id: number): number => {
       let mapped = remap[id]
       if (mapped < 0) {
-        mapped = remap[id] = strings.length
-        strings.push(this.strings.get(id))
+        mapped = remap[id] = numbered++
+        tableIdOf[mapped] = id
       }
       return mapped
+    }
+    const stored = (id: number): number => {
+      if (!(id >= 0 && id < numbered)) throw new RangeError(`no stored string ${id} of ${numbered}`)
+      return id
+    }
+    const strings: StringList = {
+      get size() {
+        return numbered
+      },
+      get: (id) => table.get(tableIdOf[stored(id)]),
+      join: (ids) => table.join(Uint32Array.from(ids, (id) => tableIdOf[stored(id)])),
     }
     use(0)
     const rows: SnapshotRows = {
@@ -530,7 +546,7 @@ export class SymbolTable {
       importCounts: Uint32Array.from(files, (file) => file.imports),
       columns: (from, to) => storedColumns(files.slice(from, to), use),
       strings,
-      idLimit: this.strings.size,
+      idLimit: table.size,
     }
     return { rows, remap }
   }
@@ -544,7 +560,8 @@ export class SymbolTable {
   private static build(data: Omit<SymbolsSnapshot, 'strings'>, strings: string[]): SymbolTable {
     const files = data.languages.length
     const table = new SymbolTable(new StringTable(strings))
-    const cols: SymbolColumns = { ...data }
+    const { sigText, ...columns } = data
+    const cols: SymbolColumns = { ...columns, ...signatureColumns(sigText, data.sigEnds) }
     let d = 0
     let r = 0
     let m = 0
@@ -667,6 +684,7 @@ function storedColumns(files: readonly FileSymbols[], use: (id: number) => numbe
     imports += file.imports
   }
   const out = emptyColumns(defs, refs, imports)
+  // Each file's signatures as one string, and each definition's end in UTF-16 code units as a snapshot counts them.
   const sigParts: string[] = []
   const paths = new Uint32Array(files.length)
   let d = 0
@@ -685,11 +703,19 @@ function storedColumns(files: readonly FileSymbols[], use: (id: number) => numbe
       out.defEndLine[d] = c.defEndLine[i]
       out.defColumn[d] = c.defColumn[i]
     }
-    const sigStart = file.def0 === 0 ? 0 : c.sigEnds[file.def0 - 1]
-    const sigEnd = file.defs === 0 ? sigStart : c.sigEnds[file.def0 + file.defs - 1]
-    sigParts.push(c.sigText.slice(sigStart, sigEnd))
-    for (let i = file.def0; i < file.def0 + file.defs; i++) out.sigEnds[d - file.def0 - file.defs + i] = sigLength + c.sigEnds[i] - sigStart
-    sigLength += sigEnd - sigStart
+    const bytes = file.signatureBytes()
+    const text = utf8.decode(bytes)
+    sigParts.push(text)
+    const first = d - file.defs
+    if (text.length === bytes.length) {
+      // ASCII: a byte is a code unit.
+      const sigStart = file.def0 === 0 ? 0 : c.sigEnds[file.def0 - 1]
+      for (let k = 0; k < file.defs; k++) out.sigEnds[first + k] = sigLength + c.sigEnds[file.def0 + k] - sigStart
+    } else {
+      let end = sigLength
+      for (let k = 0; k < file.defs; k++) out.sigEnds[first + k] = end += file.signature(k).length
+    }
+    sigLength += text.length
     for (let i = file.ref0; i < file.ref0 + file.refs; i++, r++) {
       out.refName[r] = use(c.refName[i])
       out.refFrom[r] = c.refFrom[i]
@@ -717,6 +743,18 @@ function storedColumns(files: readonly FileSymbols[], use: (id: number) => numbe
     refCounts: Uint32Array.from(files, (file) => file.refs),
     importCounts: Uint32Array.from(files, (file) => file.imports),
   }
+}
+
+const utf8 = new TextDecoder()
+
+/** A snapshot's signatures (`sigEnds` counting UTF-16 code units) as SymbolColumns hold them: UTF-8, `sigEnds` counting bytes. */
+function signatureColumns(sigText: string, sigEnds: Uint32Array): Pick<SymbolColumns, 'signatures' | 'sigEnds'> {
+  const sigBytes = Buffer.from(sigText, 'utf8')
+  const signatures = new Signatures(sigBytes)
+  if (sigBytes.length === sigText.length) return { signatures, sigEnds }
+  const byteEnds = new Uint32Array(sigEnds.length)
+  for (let d = 0, end = 0; d < sigEnds.length; d++) byteEnds[d] = end += Buffer.byteLength(sigText.slice(d === 0 ? 0 : sigEnds[d - 1], sigEnds[d]), 'utf8')
+  return { signatures, sigEnds: byteEnds }
 }
 
 /** The first definition of each qualified name per file, as the name indexes keep (DefIndex.build). */

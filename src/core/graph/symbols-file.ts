@@ -136,7 +136,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
   const survey = surveyRows(table, eachRun)
   const blocks = new BlockSink(opts.spool)
   blocks.add({ paths: table.paths.join(STRING_SEPARATOR), stars: survey.stars })
-  blocks.add(survey.names.join(STRING_SEPARATOR))
+  blocks.add(strings.join(survey.names))
   // Definition entries: each definition under its name, and under its qualified name when it differs.
   const entryDef = new Uint32Array(survey.entries)
   const entryKey = new Uint32Array(survey.entries)
@@ -176,10 +176,10 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
     }
     blocks.add(sliceSnapshot(cols, strings, local, 0, cols.paths.length, run, scratch))
   })
-  const importers = imports.keyed(strings.length)
+  const importers = imports.keyed(strings.size)
   const buckets = Math.max(1, Math.ceil((survey.entries + survey.posts + importers.key.length) / ROWS_PER_BUCKET))
-  const bucketOfString = new Uint32Array(strings.length)
-  for (let id = 0; id < strings.length; id++) bucketOfString[id] = bucketOf(strings[id]!, buckets)
+  const bucketOfString = new Uint32Array(strings.size)
+  for (let id = 0; id < strings.size; id++) bucketOfString[id] = bucketOf(strings.get(id), buckets)
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
   const postsByBucket = groupBy(postName, bucketOfString, buckets)
   const importsByBucket = groupBy(importers.key, bucketOfString, buckets)
@@ -195,7 +195,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
     for (let i = defsByBucket.starts[b]; i < defsByBucket.starts[b + 1]; i++) entry(entryKey[defsByBucket.order[i]]).defs.push(entryDef[defsByBucket.order[i]])
     for (let i = postsByBucket.starts[b]; i < postsByBucket.starts[b + 1]; i++) entry(postName[postsByBucket.order[i]]).posts.push(postsByBucket.order[i])
     for (let i = importsByBucket.starts[b]; i < importsByBucket.starts[b + 1]; i++) entry(importers.key[importsByBucket.order[i]]).importers.push(importsByBucket.order[i])
-    const keys = [...byKey.keys()].sort((x, y) => (strings[x]! < strings[y]! ? -1 : 1))
+    const keys = Array.from(byKey.keys(), (id) => ({ id, text: strings.get(id) })).sort((x, y) => (x.text < y.text ? -1 : 1))
     let defRows = 0
     let refRows = 0
     let importRows = 0
@@ -205,7 +205,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
       importRows += value.importers.length
     }
     const bucket: SymbolBucket = {
-      keys: keys.map((k) => strings[k]!).join(STRING_SEPARATOR),
+      keys: keys.map((key) => key.text).join(STRING_SEPARATOR),
       defStarts: new Uint32Array(keys.length + 1),
       defFile: new Uint32Array(defRows),
       defIndex: new Uint32Array(defRows),
@@ -217,7 +217,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
       importTarget: new Int32Array(importRows),
     }
     keys.forEach((key, k) => {
-      const value = byKey.get(key)!
+      const value = byKey.get(key.id)!
       let d = bucket.defStarts[k]
       for (const def of value.defs) {
         bucket.defFile[d] = fileOfDef[def]
@@ -241,7 +241,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
   }
 
   for (let b = 0; b < buckets; b++) blocks.add(bucketBlock(b))
-  const meta: Meta = { files, symbols: defs, strings: strings.length, runs, buckets, runStarts: Uint32Array.from(runStarts) }
+  const meta: Meta = { files, symbols: defs, strings: strings.size, runs, buckets, runStarts: Uint32Array.from(runStarts) }
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
 }
 
@@ -253,11 +253,13 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
  * (as SymbolTable.definedNames lists them), and the Python files with a resolved `from m import *`
  * (see SymbolTable.starImporters).
  */
-function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns, run: number) => void) => void): { entries: number; posts: number; names: string[]; stars: Uint32Array } {
+function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns, run: number) => void) => void): { entries: number; posts: number; names: Uint32Array; stars: Uint32Array } {
   const { strings } = table
   const named = new Uint8Array(table.idLimit)
   const lastFile = new Int32Array(table.idLimit).fill(-1)
-  const names: string[] = []
+  // Ids, spelled out once joined: Linux's 3.8 M names as strings of their own were ~180 MB of the heap.
+  const names = new Uint32Array(table.idLimit)
+  let nameCount = 0
   const stars: number[] = []
   let entries = 0
   let posts = 0
@@ -269,7 +271,7 @@ function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns
       for (const id of [cols.defName[d], cols.defQName[d]]) {
         if (named[id]) continue
         named[id] = 1
-        names.push(strings[id]!)
+        names[nameCount++] = id
       }
     }
     for (let f = 0; f < cols.paths.length; f++, file++) {
@@ -279,16 +281,16 @@ function surveyRows(table: SnapshotRows, eachRun: (visit: (cols: SnapshotColumns
           posts++
         }
       }
-      if (!strings[cols.paths[f]]!.endsWith('.py')) continue
+      if (!strings.get(cols.paths[f]).endsWith('.py')) continue
       for (let m = local.imp[f]; m < local.imp[f + 1]; m++) {
-        if (strings[cols.importName[m]] === '*' && cols.importTarget[m] >= 0) {
+        if (cols.importTarget[m] >= 0 && strings.get(cols.importName[m]) === '*') {
           stars.push(file)
           break
         }
       }
     }
   })
-  return { entries, posts, names, stars: Uint32Array.from(stars) }
+  return { entries, posts, names: names.subarray(0, nameCount), stars: Uint32Array.from(stars) }
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import type { SnapshotColumns, SnapshotRows, SymbolsSnapshot } from './symbol-table.js'
 import { CorruptFileError } from '../errors.js'
-import { STRING_SEPARATOR } from './strings.js'
+import { STRING_SEPARATOR, type StringList } from './strings.js'
 
 /** A snapshot of some files, with the id in the whole table of each of its strings. */
 export interface SymbolsRun extends SymbolsSnapshot {
@@ -46,7 +46,8 @@ export function fileStarts(data: { paths: { length: number } } & Pick<SymbolsSna
 
 /** A whole snapshot as an encoder reads it (SnapshotRows): each run's rows viewed in its columns, its signatures and sigEnds cut out. */
 export function snapshotRows(data: SymbolsSnapshot): SnapshotRows {
-  const strings = data.strings.split(STRING_SEPARATOR)
+  const split = data.strings.split(STRING_SEPARATOR)
+  const strings: StringList = { size: split.length, get: (id) => split[id]!, join: (ids) => Array.from(ids, (id) => split[id]!).join(STRING_SEPARATOR) }
   const starts = fileStarts(data)
   const sigStart = (d: number): number => (d === 0 ? 0 : data.sigEnds[d - 1])
   const columns = (from: number, to: number): SnapshotColumns => {
@@ -85,19 +86,19 @@ export function snapshotRows(data: SymbolsSnapshot): SnapshotRows {
     }
   }
   return {
-    paths: Array.from(data.paths, (id) => strings[id]!),
+    paths: Array.from(data.paths, (id) => split[id]!),
     languages: data.languages,
     defCounts: data.defCounts,
     refCounts: data.refCounts,
     importCounts: data.importCounts,
     columns,
     strings,
-    idLimit: strings.length,
+    idLimit: split.length,
   }
 }
 
 /** Files [from, to) of `data` as a snapshot of their own; `run` numbers the run for `scratch`. */
-export function sliceSnapshot(data: SnapshotColumns, strings: readonly string[], starts: ReturnType<typeof fileStarts>, from: number, to: number, run: number, scratch: SliceScratch): SymbolsRun {
+export function sliceSnapshot(data: SnapshotColumns, strings: StringList, starts: ReturnType<typeof fileStarts>, from: number, to: number, run: number, scratch: SliceScratch): SymbolsRun {
   const [d0, d1, r0, r1, m0, m1] = [starts.def[from], starts.def[to], starts.ref[from], starts.ref[to], starts.imp[from], starts.imp[to]]
   const local: string[] = []
   const ids: number[] = []
@@ -105,7 +106,7 @@ export function sliceSnapshot(data: SnapshotColumns, strings: readonly string[],
     if (scratch.seen[id] !== run) {
       scratch.seen[id] = run
       scratch.local[id] = local.length
-      local.push(strings[id]!)
+      local.push(strings.get(id))
       ids.push(id)
     }
     return scratch.local[id]
