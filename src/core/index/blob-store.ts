@@ -178,6 +178,14 @@ export class BlobStore {
     return healed
   }
 
+  /**
+   * Reads the packs' indexes now rather than at the first record looked up: a query does it while
+   * git reads the working tree for its sync (on Linux, 78 indexes of 78k records: ~50 ms).
+   */
+  readPackIndexes(): void {
+    this.packedRecords()
+  }
+
   /** The keys among `keys` that have no record here: neither loose nor in a pack that holds it whole. */
   missing<K extends BlobKey>(keys: Iterable<K>): K[] {
     const packed = this.packedRecords()
@@ -477,17 +485,19 @@ export class BlobStore {
   /** The packed records by key, each in a pack that holds it whole: a pack cut short (or gone) loses the records beyond its end. */
   private packedRecords(): Map<string, Packed> {
     if (!this.packed) {
-      this.packed = new Map()
+      // Kept only once complete: a read that fails midway must not leave records looking missing.
+      const packed = new Map<string, Packed>()
       for (const index of this.packIndexes()) {
         const path = join(this.packsDir, index.pack)
         const size = lstatSync(path, { throwIfNoEntry: false })?.size
         let lost = 0
         index.keys.forEach((key, i) => {
           if (size === undefined || index.offsets[i]! + index.lengths[i]! > size) lost++
-          else this.packed!.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! })
+          else packed.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! })
         })
         if (lost > 0) this.noteUnreadable(new CorruptFileError(path, size === undefined ? `missing (its index lists ${plural(lost, 'record')})` : `${size} bytes, shorter than its index says: ${plural(lost, 'record')} lost`))
       }
+      this.packed = packed
     }
     return this.packed
   }
