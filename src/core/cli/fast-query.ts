@@ -13,15 +13,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { EOL } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { configDir } from '../config/user.js'
 import { onConfigWarning } from '../config/warnings.js'
 import { askDaemon, type QueryOutcome } from '../daemon/client.js'
 import { visibleLine, visibleText } from '../display/index.js'
 import { takeFaultNotice, unwritableNotice } from '../store/fault.js'
-import { answerInProcess } from './in-process-query.js'
 import { jsonText, linesText, reportCommandError, reportFailure, withWarnings } from './plain-output.js'
-import { terminalProgress } from './progress.js'
 import type { QueryName, QueryParams } from './queries.js'
 import { QUERY_CLIS, type Rendering } from './query-cli.js'
 
@@ -170,6 +167,8 @@ async function answerHere(name: QueryName, params: QueryParams[QueryName], json:
     if (!json) process.stderr.write(`${visibleText(message)}\n`)
   }
   try {
+    // Loaded here: a query the daemon serves never needs them.
+    const [{ answerInProcess }, { terminalProgress }] = await Promise.all([import('./in-process-query.js'), import('./progress.js')])
     const result = await answerInProcess(name, params, process.cwd(), { note, progress: json ? undefined : terminalProgress() })
     await launch?.(note)
     const skipped = takeFaultNotice()
@@ -235,7 +234,8 @@ async function argumentsFromStdin(command: ManifestCommand, parsed: Parsed): Pro
   return true
 }
 
-function readStdin(): Promise<string> {
+async function readStdin(): Promise<string> {
+  const { createInterface } = await import('node:readline')
   return new Promise((resolve) => {
     const lines: string[] = []
     const reader = createInterface({ input: process.stdin, terminal: false })
