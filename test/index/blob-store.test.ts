@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BlobStore, keyOf, type BlobKey } from '../../src/core/index/blob-store.js'
 import { BLOB_RECORD_KIND, BLOB_RECORD_VERSION, type BlobRecord } from '../../src/core/index/blob-task.js'
 import { CorruptFileError } from '../../src/core/errors.js'
-import { encodeRecord, vltPaths } from '../../src/core/store/index.js'
+import { ConfinementError, encodeRecord, vltPaths } from '../../src/core/store/index.js'
 
 const key = (i: number): BlobKey => ({ blob: createHash('sha1').update(String(i)).digest('hex'), language: 'python' })
 /** Records told apart by their content: a skip reason per number. */
@@ -88,6 +88,21 @@ describe('blob store: loose records and packs', () => {
     assert.equal(packFiles('.pack').length, 1, 'a reader removes nothing')
     assert.equal(reader.mendPacks(), 1)
     assert.deepEqual(readdirSync(store.packsDir), [])
+  })
+
+  it('keeps no partial map of the packed records when reading the pack indexes fails midway', () => {
+    const writer = store.packWriter({ records: 1, bytes: 1 << 20 })
+    for (let i = 0; i < 3; i++) writer.add(keyOf(key(i)), encoded(i))
+    writer.finish()
+    // One index becomes a link, which reading refuses, wherever the directory lists it.
+    const index = join(store.packsDir, packFiles('.idx')[1]!)
+    renameSync(index, `${index}.moved`)
+    symlinkSync(`${index}.moved`, index)
+    const reader = new BlobStore(vltPaths(dir))
+    const keys = [key(0), key(1), key(2)]
+    assert.throws(() => reader.missing(keys), ConfinementError)
+    // Looked at again, the records do not seem missing (which would have them extracted again): refused the same way.
+    assert.throws(() => reader.missing(keys), ConfinementError)
   })
 
   it('finds a record moved by gc after the reader read the pack indexes', () => {

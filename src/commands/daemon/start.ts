@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { VltCommand } from '../../core/cli/vlt-command.js'
-import { daemonDisabledByEnv, daemonReport, launchDaemon, resolveTarget, stopDaemon, type DaemonReport } from '../../core/daemon/client.js'
+import { daemonReport, launchDaemon, resolveTarget, stopDaemon, type DaemonReport } from '../../core/daemon/client.js'
+import { daemonDisabledByEnv } from '../../core/daemon/env.js'
 import { UsageError, VltError } from '../../core/errors.js'
 
 /** Starting includes opening the repository and watching its files, not loading the index. */

@@ -3,6 +3,8 @@
  * @oclif/core costs ~70 ms, often more than the command itself. Each fast path takes only the forms
  * it serves exactly as the oclif command would and returns false for anything else.
  */
+import { daemonDisabledByEnv } from '../daemon/env.js'
+import type { RepoLocation } from '../git/repo.js'
 import { reportCommandError } from './plain-output.js'
 import { QUERY_CLIS } from './query-cli.js'
 
@@ -19,10 +21,25 @@ export async function tryFastPath(argv: readonly string[]): Promise<boolean> {
   })
   try {
     if (argv[1] === 'sync') return await (await import('./fast-sync.js')).tryFastSync(argv)
-    if (Object.hasOwn(QUERY_CLIS, argv[1])) return await (await import('./fast-query.js')).tryFastQuery(argv)
+    if (Object.hasOwn(QUERY_CLIS, argv[1])) {
+      const located = locateForDaemon()
+      return await (await import('./fast-query.js')).tryFastQuery(argv, located)
+    }
   } catch (error) {
     reportCommandError(`coderag ${argv[1]}`, error, true, argv.includes('--json'))
     return true
   }
   return false
+}
+
+/**
+ * Where the repository is, for the daemon's socket: asked of git (`rev-parse`, ~5-10 ms) while the
+ * query path's modules load, rather than after. Undefined when no daemon is to be asked; a failure
+ * is the client's to meet (it then answers in process, which reports it).
+ */
+function locateForDaemon(): Promise<RepoLocation> | undefined {
+  if (daemonDisabledByEnv()) return undefined
+  const located = import('../git/repo.js').then(({ locateRepo }) => locateRepo(process.cwd()))
+  located.catch(() => {})
+  return located
 }

@@ -13,15 +13,13 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { EOL } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { configDir } from '../config/user.js'
 import { onConfigWarning } from '../config/warnings.js'
 import { askDaemon, type QueryOutcome } from '../daemon/client.js'
+import type { RepoLocation } from '../git/repo.js'
 import { visibleLine, visibleText } from '../display/index.js'
 import { takeFaultNotice, unwritableNotice } from '../store/fault.js'
-import { answerInProcess } from './in-process-query.js'
 import { jsonText, linesText, reportCommandError, reportFailure, withWarnings } from './plain-output.js'
-import { terminalProgress } from './progress.js'
 import type { QueryName, QueryParams } from './queries.js'
 import { QUERY_CLIS, type Rendering } from './query-cli.js'
 
@@ -124,7 +122,7 @@ function positiveInteger(input: string): number | undefined {
  * Answers the query — from the daemon when one serves it, else in process — and returns true, or
  * returns false to leave it to oclif.
  */
-export async function tryFastQuery(argv: readonly string[]): Promise<boolean> {
+export async function tryFastQuery(argv: readonly string[], located?: Promise<RepoLocation>): Promise<boolean> {
   // fast-path.ts dispatches here for `coderag <query name> …` only.
   const name = argv[1] as QueryName
   if (!oclifPrintsPlainly()) return false
@@ -138,7 +136,7 @@ export async function tryFastQuery(argv: readonly string[]): Promise<boolean> {
   // Reading the config to find the daemon may warn about it: held until we know where they go.
   const configWarnings: string[] = []
   onConfigWarning((warning) => configWarnings.push(warning))
-  const outcome = await askDaemon(process.cwd(), name, params)
+  const outcome = await askDaemon(process.cwd(), name, params, located)
   onConfigWarning(undefined)
   if (outcome.served) printServed(name, params, outcome.reply, json, configWarnings)
   else await answerHere(name, params, json, configWarnings, outcome.launch)
@@ -170,6 +168,8 @@ async function answerHere(name: QueryName, params: QueryParams[QueryName], json:
     if (!json) process.stderr.write(`${visibleText(message)}\n`)
   }
   try {
+    // Loaded here: a query the daemon serves never needs them.
+    const [{ answerInProcess }, { terminalProgress }] = await Promise.all([import('./in-process-query.js'), import('./progress.js')])
     const result = await answerInProcess(name, params, process.cwd(), { note, progress: json ? undefined : terminalProgress() })
     await launch?.(note)
     const skipped = takeFaultNotice()
@@ -235,7 +235,8 @@ async function argumentsFromStdin(command: ManifestCommand, parsed: Parsed): Pro
   return true
 }
 
-function readStdin(): Promise<string> {
+async function readStdin(): Promise<string> {
+  const { createInterface } = await import('node:readline')
   return new Promise((resolve) => {
     const lines: string[] = []
     const reader = createInterface({ input: process.stdin, terminal: false })

@@ -10,23 +10,18 @@ import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { QueryName } from '../cli/queries.js'
-import { locateRepo } from '../git/repo.js'
+import { locateRepo, type RepoLocation } from '../git/repo.js'
 import { ConfinementError, dirExistsSync, ensureDirSync, openForAppendSync, readFileConfinedSync } from '../store/confine.js'
 import { isProcessAlive } from '../store/liveness.js'
+import { daemonDisabledByEnv } from './env.js'
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus, type RequestBase } from './protocol.js'
 
-/** `GIT_VLT_DAEMON=0` (or false, off, no) keeps every query in process and starts no daemon. */
-export const DAEMON_ENV = 'GIT_VLT_DAEMON'
 /** A daemon that does not even acknowledge a request within this time is treated as gone. */
 const ACCEPT_TIMEOUT_MS = 5_000
 /** The daemon log is rotated to daemon.log.1 past this size when a daemon is launched. */
 const LOG_ROTATE_BYTES = 1 << 20
-
-export function daemonDisabledByEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  return ['0', 'false', 'off', 'no'].includes((env[DAEMON_ENV] ?? '').trim().toLowerCase())
-}
 
 /** The daemon a command in `cwd` would talk to. */
 export interface DaemonTarget {
@@ -40,8 +35,9 @@ export interface DaemonTarget {
   base: RequestBase
 }
 
-export async function resolveTarget(cwd: string): Promise<DaemonTarget> {
-  const repo = await locateRepo(cwd)
+/** `located`: the repository at `cwd` as locateRepo found it, for a caller that started it early. */
+export async function resolveTarget(cwd: string, located: Promise<RepoLocation> = locateRepo(cwd)): Promise<DaemonTarget> {
+  const repo = await located
   const workDir = repo.root ?? repo.gitDir
   const settings = await repoSettings(workDir)
   const paths = daemonPaths(repo.vltDir)
@@ -70,18 +66,19 @@ export type QueryOutcome =
  */
 let declined: Extract<QueryOutcome, { served: false }> | undefined
 
-export async function askDaemon(cwd: string, command: QueryName, params: unknown): Promise<QueryOutcome> {
+/** `located`: see resolveTarget. */
+export async function askDaemon(cwd: string, command: QueryName, params: unknown, located?: Promise<RepoLocation>): Promise<QueryOutcome> {
   if (declined) return declined
-  const outcome = await askOnce(cwd, command, params)
+  const outcome = await askOnce(cwd, command, params, located)
   if (!outcome.served) declined = outcome
   return outcome
 }
 
-async function askOnce(cwd: string, command: QueryName, params: unknown): Promise<QueryOutcome> {
+async function askOnce(cwd: string, command: QueryName, params: unknown, located?: Promise<RepoLocation>): Promise<QueryOutcome> {
   if (daemonDisabledByEnv()) return { served: false }
   let target: DaemonTarget
   try {
-    target = await resolveTarget(cwd)
+    target = await resolveTarget(cwd, located)
   } catch {
     // Not a repository, an unreadable vlt.toml…: the command in process says what is wrong.
     return { served: false }

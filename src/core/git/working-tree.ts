@@ -2,7 +2,7 @@ import { lstat, readFile, realpath } from 'node:fs/promises'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { UsageError } from '../errors.js'
 import { GitError } from './command.js'
-import { runInRepo, type Repo } from './repo.js'
+import { openRepo, runInRepo, type Repo } from './repo.js'
 import { isFileMode } from './tree.js'
 
 export interface WorkingChange {
@@ -21,6 +21,26 @@ interface Candidate {
   headBlob: string | null
   /** Known without hashing when the index already matches the working tree. */
   contentHash: string | null
+}
+
+/** A repository opened, and, for a caller about to sync, its working tree being read (`workingTreeChanges`). */
+export interface OpenedRepo {
+  repo: Repo
+  workingTree?: Promise<WorkingChange[]>
+}
+
+/**
+ * Opens the repository at `cwd` (UsageError outside one) and, when `readWorkingTree`, starts
+ * reading its changes. Light on imports, so that a query in process can call it before loading the
+ * query modules, which then load while git reads the working tree (~0.3 s on Linux's 78k files).
+ */
+export async function openRepoReading(cwd: string, readWorkingTree: boolean): Promise<OpenedRepo> {
+  const repo = await openRepo(cwd)
+  if (!readWorkingTree) return { repo }
+  const workingTree = workingTreeChanges(repo)
+  // Read only if the sync gets that far: a failure before it must not surface as unhandled.
+  workingTree.catch(() => {})
+  return { repo, workingTree }
 }
 
 /**

@@ -72,6 +72,51 @@ interface Packed {
   length: number
 }
 
+/**
+ * Every packed record by key, each in the pack that holds it whole (the last pack read wins a key
+ * two packs hold). A record's place is two numbers, its pack and its entry in that pack's index,
+ * rather than an object: a cold query looks up every record of the tree (78k on Linux) to find
+ * the missing ones, but reads only a few hundred.
+ */
+class PackedRecords {
+  private readonly slots = new Map<string, number>()
+  private readonly indexes: PackIndex[] = []
+  /** Per slot: the index in `indexes` of its pack, and its entry there. */
+  private readonly packOf: number[] = []
+  private readonly entryOf: number[] = []
+
+  /** Adds the records of `index` whose entry passes `whole`. */
+  add(index: PackIndex, whole: (entry: number) => boolean = () => true): void {
+    const pack = this.indexes.push(index) - 1
+    index.keys.forEach((key, entry) => {
+      if (!whole(entry)) return
+      this.slots.set(key, this.packOf.length)
+      this.packOf.push(pack)
+      this.entryOf.push(entry)
+    })
+  }
+
+  has(key: string): boolean {
+    return this.slots.has(key)
+  }
+
+  get(key: string): Packed | undefined {
+    const slot = this.slots.get(key)
+    return slot === undefined ? undefined : this.at(slot)
+  }
+
+  /** The records of the pack named `pack`, by key. */
+  *inPack(pack: string): Generator<[string, Packed]> {
+    for (const [key, slot] of this.slots) if (this.indexes[this.packOf[slot]!]!.pack === pack) yield [key, this.at(slot)]
+  }
+
+  private at(slot: number): Packed {
+    const index = this.indexes[this.packOf[slot]!]!
+    const entry = this.entryOf[slot]!
+    return { pack: index.pack, offset: index.offsets[entry]!, length: index.lengths[entry]! }
+  }
+}
+
 /** How many records, or bytes, a pack holds before the next one is started (a killed build loses at most one). */
 export interface PackLimits {
   records: number
@@ -102,7 +147,7 @@ export interface RecordInspection<K extends BlobKey> {
 
 export class BlobStore {
   /** Every packed record by key, read from the packs' indexes on first use. */
-  private packed: Map<string, Packed> | undefined
+  private packed: PackedRecords | undefined
   /** Pack indexes and packs found damaged by this store (reported once each): path → reason. */
   readonly damagedFiles = new Map<string, string>()
   /** False once `.vlt/` was found unwritable (see stopStoring). */
@@ -176,6 +221,14 @@ export class BlobStore {
     this.repairs.recordsRestored(restored)
     if (failures.length > 0) this.repairs.recordsLost(failures.length, failures[0]!)
     return healed
+  }
+
+  /**
+   * Reads the packs' indexes now rather than at the first record looked up: a query does it while
+   * git reads the working tree for its sync (on Linux, 78 indexes of 78k records: ~50 ms).
+   */
+  readPackIndexes(): void {
+    this.packedRecords()
   }
 
   /** The keys among `keys` that have no record here: neither loose nor in a pack that holds it whole. */
@@ -410,8 +463,7 @@ export class BlobStore {
 
   /** A pack this process just finished: its records are readable at once, without rescanning. */
   registerPack(index: PackIndex): void {
-    if (!this.packed) return
-    index.keys.forEach((key, i) => this.packed!.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! }))
+    this.packed?.add(index)
   }
 
   /** Replaces a pack by one holding only its records at `kept` (none: the pack is removed); returns the packs written. */
@@ -447,8 +499,7 @@ export class BlobStore {
     const bytes = readFileConfinedSync(path)
     if (!bytes) return []
     const damaged: BlobKey[] = []
-    for (const [name, at] of this.packedRecords()) {
-      if (at.pack !== pack) continue
+    for (const [name, at] of this.packedRecords().inPack(pack)) {
       const key = parseKey(name)
       try {
         checkRecord(bytes.subarray(at.offset, at.offset + at.length), BLOB_RECORD_KIND, BLOB_RECORD_VERSION, path)
@@ -475,19 +526,22 @@ export class BlobStore {
   }
 
   /** The packed records by key, each in a pack that holds it whole: a pack cut short (or gone) loses the records beyond its end. */
-  private packedRecords(): Map<string, Packed> {
+  private packedRecords(): PackedRecords {
     if (!this.packed) {
-      this.packed = new Map()
+      // Kept only once complete: a read that fails midway must not leave records looking missing.
+      const packed = new PackedRecords()
       for (const index of this.packIndexes()) {
         const path = join(this.packsDir, index.pack)
         const size = lstatSync(path, { throwIfNoEntry: false })?.size
         let lost = 0
-        index.keys.forEach((key, i) => {
-          if (size === undefined || index.offsets[i]! + index.lengths[i]! > size) lost++
-          else this.packed!.set(key, { pack: index.pack, offset: index.offsets[i]!, length: index.lengths[i]! })
+        packed.add(index, (i) => {
+          if (size !== undefined && index.offsets[i]! + index.lengths[i]! <= size) return true
+          lost++
+          return false
         })
         if (lost > 0) this.noteUnreadable(new CorruptFileError(path, size === undefined ? `missing (its index lists ${plural(lost, 'record')})` : `${size} bytes, shorter than its index says: ${plural(lost, 'record')} lost`))
       }
+      this.packed = packed
     }
     return this.packed
   }

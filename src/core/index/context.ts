@@ -2,7 +2,7 @@ import { RemoteCache } from '../cache/index.js'
 import { configFingerprint, loadConfig } from '../config/index.js'
 import type { VltConfig } from '../config/types.js'
 import { createFileSelector, type FileSelector } from '../files/index.js'
-import { openRepo, workingTreeChanges, type Repo, type WorkingChange } from '../git/index.js'
+import { openRepoReading, type OpenedRepo, type Repo, type WorkingChange } from '../git/index.js'
 import { ensureVltDir, vltPaths, type VltPaths } from '../store/index.js'
 import { BlobStore } from './blob-store.js'
 import { RecordHealer } from './heal.js'
@@ -28,15 +28,19 @@ export interface IndexContext {
   remote?: RemoteCache
 }
 
-/**
- * Resolves the repository (UsageError outside one), reads vlt.toml and prepares `.vlt/`.
- * `syncing`: the caller syncs next, so the working tree is read already (see `workingTree`).
- */
-export async function openIndexContext(cwd: string, { syncing = false } = {}): Promise<IndexContext> {
-  const repo = await openRepo(cwd)
-  const workingTree = syncing ? workingTreeChanges(repo) : undefined
-  // Read only if the sync gets that far: a failure before it must not surface as unhandled.
-  workingTree?.catch(() => {})
+export interface OpenIndexOptions {
+  /** The caller syncs next, so the working tree is read already (see `workingTree`). */
+  syncing?: boolean
+  /**
+   * The repository as a caller opened it before loading the index modules (a query in process:
+   * see openRepoReading), its status started if `syncing`; `cwd` is then not looked at again.
+   */
+  opened?: Promise<OpenedRepo>
+}
+
+/** Resolves the repository (UsageError outside one), reads vlt.toml and prepares `.vlt/`. */
+export async function openIndexContext(cwd: string, { syncing = false, opened }: OpenIndexOptions = {}): Promise<IndexContext> {
+  const { repo, workingTree } = await (opened ?? openRepoReading(cwd, syncing))
   const config = await loadConfig(repo.root ?? repo.gitDir)
   await ensureVltDir(repo.vltDir)
   const paths = vltPaths(repo.vltDir)
