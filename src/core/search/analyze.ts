@@ -7,7 +7,7 @@
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
 import { grow } from './segment.js'
-import { hashOf, TermTable } from './terms.js'
+import { hashOf, sameChars, TermTable } from './terms.js'
 
 /**
  * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
@@ -172,8 +172,18 @@ let blobPositions = new Int32Array(1 << 16)
 let docPositions = new Int32Array(1 << 12)
 const touched: number[] = []
 
+/**
+ * The memo's most recent tokens, by hash: a table small enough to stay in the CPU's cache, where a
+ * blob's own identifiers (most of its tokens) are found without probing the memo's megabytes.
+ * Entries are memo indexes, -1 when empty; a hash may collide, so the token is compared too.
+ */
+const RECENT_SLOTS = 1 << 12
+const recentHash = new Int32Array(RECENT_SLOTS)
+const recentIndex = new Int32Array(RECENT_SLOTS).fill(-1)
+
 function resetMemo(): void {
   tokenTable = new TermTable()
+  recentIndex.fill(-1)
   poolUsed = 0
   termTable = new TermTable()
   partTable = new TermTable()
@@ -192,8 +202,16 @@ const tokenScratch: number[] = []
 
 /** The memo index of the token `text[start, end)`, splitting and stemming it on first sight. */
 function lookup(text: string, start: number, end: number, hash: number): number {
+  const slot = hash & (RECENT_SLOTS - 1)
+  const recent = recentIndex[slot]
+  if (recent >= 0 && recentHash[slot] === hash) {
+    const token = tokenTable.terms[recent]
+    if (token.length === end - start && sameChars(text, start, end, token, 0)) return recent
+  }
   const memoized = tokenTable.size
   const index = tokenTable.idAt(text, start, end, hash)
+  recentHash[slot] = hash
+  recentIndex[slot] = index
   if (index < memoized) return index
   const terms = tokenScratch
   terms.length = 0
