@@ -7,7 +7,7 @@
 import type { Chunk } from '../parse/types.js'
 import { stem } from './stem.js'
 import { grow } from './segment.js'
-import { hashOf, TermTable } from './terms.js'
+import { hashOf, sameChars, TermTable } from './terms.js'
 
 /**
  * The chunks of one blob as the index sees them. Terms are listed once per blob (chunks of a
@@ -162,10 +162,28 @@ let termTable = new TermTable()
 let partTable = new TermTable()
 let partTerms = new Int32Array(1 << 12)
 let counts = new Uint32Array(1 << 16)
+/**
+ * Position + 1 of each term id in the blob being analysed (0: not in it yet): a typed array
+ * indexed like `counts` rather than a Map, which was most of analyzeChunks' own time. Cleared
+ * for the blob's terms once it is done.
+ */
+let blobPositions = new Int32Array(1 << 16)
+/** One chunk's term positions, sorted natively (a comparator sort of a number[] cost as much again). */
+let docPositions = new Int32Array(1 << 12)
 const touched: number[] = []
+
+/**
+ * The memo's most recent tokens, by hash: a table small enough to stay in the CPU's cache, where a
+ * blob's own identifiers (most of its tokens) are found without probing the memo's megabytes.
+ * Entries are memo indexes, -1 when empty; a hash may collide, so the token is compared too.
+ */
+const RECENT_SLOTS = 1 << 12
+const recentHash = new Int32Array(RECENT_SLOTS)
+const recentIndex = new Int32Array(RECENT_SLOTS).fill(-1)
 
 function resetMemo(): void {
   tokenTable = new TermTable()
+  recentIndex.fill(-1)
   poolUsed = 0
   termTable = new TermTable()
   partTable = new TermTable()
@@ -173,7 +191,10 @@ function resetMemo(): void {
 
 function termIdAt(text: string, start: number, end: number): number {
   const id = termTable.idAt(text, start, end, hashOf(text, start, end))
-  if (id >= counts.length) counts = grow(counts, counts.length * 2)
+  if (id >= counts.length) {
+    counts = grow(counts, counts.length * 2)
+    blobPositions = grow(blobPositions, counts.length)
+  }
   return id
 }
 
@@ -181,8 +202,16 @@ const tokenScratch: number[] = []
 
 /** The memo index of the token `text[start, end)`, splitting and stemming it on first sight. */
 function lookup(text: string, start: number, end: number, hash: number): number {
+  const slot = hash & (RECENT_SLOTS - 1)
+  const recent = recentIndex[slot]
+  if (recent >= 0 && recentHash[slot] === hash) {
+    const token = tokenTable.terms[recent]
+    if (token.length === end - start && sameChars(text, start, end, token, 0)) return recent
+  }
   const memoized = tokenTable.size
   const index = tokenTable.idAt(text, start, end, hash)
+  recentHash[slot] = hash
+  recentIndex[slot] = index
   if (index < memoized) return index
   const terms = tokenScratch
   terms.length = 0
@@ -249,13 +278,10 @@ function takeCounts(): TermCounts {
   return { terms, tfs, length }
 }
 
-const ascending = (a: number, b: number): number => a - b
-
 export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
   const blobTerms: string[] = []
   /** Term id of each of blobTerms. */
   const blobIds: number[] = []
-  const positions = new Map<number, number>()
   const docs = chunks.map((chunk): AnalyzedDoc => {
     // name and qualifiedName overlap (equal for top-level symbols): each distinct term counts once.
     addText(chunk.name, FIELD_WEIGHTS.name, true)
@@ -263,28 +289,36 @@ export function analyzeChunks(chunks: Chunk[]): AnalyzedChunks {
     addText(chunk.signature, FIELD_WEIGHTS.signature)
     addText(chunk.docstring, FIELD_WEIGHTS.docstring)
     addText(chunk.body, FIELD_WEIGHTS.body)
-    const terms: number[] = new Array(touched.length)
+    const n = touched.length
+    if (n > docPositions.length) docPositions = new Int32Array(Math.max(n, docPositions.length * 2))
+    const sorted = docPositions.subarray(0, n)
     let length = 0
-    for (let k = 0; k < touched.length; k++) {
+    for (let k = 0; k < n; k++) {
       const id = touched[k]
-      let position = positions.get(id)
-      if (position === undefined) {
-        position = blobTerms.length
-        positions.set(id, position)
+      let position = blobPositions[id]
+      if (position === 0) {
+        position = blobTerms.length + 1
+        blobPositions[id] = position
         blobTerms.push(termTable.terms[id])
         blobIds.push(id)
       }
-      terms[k] = position
+      sorted[k] = position - 1
       length += counts[id]
     }
     // Ascending positions: a record stores them as gaps (see index/blob-task.ts), small numbers that msgpack writes in a byte.
-    terms.sort(ascending)
-    const tfs: number[] = new Array(terms.length)
-    for (let k = 0; k < terms.length; k++) tfs[k] = counts[blobIds[terms[k]]]
-    for (let k = 0; k < touched.length; k++) counts[touched[k]] = 0
+    sorted.sort()
+    const terms: number[] = new Array(n)
+    const tfs: number[] = new Array(n)
+    for (let k = 0; k < n; k++) {
+      const position = sorted[k]
+      terms[k] = position
+      tfs[k] = counts[blobIds[position]]
+    }
+    for (let k = 0; k < n; k++) counts[touched[k]] = 0
     touched.length = 0
     return { terms, tfs, length }
   })
+  for (let k = 0; k < blobIds.length; k++) blobPositions[blobIds[k]] = 0
   // Term ids must survive the whole blob, so the memo is only ever dropped between blobs.
   if (tokenTable.size > MEMO_LIMIT) resetMemo()
   return { terms: blobTerms.join(' '), docs }
