@@ -36,6 +36,17 @@ describe('StringTable', () => {
     assert.deepEqual([0, 1, 2, 3, 4].map((id) => table.get(id)), ['', 'a', 'ü', 'a/b.c', 'b'])
   })
 
+  it("gives a string's first character code as the string itself would, without decoding it", () => {
+    const texts = ['', '_private', 'kmalloc', 'Éclair', '\u{1F600}smile', '9lives']
+    const interned = new StringTable()
+    const ids = texts.map((text) => interned.id(text))
+    const listed = new StringTable(texts)
+    texts.forEach((text, k) => {
+      assert.deepEqual(interned.firstCharCode(ids[k]!), text.charCodeAt(0), text)
+      assert.deepEqual(listed.firstCharCode(k), text.charCodeAt(0), text)
+    })
+  })
+
   it('joins the strings of a list of ids as the strings themselves would join', () => {
     const table = new StringTable(['', 'kmalloc', 'après', '名前', 'x'.repeat(2_000_000)])
     for (const ids of [[], [0], [1, 2, 3], [3, 0, 1, 4, 1], [4]]) assert.equal(table.join(ids), ids.map((id) => table.get(id)).join('\u0000'))

@@ -173,7 +173,7 @@ export function resolveFileEdges(table: SymbolTable, file: FileSymbols, index: D
     let targets = 0
     for (let k = 0; k < n; k += 2) targets += ranges[k + 1] - ranges[k]
     if (targets === 0) continue
-    const w = (Math.sqrt(refCount[i]) * (table.strings.get(name).charCodeAt(0) === 95 ? PRIVATE_WEIGHT : 1)) / targets
+    const w = (Math.sqrt(refCount[i]) * (table.strings.firstCharCode(name) === 95 ? PRIVATE_WEIGHT : 1)) / targets
     const fromDef = refFrom[i]
     const fromName = fromDef < 0 ? -1 : defQName[file.def0 + fromDef]
     for (let k = 0; k < n; k += 2) {

@@ -97,6 +97,19 @@ export class StringTable implements StringList {
     return page.toString('utf8', offset, offset + length)
   }
 
+  /**
+   * `get(id).charCodeAt(0)` (NaN for the empty string) without decoding the string: resolving a
+   * build's references asks it of every reference row (millions on Linux).
+   */
+  firstCharCode(id: number): number {
+    if (this.listed) return this.get(id).charCodeAt(0)
+    const { page, offset, length } = this.span(id)
+    if (length === 0) return NaN
+    const byte = page[offset]!
+    // An ASCII byte is its character; otherwise the first character is at most 4 bytes long.
+    return byte < 0x80 ? byte : page.toString('utf8', offset, offset + Math.min(length, 4)).charCodeAt(0)
+  }
+
   /** Decoded once from the bytes joined, rather than a string for each id first. */
   join(ids: ArrayLike<number>): string {
     if (this.listed) return Array.from(ids, (id) => this.get(id)).join(STRING_SEPARATOR)
