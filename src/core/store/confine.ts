@@ -158,13 +158,19 @@ export function openConfinedSync(path: string): number | undefined {
  */
 export function readAtSync(fd: number, position: number, length: number): Buffer {
   const bytes = Buffer.allocUnsafe(length)
+  const filled = readIntoSync(fd, bytes, position)
+  return filled === length ? bytes : bytes.subarray(0, filled)
+}
+
+/** Fills `bytes` from the open file at `position` (as readAtSync reads); returns how many were read. */
+export function readIntoSync(fd: number, bytes: Uint8Array, position: number): number {
   let filled = 0
-  while (filled < length) {
-    const read = readSync(fd, bytes, filled, length - filled, position + filled)
+  while (filled < bytes.length) {
+    const read = readSync(fd, bytes, filled, bytes.length - filled, position + filled)
     if (read === 0) break
     filled += read
   }
-  return filled === length ? bytes : bytes.subarray(0, filled)
+  return filled
 }
 
 /** A descriptor appending to the regular file at `path` (created, with its folders, if missing): logs. */
