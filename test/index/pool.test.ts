@@ -1,4 +1,8 @@
 import { strict as assert } from 'node:assert'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { TaskBoundError, WorkerPool } from '../../src/core/index/pool.js'
 import { ANSWER_BATCH } from '../../src/core/index/task-server.js'
 import type { EchoTask } from '../helpers/echo-worker.js'
@@ -74,6 +78,22 @@ describe('WorkerPool with batched answers', function () {
       assert.deepEqual(await outcomes(pool, [{ task: { value: 1, bound: true } }, { task: { value: 2, retire: true } }, { task: { value: 3 } }, { task: { value: 4 } }]), ['bound:time', 4, 6, 8])
     } finally {
       await pool.close()
+    }
+  })
+
+  it('closes by letting the running task finish, never stopping a worker mid-task, and drops the tasks queued behind it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vlt-pool-close-'))
+    const log = join(dir, 'tasks.log')
+    const pool = new WorkerPool<EchoTask, Uint8Array>(ENTRY, 1)
+    try {
+      const settled = Promise.allSettled([1, 2, 3].map((value) => pool.run({ value, log, spin: value === 1 ? 500 : 0 })))
+      while (!existsSync(log)) await sleep(10)
+      await pool.close()
+      assert.equal(readFileSync(log, 'utf8'), 'start 1\nend 1\n')
+      assert.deepEqual((await settled).map((s) => s.status), ['rejected', 'rejected', 'rejected'])
+    } finally {
+      await pool.close()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

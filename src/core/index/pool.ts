@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { Worker, type ResourceLimits, type WorkerOptions } from 'node:worker_threads'
-import { ANSWER_BATCH, TASK_SLOT_INTS, type Answer, type TaskBound, type TaskSlotData } from './task-server.js'
+import { ANSWER_BATCH, CLOSE_MESSAGE, CLOSE_REQUESTED, TASK_SLOT_INTS, type Answer, type TaskBound, type TaskSlotData } from './task-server.js'
 
 export type { TaskBound }
 
@@ -15,6 +15,8 @@ const WATCH_INTERVAL_MS = 100
  * cheaply; stopping the worker is for code that cannot notice, and costs a new worker.
  */
 const STOP_GRACE_MS = 1_000
+/** How long a closing pool waits for a worker to finish its running task and end (see `stop`). */
+const CLOSE_GRACE_MS = 2_000
 
 /** A task given up because it went past a bound (see TaskBound); the pool carries on without it. */
 export class TaskBoundError extends Error {
@@ -103,9 +105,29 @@ export class WorkerPool<T, R> {
     // other handles are closed already would exit mid-await (code 13, no message) without this timer.
     const alive = setInterval(() => {}, 60_000)
     try {
-      await Promise.all(this.slots.map((slot) => slot.worker.terminate()))
+      await Promise.all(this.slots.map((slot) => this.stop(slot)))
     } finally {
       clearInterval(alive)
+    }
+  }
+
+  /**
+   * Asks a worker to end once its running task is done (dropping those queued behind it), and
+   * stops it only if that takes longer than CLOSE_GRACE_MS. Stopped mid-task, a worker could be
+   * inside a Brotli encoder's constructor, and Node aborts the whole process when it then cleans
+   * up the half-made encoder ("close before init", seen when a full disk failed a sync).
+   */
+  private async stop(slot: Slot<T, R>): Promise<void> {
+    if (slot.ended) return
+    const exited = new Promise<void>((resolve) => slot.worker.once('exit', () => resolve()))
+    Atomics.store(slot.current, CLOSE_REQUESTED, 1)
+    slot.worker.postMessage(CLOSE_MESSAGE)
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS) })
+    try {
+      if ((await Promise.race([exited, late])) === 'late') await slot.worker.terminate()
+    } finally {
+      clearTimeout(timer)
     }
   }
 

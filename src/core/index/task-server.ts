@@ -24,13 +24,17 @@ export interface Handled<R> {
 /** What the pool gives each worker (as its workerData). */
 export interface TaskSlotData {
   /**
-   * Two Int32s the worker writes and the pool reads: the id of the task the worker is running (0
-   * between tasks), to tell which task a dead or stuck worker was on; and a count of restartClock
-   * calls, each of which starts the running task's time bound afresh.
+   * Three Int32s. Two the worker writes and the pool reads: the id of the task the worker is
+   * running (0 between tasks), to tell which task a dead or stuck worker was on; and a count of
+   * restartClock calls, each of which starts the running task's time bound afresh. The third the
+   * pool sets to ask the worker to end after its running task (WorkerPool.close): a message would
+   * wait behind the tasks already queued, which run without the event loop turning.
    */
   currentTask: SharedArrayBuffer
 }
-export const TASK_SLOT_INTS = 2
+export const TASK_SLOT_INTS = 3
+/** Index in the slot of the pool's request to end (see TaskSlotData). */
+export const CLOSE_REQUESTED = 2
 
 /** Thrown by a handler for a task that went past a bound: the pool rejects it with a TaskBoundError, not a plain failure. */
 export class BoundExceeded extends Error {
@@ -47,6 +51,9 @@ export class BoundExceeded extends Error {
  * delays them, so the pool keeps several batches queued per worker (`TASKS_PER_WORKER`).
  */
 export const ANSWER_BATCH = 8
+
+/** Wakes an idle worker to see CLOSE_REQUESTED set. */
+export const CLOSE_MESSAGE = 'close'
 
 let retiring = false
 let slot: Int32Array | undefined
@@ -86,6 +93,8 @@ export function serveTasks<T, R>(handle: (task: T) => Promise<Handled<R>> | Hand
       transfer = []
     }
     for (let next = queue.shift(); next; next = queue.shift()) {
+      // Ended between tasks, the queued ones dropped: never in the middle of one (see WorkerPool.close).
+      if (Atomics.load(current, CLOSE_REQUESTED) !== 0) process.exit(0)
       Atomics.store(current, 0, next.id)
       try {
         const handled = await handle(next.task)
@@ -107,7 +116,12 @@ export function serveTasks<T, R>(handle: (task: T) => Promise<Handled<R>> | Hand
     draining = false
   }
 
-  port.on('message', (message: { id: number; task: T }) => {
+  port.on('message', (message: { id: number; task: T } | typeof CLOSE_MESSAGE) => {
+    if (message === CLOSE_MESSAGE) {
+      // Idle, or the drain ends the worker after its running task.
+      if (!draining) process.exit(0)
+      return
+    }
     queue.push(message)
     // Messages that arrived together are all queued before the drain starts (one batch).
     if (!draining) {
