@@ -16,7 +16,7 @@ import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
 import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
 import { pagerank, prepareVisited, type PreparedEdges } from './pagerank.js'
-import { DefIndex } from './def-index.js'
+import type { DefIndex } from './def-index.js'
 import { NodeNumbering } from './node-numbering.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
@@ -114,11 +114,13 @@ export class CodeGraph {
     // Removed paths are dirty too, so the dirty set's size says nothing of how many files are left to check.
     let dirtyFiles = 0
     for (const path of dirty) if (table.file(path)) dirtyFiles++
-    // Definitions by name, built here rather than kept by the table (SymbolTable.nameIndex): resolving is
-    // their one use in a build, and a whole tree's (Linux: 4.3 M definitions) would stay alive through
-    // PageRank and the writing of the symbol table.
-    const index = DefIndex.build(files, table.strings.size, (cols) => cols.defName)
+    // Definitions by name, built for this update rather than kept by the table (SymbolTable.nameIndex):
+    // resolving is their one use in a build, and a whole tree's (Linux: 4.3 M definitions) would stay
+    // alive through PageRank and the writing of the symbol table. Built only if something is resolved.
+    let built: DefIndex | undefined
+    const byName = (): DefIndex => (built ??= table.buildNameIndex())
     if (changes.dirtyNames.size > 0 && dirtyFiles < files.length) {
+      const index = byName()
       const size = table.strings.size
       const global = new Uint8Array(size)
       const local = new Uint8Array(size)
@@ -150,7 +152,7 @@ export class CodeGraph {
     }
     for (const path of dirty) {
       const file = table.file(path)
-      if (file) this.edges.set(path, resolveFileEdges(table, file, index, this.chunks))
+      if (file) this.edges.set(path, resolveFileEdges(table, file, byName(), this.chunks))
     }
     this.numbering = undefined
     this.prepared = this.prepareEdges()

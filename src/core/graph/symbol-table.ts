@@ -246,8 +246,13 @@ export class SymbolTable {
 
   /** Definitions by name, over `sortedFiles()`. */
   nameIndex(): DefIndex {
-    this.names ??= DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defName)
+    this.names ??= this.buildNameIndex()
     return this.names
+  }
+
+  /** The definitions by name, built afresh and not kept (nameIndex keeps its own): for a caller that drops it once used. */
+  buildNameIndex(): DefIndex {
+    return DefIndex.build(this.sortedFiles(), this.strings.size, (cols) => cols.defName)
   }
 
   byName(name: string): SymbolInfo[] {
