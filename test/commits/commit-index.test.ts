@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { loadCommitHistory, readCommitIndex, syncCommits, type CommitsContext } from '../../src/core/commits/index.js'
@@ -238,6 +238,20 @@ describe('commit index: sync', function () {
     await sync(repo)
     const [latest] = (await history(repo)).commits
     assert.deepEqual(latest!.files.map((f) => [f.status, f.path, f.symbols]), [['M', 'app/cookies.py', ['domain_matches']], ['D', 'app/retry.py', []]])
+  })
+
+  it('pairs hunks with their files after a file that changed type (git shows it as two patches)', async () => {
+    symlinkSync('retry.py', join(repo.dir, 'app/alias.py'))
+    repo.commit('Alias the retry module')
+    rmSync(join(repo.dir, 'app/alias.py'))
+    repo.write({
+      'app/alias.py': 'def alias():\n    return 1\n',
+      'app/cookies.py': 'def domain_matches(cookie, host):\n    return host == cookie.domain or host.endswith(cookie.domain)\n',
+    })
+    repo.commit('Make the alias a module; match exact domains')
+    await sync(repo)
+    const [latest] = (await history(repo)).commits
+    assert.deepEqual(latest!.files.map((f) => [f.status, f.path, f.symbols]), [['T', 'app/alias.py', []], ['M', 'app/cookies.py', ['domain_matches']]])
   })
 
   it('keeps git\'s order when roots come between other commits (unrelated histories merged)', async () => {

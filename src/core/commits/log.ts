@@ -163,8 +163,15 @@ const enum State {
 
 interface Pending {
   commit: ParsedCommit
-  /** The file the patch is at: raw changes and patch sections come in the same order. */
+  /** The patch section the parser is in. */
   section: number
+  /**
+   * The file (index in commit.files) of each patch section: raw changes and sections come in the
+   * same order, one section each, but two for a file that changes type (a symlink that becomes a
+   * file: git shows its deletion, then its creation).
+   */
+  sectionFiles: number[]
+  /** By file index. */
   symbols: Array<Set<string> | undefined>
 }
 
@@ -177,8 +184,8 @@ class LogParser {
   private parts: Buffer[] = []
   private pending: Pending | undefined
   private inPatch = false
-  /** Raw change waiting for its paths: status and how many paths it has. */
-  private raw: { status: CommitFile['status']; paths: string[]; want: number } | undefined
+  /** Raw change waiting for its paths: status, how many paths it has, and how many patch sections. */
+  private raw: { status: CommitFile['status']; paths: string[]; want: number; sections: number } | undefined
   /** Content lines left in the current hunk. */
   private contentLeft = 0
 
@@ -267,16 +274,19 @@ class LogParser {
     }
     const [hash, time, author] = fields as [string, string, string]
     const { subject, body } = splitMessage(text.slice(from))
-    this.pending = { commit: { hash, time: Number(time) || 0, author, subject, body, files: [] }, section: -1, symbols: [] }
+    this.pending = { commit: { hash, time: Number(time) || 0, author, subject, body, files: [] }, section: -1, sectionFiles: [], symbols: [] }
     this.inPatch = false
     this.contentLeft = 0
   }
 
-  /** ":100644 100644 <blob> <blob> R087": the status letter follows the last space. */
+  /** ":100644 100644 <blob> <blob> R087": the modes come first, the status letter follows the last space. */
   private rawMeta(meta: string): void {
     const letter = meta.slice(meta.lastIndexOf(' ') + 1, meta.lastIndexOf(' ') + 2)
     const status = (STATUSES.has(letter) ? letter : 'M') as CommitFile['status']
-    this.raw = { status, paths: [], want: status === 'R' || status === 'C' ? 2 : 1 }
+    const [before = 0, after = 0] = meta.split(' ', 2).map((mode) => Number.parseInt(mode, 8) & S_IFMT)
+    // git splits a pair whose file type changed (both sides present) into a deletion and a creation.
+    const sections = before !== 0 && after !== 0 && before !== after ? 2 : 1
+    this.raw = { status, paths: [], want: status === 'R' || status === 'C' ? 2 : 1, sections }
     this.state = State.RawPath
   }
 
@@ -290,7 +300,10 @@ class LogParser {
     }
     this.raw = undefined
     const file: CommitFile = raw.want === 2 ? { status: raw.status, path: raw.paths[1]!, from: raw.paths[0]! } : { status: raw.status, path: raw.paths[0]! }
-    this.pending?.commit.files.push(file)
+    const pending = this.pending
+    if (!pending) return
+    const index = pending.commit.files.push(file) - 1
+    for (let i = 0; i < raw.sections; i++) pending.sectionFiles.push(index)
   }
 
   private patchLine(line: string): void {
@@ -306,11 +319,13 @@ class LogParser {
     const counts = /^-\d+(?:,(\d+))? \+\d+(?:,(\d+))?$/.exec(line.slice(3, close))
     if (!counts) return
     this.contentLeft = Number(counts[1] ?? 1) + Number(counts[2] ?? 1)
-    const file = pending.commit.files[pending.section]
+    const at = pending.sectionFiles[pending.section]
+    if (at === undefined) return
+    const file = pending.commit.files[at]
     if (!file || !languageForPath(file.path)) return
     const name = symbolOf(line.slice(close + 3).trim())
     if (!name) return
-    const seen = (pending.symbols[pending.section] ??= new Set())
+    const seen = (pending.symbols[at] ??= new Set())
     if (seen.size < MAX_SYMBOLS_PER_FILE) seen.add(name)
   }
 
@@ -327,6 +342,8 @@ class LogParser {
 }
 
 const STATUSES = new Set(['A', 'M', 'D', 'R', 'C', 'T'])
+/** The file-type bits of a git mode (regular file, symlink, submodule). */
+const S_IFMT = 0o170000
 
 /** Subject as git's %s (the first paragraph on one line), body the rest. */
 function splitMessage(message: string): { subject: string; body: string } {
