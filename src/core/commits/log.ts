@@ -97,13 +97,12 @@ export async function readCommits(repo: Repo, selection: CommitSelection, opts: 
     }
     next++
   }
-  const others = listed.filter((hash) => !roots.has(hash))
-  if (others.length > 0) {
-    await runLog(repo, { ...opts, onCommit: (commit) => {
-      handOverUpTo(commit.hash)
-      opts.onCommit(commit)
-    } }, { patch: true, listed: others })
+  const afterItsRoots = (commit: ParsedCommit): void => {
+    handOverUpTo(commit.hash)
+    opts.onCommit(commit)
   }
+  const others = listed.filter((hash) => !roots.has(hash))
+  if (others.length > 0) await runLog(repo, { ...opts, onCommit: afterItsRoots }, { patch: true, listed: others })
   handOverUpTo(undefined)
 }
 
