@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { loadCommitHistory, readCommitIndex, syncCommits, type CommitsContext } from '../../src/core/commits/index.js'
@@ -22,6 +22,11 @@ async function sync(repo: GitFixture, maxCommits = 0, warnings: string[] = []) {
 
 async function history(repo: GitFixture, warnings: string[] = []) {
   return loadCommitHistory(await context(repo), (message) => warnings.push(message))
+}
+
+/** Deletes a loose object: what reads it fails from then on. */
+function removeObject(repo: GitFixture, id: string): void {
+  rmSync(join(repo.dir, '.git', 'objects', id.slice(0, 2), id.slice(2)))
 }
 
 const subjects = async (repo: GitFixture): Promise<string[]> => (await history(repo)).commits.map((commit) => commit.subject)
@@ -214,6 +219,72 @@ describe('commit index: sync', function () {
     const merged = await sync(repo)
     assert.deepEqual([merged.mode, merged.added], ['incremental', 2])
     assert.deepEqual((await subjects(repo)).sort(), ['Add exponential backoff for retries', 'Main work', 'Match cookie domains by suffix', 'Topic work'])
+  })
+
+  it('reads a root commit without its patch: its blobs are never loaded', async () => {
+    // app/retry.py is unchanged since the root added it: only the root's patch would read its blob.
+    removeObject(repo, repo.git('rev-parse', 'HEAD:app/retry.py'))
+    await sync(repo)
+    assert.deepEqual((await history(repo)).commits.map((c) => c.files.map((f) => `${f.status} ${f.path}`)), [['A app/cookies.py'], ['A app/retry.py']])
+  })
+
+  it('reads a deleted file without its patch, and pairs the files after it with their hunks', async () => {
+    const gone = repo.git('rev-parse', 'HEAD:app/retry.py')
+    repo.git('rm', '-q', 'app/retry.py')
+    repo.write({ 'app/cookies.py': 'def domain_matches(cookie, host):\n    return host == cookie.domain or host.endswith(cookie.domain)\n' })
+    repo.commit('Retry elsewhere; match exact domains')
+    // Only the root's patch (which added it) and the deletion's would read its blob.
+    removeObject(repo, gone)
+    await sync(repo)
+    const [latest] = (await history(repo)).commits
+    assert.deepEqual(latest!.files.map((f) => [f.status, f.path, f.symbols]), [['M', 'app/cookies.py', ['domain_matches']], ['D', 'app/retry.py', []]])
+  })
+
+  it('pairs hunks with their files after a file that changed type (git shows it as two patches)', async () => {
+    symlinkSync('retry.py', join(repo.dir, 'app/alias.py'))
+    repo.commit('Alias the retry module')
+    rmSync(join(repo.dir, 'app/alias.py'))
+    repo.write({
+      'app/alias.py': 'def alias():\n    return 1\n',
+      'app/cookies.py': 'def domain_matches(cookie, host):\n    return host == cookie.domain or host.endswith(cookie.domain)\n',
+    })
+    repo.commit('Make the alias a module; match exact domains')
+    await sync(repo)
+    const [latest] = (await history(repo)).commits
+    assert.deepEqual(latest!.files.map((f) => [f.status, f.path, f.symbols]), [['T', 'app/alias.py', []], ['M', 'app/cookies.py', ['domain_matches']]])
+  })
+
+  it('keeps git\'s order when roots come between other commits (unrelated histories merged)', async () => {
+    repo.git('checkout', '-q', '--orphan', 'vendored')
+    repo.git('rm', '-q', '-r', '-f', '.')
+    repo.write({ 'vendor/lib.c': 'int lib(void)\n{\n  return 1;\n}\n' })
+    repo.commit('Vendor lib')
+    repo.write({ 'vendor/lib.c': 'int lib(void)\n{\n  return 2;\n}\n' })
+    repo.commit('Update lib')
+    repo.write({ 'vendor/lib.c': 'int lib(void)\n{\n  return 3;\n}\n' })
+    repo.commit('Update lib again')
+    repo.git('checkout', '-q', 'main')
+    repo.git('merge', '-q', '--allow-unrelated-histories', '-m', 'Merge the vendored lib', 'vendored')
+    repo.write({ 'app/retry.py': 'def backoff(attempt):\n    return 4 ** attempt\n' })
+    repo.commit('Back off faster')
+    const order = repo.git('rev-list', '--no-merges', 'HEAD').split('\n')
+    const roots = repo.git('rev-list', '--max-parents=0', 'HEAD').split('\n')
+    assert.ok(roots.some((root) => !roots.includes(order[order.indexOf(root) + 1] ?? root)), 'a root before other commits in git\'s order')
+    await sync(repo)
+    const loaded = await history(repo)
+    assert.deepEqual(loaded.commits.map((c) => c.hash), order)
+    assert.deepEqual(loaded.commits.map((c) => [c.subject, c.files.map((f) => [f.status, f.path, f.symbols])]), order.map((hash) => {
+      const subject = repo.git('log', '-1', '--format=%s', hash)
+      const expected: Record<string, Array<[string, string, string[]]>> = {
+        'Back off faster': [['M', 'app/retry.py', ['backoff']]],
+        'Update lib again': [['M', 'vendor/lib.c', ['lib']]],
+        'Update lib': [['M', 'vendor/lib.c', ['lib']]],
+        'Vendor lib': [['A', 'vendor/lib.c', []]],
+        'Match cookie domains by suffix': [['A', 'app/cookies.py', []]],
+        'Add exponential backoff for retries': [['A', 'app/retry.py', []]],
+      }
+      return [subject, expected[subject]]
+    }))
   })
 
   it('reads odd file names and messages that hold the separators it uses', async () => {

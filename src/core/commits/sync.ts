@@ -17,7 +17,7 @@ import { unlessCorrupt, CorruptFileError } from '../errors.js'
 import type { RemoteCache } from '../cache/index.js'
 import type { Progress } from '../cli/progress.js'
 import type { VltPaths } from '../store/index.js'
-import { readCommits } from './log.js'
+import { readCommits, type CommitSelection } from './log.js'
 import { pushRemotePacks, takeRemotePacks } from './remote.js'
 import { analyzeMessage } from './message-index.js'
 import { confinedSize, packIdOfPath, readCommitIndex, readPack, removeOtherPacks, writeCommitIndex, writePack, type CommitIndexRecord, type PackRef } from './store.js'
@@ -143,7 +143,7 @@ async function rebuild(
   done: Done,
 ): Promise<CommitSyncResult> {
   const { paths, repo, maxCommits } = ctx
-  const wanted = await revList(repo, head, maxCommits)
+  const { hashes: wanted, roots } = await revList(repo, head, maxCommits)
   const wantedSet = new Set(wanted)
   const kept: PackRef[] = []
   const have = new Set<string>()
@@ -174,7 +174,7 @@ async function rebuild(
     }
   }
   const missing = wanted.filter((hash) => !have.has(hash))
-  const added = missing.length > 0 ? await collect(ctx, opts, readsOf(missing), missing.length) : { packs: [], commits: 0 }
+  const added = missing.length > 0 ? await collect(ctx, opts, readsOf(missing, roots), missing.length) : { packs: [], commits: 0 }
   const packs = await mergeSmallPacks(paths, [...added.packs, ...kept], opts.packCommits ?? MAX_PACK_COMMITS)
   const record: CommitIndexRecord = { head, maxCommits, packs, updatedAt: new Date().toISOString() }
   await writeCommitIndex(paths, record)
@@ -188,12 +188,6 @@ interface Collected {
   commits: number
 }
 
-/** One `git log`: revisions to walk, or commit hashes (one a line) to read as given. */
-interface LogRead {
-  revisions: string[]
-  stdin?: string
-}
-
 /** Commits a reader of a long history takes at least (about a second of git's time). */
 const MIN_COMMITS_PER_READER = 2_000
 const MAX_READERS = 4
@@ -203,11 +197,11 @@ const MAX_READERS = 4
  * side by side. git's patch work (loading and diffing each changed blob) is almost all of a
  * first build's time and one process uses one core: on redis's 10,839 commits, 8 CPU-s of it.
  */
-function readsOf(hashes: readonly string[]): LogRead[] {
+function readsOf(hashes: readonly string[], roots: ReadonlySet<string>): CommitSelection[] {
   const readers = Math.max(1, Math.min(availableParallelism(), MAX_READERS, Math.floor(hashes.length / MIN_COMMITS_PER_READER)))
   const size = Math.ceil(hashes.length / readers)
-  const reads: LogRead[] = []
-  for (let from = 0; from < hashes.length; from += size) reads.push({ revisions: [], stdin: `${hashes.slice(from, from + size).join('\n')}\n` })
+  const reads: CommitSelection[] = []
+  for (let from = 0; from < hashes.length; from += size) reads.push({ listed: hashes.slice(from, from + size), roots })
   return reads
 }
 
@@ -215,7 +209,7 @@ function readsOf(hashes: readonly string[]): LogRead[] {
  * Reads commits from git, the reads side by side, and writes each read's commits as packs of
  * MAX_PACK_COMMITS at most while git streams; the packs come back in the reads' order.
  */
-async function collect(ctx: CommitsContext, opts: CommitSyncOptions, reads: readonly LogRead[], expected?: number): Promise<Collected> {
+async function collect(ctx: CommitsContext, opts: CommitSyncOptions, reads: readonly CommitSelection[], expected?: number): Promise<Collected> {
   const { progress } = opts
   const packCommits = opts.packCommits ?? MAX_PACK_COMMITS
   const written: Array<Array<Promise<PackRef>>> = reads.map(() => [])
@@ -226,9 +220,8 @@ async function collect(ctx: CommitsContext, opts: CommitSyncOptions, reads: read
   try {
     await Promise.all(reads.map(async (read, i) => {
       let batch: CommitRecord[] = []
-      await readCommits(ctx.repo, read.revisions, {
+      await readCommits(ctx.repo, read, {
         attributesFile: join(ctx.paths.commits, 'diff-attributes'),
-        stdin: read.stdin,
         onCommit(commit) {
           batch.push({ ...commit, terms: analyzeMessage(commit.subject, commit.body, commit.files.flatMap((file) => file.symbols ?? [])) })
           commits++
@@ -280,9 +273,21 @@ async function isAncestor(repo: Repo, ancestor: string, descendant: string): Pro
   }
 }
 
-/** HEAD's non-merge history, newest first, at most maxCommits (0 = all). */
-async function revList(repo: Repo, head: string, maxCommits: number): Promise<string[]> {
-  const args = ['rev-list', '--no-merges', ...(maxCommits > 0 ? [`--max-count=${maxCommits}`] : []), head, '--']
+/**
+ * HEAD's non-merge history, newest first, at most maxCommits (0 = all), and which of its commits
+ * have no parent (said by the same walk: a commit with one is listed with it).
+ */
+async function revList(repo: Repo, head: string, maxCommits: number): Promise<{ hashes: string[]; roots: Set<string> }> {
+  const args = ['rev-list', '--no-merges', '--parents', ...(maxCommits > 0 ? [`--max-count=${maxCommits}`] : []), head, '--']
   const out = (await runInRepo(repo, args)).toString('latin1')
-  return out.split('\n').filter((line) => line.length > 0)
+  const hashes: string[] = []
+  const roots = new Set<string>()
+  for (const line of out.split('\n')) {
+    if (line.length === 0) continue
+    const space = line.indexOf(' ')
+    const hash = space < 0 ? line : line.slice(0, space)
+    hashes.push(hash)
+    if (space < 0) roots.add(hash)
+  }
+  return { hashes, roots }
 }
