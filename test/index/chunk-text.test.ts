@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { decodeBlobRecord, decodeSummary, encodeBlob, encodeBlobRecord, summarize, type BlobRecord } from '../../src/core/index/blob-task.js'
+import { decodeBlobRecord, encodeBlobRecord, type BlobRecord } from '../../src/core/index/blob-task.js'
 import { openIndexContext } from '../../src/core/index/context.js'
 import { initIndex, syncIndex } from '../../src/core/index/index.js'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
@@ -95,16 +95,5 @@ describe('chunk text: served by git, not stored', function () {
     const record: BlobRecord = { artifact: { ...artifact, chunks: artifact.chunks.map(({ body: _text, ...chunk }) => chunk), references }, analyzed: analyzeChunks(artifact.chunks) }
     for (const doc of record.analyzed.docs) assert.deepEqual(doc.terms, [...doc.terms].sort((a, b) => a - b))
     assert.deepEqual(decodeBlobRecord(encodeBlobRecord(record), 'test'), record)
-  })
-
-  it("hands a worker's record over with a summary made of the same packed sections, reading back as the record's summary", () => {
-    const artifact = textArtifact('alpha beta\ngamma alpha delta\n'.repeat(40), 'text')
-    const references = toReferenceColumns([{ name: 'alpha', line: 3, column: 70_000, kind: 'call', enclosing: 'f', receiver: 'self' }])
-    const parsed: BlobRecord = { artifact: { ...artifact, chunks: artifact.chunks.map(({ body: _text, ...chunk }) => chunk), references }, analyzed: analyzeChunks(artifact.chunks), degraded: 'parseTimeout', redacted: true }
-    for (const record of [parsed, { skipped: 'binary' } satisfies BlobRecord]) {
-      const { summary, record: stored } = encodeBlob(record)
-      assert.deepEqual(stored, encodeBlobRecord(record))
-      assert.deepEqual(decodeSummary(summary, 'test'), summarize(record))
-    }
   })
 })

@@ -72,10 +72,10 @@ export type BlobSummary =
       degraded?: Degraded
     }
 
-/** A processed blob as a worker sends it back: its summary (see `encodeBlob`) and its stored record. */
+/** A processed blob as a worker sends it back: its summary (see `encodeSummary`) and its stored record. */
 export interface EncodedBlob {
-  summary: Uint8Array
-  record: Uint8Array
+  summary: Uint8Array<ArrayBuffer>
+  record: Uint8Array<ArrayBuffer>
 }
 
 export const BLOB_RECORD_KIND = 'blob-artifact'
@@ -120,50 +120,28 @@ interface StoredHead {
 /** The record's payload: a skipped file's reason, or its two sections, each brotli-compressed msgpack. */
 type StoredRecord = { skipped: ContentSkip } | { skipped?: undefined; head: Uint8Array; analyzed: Uint8Array }
 
-/** The record's payload before its sections are compressed: what a worker's summary is made of (see encodeBlob). */
-type PackedRecord = StoredRecord
-
 const sectionPackr = new Packr({ useRecords: true, moreTypes: true })
 /** As record.ts compresses whole records: quality 3 (see its BROTLI). */
 const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 3 } }
 
-function unpackSection<T>(bytes: unknown, label: string, what: string, compressed = true): T {
+function packSection(value: unknown): Buffer {
+  return brotliCompressSync(sectionPackr.pack(value), BROTLI)
+}
+
+function unpackSection<T>(bytes: unknown, label: string, what: string): T {
   if (!(bytes instanceof Uint8Array)) throw new CorruptFileError(label, `its ${what} section is missing`)
   try {
-    return sectionPackr.unpack(compressed ? brotliDecompressSync(bytes) : bytes) as T
+    return sectionPackr.unpack(brotliDecompressSync(bytes)) as T
   } catch (error) {
     throw new CorruptFileError(label, `its ${what} section does not decode: ${(error as Error).message}`)
   }
 }
 
-function packRecord(record: BlobRecord): PackedRecord {
-  if (record.skipped) return record
-  const { analyzed, ...head } = storedForm(record)
-  // Each pack's bytes stay valid past the next: msgpackr packs on after them in its buffer.
-  return { head: sectionPackr.pack(head), analyzed: sectionPackr.pack(analyzed) }
-}
-
-function storedRecord(packed: PackedRecord): Buffer {
-  if (packed.skipped) return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, packed)
-  const stored: StoredRecord = { head: brotliCompressSync(packed.head, BROTLI), analyzed: brotliCompressSync(packed.analyzed, BROTLI) }
-  return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, stored)
-}
-
 /** A blob record as `.vlt/objects` stores it (compressed: records are most of `.vlt/`, each written once, in a worker). */
 export function encodeBlobRecord(record: BlobRecord): Buffer {
-  return storedRecord(packRecord(record))
-}
-
-/**
- * A record as a worker hands it over: stored, and its summary for the main thread. The summary is
- * the record's two sections as packed before compression, so the record is packed once, not once
- * more for the summary (about a fifth of a Linux file's encoding); the main thread unpacks it instead
- * of decompressing the stored record, and a structured clone of the summary cost more than the
- * extraction's analysis.
- */
-export function encodeBlob(record: BlobRecord): EncodedBlob {
-  const packed = packRecord(record)
-  return { summary: encodeRecord(SUMMARY_KIND, BLOB_RECORD_VERSION, packed), record: storedRecord(packed) }
+  if (record.skipped) return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, record)
+  const { analyzed, ...head } = storedForm(record)
+  return encodeRecord(BLOB_RECORD_KIND, BLOB_RECORD_VERSION, { head: packSection(head), analyzed: packSection(analyzed) } satisfies StoredRecord)
 }
 
 /**
@@ -263,15 +241,18 @@ export function summarize(record: BlobRecord): BlobSummary {
   }
 }
 
-/** A summary as a worker hands it to the main thread (see encodeBlob); never stored. */
+/**
+ * A summary as a worker hands it to the main thread: msgpack, uncompressed (a structured clone of
+ * it cost more than the extraction's analysis), so the main thread unpacks it instead of
+ * decompressing the whole stored record to take the summary out of it.
+ */
 const SUMMARY_KIND = 'blob-summary'
+
+export function encodeSummary(summary: BlobSummary): Uint8Array {
+  return encodeRecord(SUMMARY_KIND, BLOB_RECORD_VERSION, summary)
+}
 
 /** `label` names the blob in an error. */
 export function decodeSummary(bytes: Uint8Array, label: string): BlobSummary {
-  const packed = decodeRecord<PackedRecord>(bytes, SUMMARY_KIND, BLOB_RECORD_VERSION, label)
-  if (packed.skipped) return { skipped: packed.skipped }
-  const { artifact, degraded } = unpackSection<StoredHead>(packed.head, label, 'artifact', false)
-  const analyzed = analysisOfStored(unpackSection<StoredAnalysis>(packed.analyzed, label, 'analysed docs', false), label)
-  const { language, chunks, parseErrors, lineCount, symbols, references, imports } = artifactOfStored(artifact)
-  return { ...(degraded ? { degraded } : {}), language, chunkCount: chunks.length, parseErrors, lineCount, analyzed, symbols, references, imports }
+  return decodeRecord<BlobSummary>(bytes, SUMMARY_KIND, BLOB_RECORD_VERSION, label)
 }

@@ -17,19 +17,14 @@ export interface ProcessedBlob {
  * bounds: the caller then stores `processAsText` instead.
  */
 export async function processBlob(task: BlobTask, extractor: Extractor): Promise<ProcessedBlob> {
-  return encoded(await extractRecord(task, extractor))
-}
-
-/** `processBlob` short of encoding: the blob's record. */
-export async function extractRecord(task: BlobTask, extractor: Extractor): Promise<BlobRecord> {
   // The thread's one-time setup for a language is no part of any file's time.
   await extractor.prepare(task.language)
   const started = performance.now()
   const content = classifyContent(Buffer.from(task.bytes), task.maxFileBytes)
-  if (!content.ok) return { skipped: content.reason }
+  if (!content.ok) return encoded({ skipped: content.reason })
   const limits: ParseLimits = { maxWasmBytes: task.maxWasmBytes }
   if (task.parseTimeoutMs !== undefined) limits.deadline = started + task.parseTimeoutMs
-  return recordOf(extractor.extract(content.text, task.language, limits), content.redacted, task.keepText)
+  return encoded(recordOf(extractor.extract(content.text, task.language, limits), content.redacted, task.keepText))
 }
 
 /** The blob as text windows, recording why it was not parsed; the bytes are classified (and credentials redacted) as for any file. */

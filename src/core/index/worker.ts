@@ -1,6 +1,6 @@
 import { createExtractor, ParseLimitExceeded, wasmMemoryBytes, type Extractor } from '../parse/index.js'
-import { encodeBlob, type BlobTask, type EncodedBlob } from './blob-task.js'
-import { extractRecord } from './process-blob.js'
+import { encodeSummary, type BlobTask, type EncodedBlob } from './blob-task.js'
+import { processBlob } from './process-blob.js'
 import { BoundExceeded, restartClock, retire, serveTasks } from './task-server.js'
 
 /**
@@ -15,14 +15,10 @@ serveTasks<BlobTask, EncodedBlob>(async (task) => {
     const ready = await extractor
     await ready.prepare(task.language)
     restartClock()
-    const { summary, record } = encodeBlob(await extractRecord(task, ready))
-    // Transferring bytes costs a copy into a buffer of their own (the encoder's may be shared): one
-    // for both, so one allocation and one transfer per blob.
-    const both = new Uint8Array(summary.length + record.length)
-    both.set(summary)
-    both.set(record, summary.length)
-    const result: EncodedBlob = { summary: both.subarray(0, summary.length), record: both.subarray(summary.length) }
-    return { result, transfer: [both.buffer] }
+    const { summary, encoded } = await processBlob(task, ready)
+    // Transferring bytes (a copy into a buffer of their own, as the encoder's may be shared) costs a memcpy.
+    const result: EncodedBlob = { summary: new Uint8Array(encodeSummary(summary)), record: new Uint8Array(encoded) }
+    return { result, transfer: [result.summary.buffer, result.record.buffer] }
   } catch (error) {
     if (error instanceof ParseLimitExceeded) throw new BoundExceeded(error.bound, error.message)
     // An aborted wasm runtime (a WebAssembly.RuntimeError: tree-sitter failing an allocation or an
