@@ -14,12 +14,16 @@ import { readFileSync } from 'node:fs'
 import { EXTRACTOR_VERSION } from '../../src/core/parse/version.js'
 
 /** Every source that decides what counts as a credential and how it is replaced. */
-const DETECTOR_SOURCES = ['secrets.ts', 'secret-rules.ts', 'go-regex.ts', 'gitleaks/gitleaks.toml', 'content.ts']
+const DETECTOR_SOURCES = ['secrets.ts', 'keyword-index.ts', 'secret-rules.ts', 'go-regex.ts', 'gitleaks/gitleaks.toml', 'content.ts']
 
 /** The detector's digest at each extractor version. */
 const RELEASED: Record<number, string> = {
   10: 'd0d48b9cc9a263cc331d704882c16ba5c0087e74005425fbdf0c3e53b35be257',
-  11: 'd0d48b9cc9a263cc331d704882c16ba5c0087e74005425fbdf0c3e53b35be257',
+  // The keyword prefilter made exact (keyword-index.ts, an automaton where hashed character
+  // n-grams let a collision run a rule on text without its keywords): a rule now runs on a subset
+  // of the texts it ran on, so nothing is found that version 11's records could have missed (same
+  // findings on every file of Linux 10k).
+  11: 'a9fdee60500555d42d75cf1b47e18281594fe2d9721ffffb2364d04d3e2e2b07',
 }
 
 describe('the credential detector and the extractor version', () => {

@@ -3,6 +3,7 @@
  * replaced by `[REDACTED:<rule>]`. This is the one detector for everything that leaves a file:
  * indexed content, notes, agent transcripts, thread entries and what is sent to an LLM.
  */
+import { KeywordIndex } from './keyword-index.js'
 import { loadRuleSet, type Allowlist, type RuleSet, type SecretRule } from './secret-rules.js'
 
 /** The gitleaks rule id (or one of ours, see secret-rules.ts) that found the secret. */
@@ -162,65 +163,6 @@ function merge(found: Secret[]): Secret[] {
     if (GENERIC.has(last.kind) && !GENERIC.has(secret.kind)) last.kind = secret.kind
   }
   return merged
-}
-
-/**
- * Which rule keywords occur in a text, the way gitleaks prefilters its rules, in one pass over
- * it: the pass notes every lowercased pair of characters seen (a table entry each), and every
- * three and four (a bit per hash). A keyword counts as present when its pair or triple was seen,
- * or (longer ones) its opening and closing four: a hash collision only runs a rule for nothing,
- * and a keyword that occurs is never missed. (A search per keyword, or one regex of them all, ran
- * at 3 to 30 MB/s on Linux sources: V8 has no multi-string search.)
- */
-class KeywordIndex {
-  private readonly keywords: Array<{ keyword: string; pair: number; grams: number[] }>
-  /** Scratch tables, reused: a thread scans one text at a time. */
-  private readonly pairs = new Uint8Array(65_536)
-  private readonly grams = new Uint32Array(GRAM_WORDS)
-
-  constructor(keywords: readonly string[]) {
-    this.keywords = [...new Set(keywords)].map((keyword) => {
-      if (keyword.length < 2) throw new Error(`secret rule keyword too short: ${JSON.stringify(keyword)}`)
-      const codes = Array.from(keyword, (c) => LOWERCASE[c.charCodeAt(0) & 0xff]!)
-      const pack = (from: number, to: number): number => codes.slice(from, to).reduce((word, code) => (word << 8) | code, 0)
-      const length = codes.length
-      if (length === 2) return { keyword, pair: pack(0, 2), grams: [] }
-      if (length === 3) return { keyword, pair: pack(0, 2), grams: [tripleHash(pack(0, 3))] }
-      return { keyword, pair: pack(0, 2), grams: [quadHash(pack(0, 4)), quadHash(pack(length - 4, length))] }
-    })
-  }
-
-  present(text: string): Set<string> {
-    const { pairs, grams } = this
-    pairs.fill(0)
-    grams.fill(0)
-    let word = 0
-    for (let i = 0; i < text.length; i++) {
-      word = (word << 8) | LOWERCASE[text.charCodeAt(i) & 0xff]!
-      pairs[word & 0xffff] = 1
-      const triple = tripleHash(word & 0xffffff)
-      grams[triple >>> 5]! |= 1 << (triple & 31)
-      const quad = quadHash(word)
-      grams[quad >>> 5]! |= 1 << (quad & 31)
-    }
-    const present = new Set<string>()
-    for (const keyword of this.keywords) {
-      if (pairs[keyword.pair] === 1 && keyword.grams.every((bit) => (grams[bit >>> 5]! & (1 << (bit & 31))) !== 0)) present.add(keyword.keyword)
-    }
-    return present
-  }
-}
-
-const GRAM_BITS = 20
-const GRAM_WORDS = (1 << GRAM_BITS) / 32
-const LOWERCASE = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 65 && byte <= 90 ? byte | 32 : byte))
-
-function quadHash(word: number): number {
-  return Math.imul(word, 0x9e3779b1) >>> (32 - GRAM_BITS)
-}
-
-function tripleHash(word: number): number {
-  return Math.imul(word, 0x85ebca6b) >>> (32 - GRAM_BITS)
 }
 
 /** Whether the text holds anything redactSecrets would replace. */
