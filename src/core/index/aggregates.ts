@@ -373,7 +373,7 @@ const NUMBERING_FILES = 1024
 async function saveSymbols(path: string, rows: SnapshotRows): Promise<void> {
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    await writeFileAtomic(path, encodeSymbolsFile(rows, { spool }))
+    await writeFileAtomic(path, await encodeSymbolsFile(rows, { spool }))
   } finally {
     spool.close()
   }
@@ -383,7 +383,7 @@ async function saveSymbols(path: string, rows: SnapshotRows): Promise<void> {
 async function saveGraph(path: string, graph: CodeGraph, remap: Int32Array): Promise<void> {
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    await writeFileAtomic(path, encodeGraphFile(graph.storedSource(remap), { spool }))
+    await writeFileAtomic(path, await encodeGraphFile(graph.storedSource(remap), { spool }))
   } finally {
     spool.close()
   }
