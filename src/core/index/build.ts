@@ -169,7 +169,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   const built: TreeBeingBuilt = { repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }
   const { afterAggregates } = opts
-  const besideSaving = afterAggregates && aggregates && aggregates.stats().symbols <= BESIDE_SAVING_SYMBOLS
+  const besideSaving = afterAggregates && aggregates && aggregates.symbols.symbolCount <= BESIDE_SAVING_SYMBOLS
   const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(built.dir, aggregates, { beside: besideSaving ? () => afterAggregates(built) : undefined })).edges : null
   if (aggregates && afterAggregates && !besideSaving) {
     // Saved: what the build held of them can be collected while the hook runs.
