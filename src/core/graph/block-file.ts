@@ -18,7 +18,7 @@
  */
 import { closeSync } from 'node:fs'
 import { promisify } from 'node:util'
-import { brotliCompress, brotliDecompressSync, constants, crc32 } from 'node:zlib'
+import { brotliCompress, brotliCompressSync, brotliDecompressSync, constants, crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
 import { Packr } from '../store/msgpack.js'
 import { frameParts, openFramedSync, readAtSync, type ScratchFile } from '../store/index.js'
@@ -42,9 +42,15 @@ const compress = promisify(brotliCompress)
  */
 const IN_FLIGHT = 4
 
+/**
+ * Packed bodies from this size on are compressed on the thread pool. Handing one over costs this
+ * thread ~0.25 ms (a stream and an encoder made and torn down), what compressing ~8 KB here costs:
+ * at 30 KB it halves this thread's share, at 4 KB (most of a table's buckets) it doubles it.
+ */
+const ASIDE_FROM = 32 * 1024
+
 /** One block's stored bytes: its CRC-32, then its packed value compressed. */
-async function storedBlock(body: Uint8Array): Promise<Buffer> {
-  const stored = await compress(body, BROTLI)
+function storedBlock(stored: Buffer): Buffer {
   const out = Buffer.allocUnsafe(4 + stored.length)
   out.writeUInt32LE(crc32(stored), 0)
   stored.copy(out, 4)
@@ -57,17 +63,17 @@ async function storedBlock(body: Uint8Array): Promise<Buffer> {
  * large record's blocks (Linux: hundreds of megabytes of symbol table) are then never all in memory
  * beside the table they were packed from. The spool stays the caller's to close.
  *
- * A block is packed on this thread and compressed on libuv's thread pool (zlib's asynchronous
- * call, the same encoder and parameters, so the same bytes), a few at a time, so this thread packs
- * the next blocks meanwhile: compressing was 1.4 s of the 3.5 s a Linux 10k build spent encoding its
- * symbol table on the main thread, with the other core idle. A block past LARGE_BLOCK is waited for
- * before the next is packed, as compressing it here was: a large table's names are tens of
- * megabytes, held no longer than they were.
+ * A block is packed on this thread and, unless small (see ASIDE_FROM), compressed on libuv's
+ * thread pool (zlib's asynchronous call, the same encoder and parameters, so the same bytes), a few
+ * at a time, so this thread packs the next blocks meanwhile: compressing was 1.4 s of the 3.5 s a
+ * Linux 10k build spent encoding its symbol table on the main thread, with the other core idle. A
+ * block past LARGE_BLOCK is waited for before the next is packed, as compressing it here was: a
+ * large table's names are tens of megabytes, held no longer than they were.
  */
 export class BlockSink {
   readonly lengths: number[] = []
   private readonly held: Buffer[] = []
-  /** Blocks being compressed, in order. */
+  /** Blocks being compressed (or compressed already, behind one that is), in order. */
   private readonly pending: Array<Promise<Buffer>> = []
 
   constructor(private readonly spool?: ScratchFile) {}
@@ -77,7 +83,7 @@ export class BlockSink {
     const body = packr.pack(value)
     const large = body.length > LARGE_BLOCK
     if (large) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
-    const block = storedBlock(body)
+    const block = body.length >= ASIDE_FROM ? compress(body, BROTLI).then(storedBlock) : Promise.resolve(storedBlock(brotliCompressSync(body, BROTLI)))
     // Waited for in order below; handled now, so a failure while earlier blocks are awaited is not reported as unhandled.
     block.catch(() => {})
     this.pending.push(block)
