@@ -38,21 +38,21 @@ describe('stored code graph (graph-file.ts)', () => {
   let graphPath: string
   const memory = graphOf()
 
-  const write = (graph: CodeGraph): Buffer => {
+  const write = async (graph: CodeGraph): Promise<Buffer> => {
     const { data, remap } = graph.symbols.snapshot()
-    writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(data)]))
-    const bytes = Buffer.concat([...encodeGraphFile(graph.storedSource(remap))])
+    writeFileSync(symbolsPath, Buffer.concat([...await encodeSymbolsFile(data)]))
+    const bytes = Buffer.concat([...await encodeGraphFile(graph.storedSource(remap))])
     writeFileSync(graphPath, bytes)
     return bytes
   }
   const open = (): CodeGraph => CodeGraph.open(GraphFile.open(graphPath), SymbolTable.open(SymbolsFile.open(symbolsPath)))
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vlt-graph-file-'))
     confineTo(dir)
     symbolsPath = join(dir, 'symbols.mpk')
     graphPath = join(dir, 'graph.mpk')
-    write(memory)
+    await write(memory)
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -100,15 +100,15 @@ describe('stored code graph (graph-file.ts)', () => {
     assert.throws(() => open().nodeRanks(), (error: unknown) => error instanceof CorruptFileError && /block 1 checksum mismatch/.test(error.reason))
   })
 
-  it('lays out the same graph in the same bytes, and a graph read back writes them again', () => {
+  it('lays out the same graph in the same bytes, and a graph read back writes them again', async () => {
     const bytes = readFileSync(graphPath)
-    assert.deepEqual(write(graphOf()), bytes)
+    assert.deepEqual(await write(graphOf()), bytes)
     const stored = open()
     stored.load()
-    assert.deepEqual(write(stored), bytes)
+    assert.deepEqual(await write(stored), bytes)
   })
 
-  it('refuses a graph of another version or one not matching the symbol table', () => {
+  it('refuses a graph of another version or one not matching the symbol table', async () => {
     const bytes = readFileSync(graphPath)
     const older = Buffer.from(bytes)
     older.writeUInt32LE(1, 10)
@@ -118,7 +118,7 @@ describe('stored code graph (graph-file.ts)', () => {
     const small = new SymbolTable()
     small.addFile('a.c', c([def('a', 1)], []))
     small.commit()
-    writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(small.snapshot().data)]))
+    writeFileSync(symbolsPath, Buffer.concat([...await encodeSymbolsFile(small.snapshot().data)]))
     assert.throws(() => open(), (error: unknown) => error instanceof CorruptFileError && /does not match the symbol table/.test(error.reason))
   })
 })

@@ -38,11 +38,11 @@ describe('stored symbol table (symbols-file.ts)', () => {
   let path: string
   const memory = bigTable()
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vlt-symbols-file-'))
     confineTo(dir)
     path = join(dir, 'symbols.mpk')
-    writeFileSync(path, Buffer.concat([...encodeSymbolsFile(memory.snapshot().data)]))
+    writeFileSync(path, Buffer.concat([...await encodeSymbolsFile(memory.snapshot().data)]))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -66,7 +66,7 @@ describe('stored symbol table (symbols-file.ts)', () => {
     assert.deepEqual(stored.snapshot().data, memory.snapshot().data)
   })
 
-  it('keeps signatures that are not ASCII as written: UTF-8 in the table, UTF-16 code units in the stored form', () => {
+  it('keeps signatures that are not ASCII as written: UTF-8 in the table, UTF-16 code units in the stored form', async () => {
     const signatures = ['def café(x):', 'def 名前():', 'def crab(): # 🦀', 'def plain():']
     const table = new SymbolTable()
     table.addFile('a.py', content(signatures.slice(0, 2).map((signature, d) => def(`a${d}`, 'function', d + 1, signature))))
@@ -75,7 +75,7 @@ describe('stored symbol table (symbols-file.ts)', () => {
     const { data } = table.snapshot()
     assert.equal(data.sigText, signatures.join(''))
     assert.deepEqual([...data.sigEnds], signatures.map((_, d) => signatures.slice(0, d + 1).join('').length))
-    writeFileSync(path, Buffer.concat([...encodeSymbolsFile(table.rows().rows)]))
+    writeFileSync(path, Buffer.concat([...await encodeSymbolsFile(table.rows().rows)]))
     const stored = SymbolTable.open(SymbolsFile.open(path))
     assert.deepEqual([...stored.definitions('a.py'), ...stored.definitions('b.py')].map((d) => d.signature), signatures)
     // Loaded whole (a build's load), then stored again: the same snapshot.
@@ -152,14 +152,14 @@ describe('stored symbol table (symbols-file.ts)', () => {
     assert.throws(() => SymbolsFile.open(path), (error: unknown) => error instanceof CorruptFileError && error.reason === 'missing')
   })
 
-  it('lays out the same table in the same bytes', () => {
-    assert.deepEqual(Buffer.concat([...encodeSymbolsFile(bigTable().snapshot().data)]), readFileSync(path))
+  it('lays out the same table in the same bytes', async () => {
+    assert.deepEqual(Buffer.concat([...await encodeSymbolsFile(bigTable().snapshot().data)]), readFileSync(path))
   })
 
-  it('lays out the same bytes with its blocks spooled to a scratch file', () => {
+  it('lays out the same bytes with its blocks spooled to a scratch file', async () => {
     const spool = new ScratchFile(join(dir, 'spooled.mpk'))
     try {
-      const parts = encodeSymbolsFile(bigTable().snapshot().data, { spool })
+      const parts = await encodeSymbolsFile(bigTable().snapshot().data, { spool })
       // Packed to the spool, not held: its blocks are most of the record.
       assert.ok(spool.length > readFileSync(path).length * 0.9, `${spool.length} bytes spooled`)
       assert.deepEqual(Buffer.concat([...parts]), readFileSync(path))
@@ -168,11 +168,11 @@ describe('stored symbol table (symbols-file.ts)', () => {
     }
   })
 
-  it("lays out a table's rows, read a run of files at a time, in the same bytes as its snapshot", () => {
+  it("lays out a table's rows, read a run of files at a time, in the same bytes as its snapshot", async () => {
     const { rows, remap } = bigTable().rows()
     const taken: Array<[number, number]> = []
     const columns = rows.columns
-    const bytes = Buffer.concat([...encodeSymbolsFile({ ...rows, columns: (from, to) => (taken.push([from, to]), columns(from, to)) })])
+    const bytes = Buffer.concat([...await encodeSymbolsFile({ ...rows, columns: (from, to) => (taken.push([from, to]), columns(from, to)) })])
     assert.deepEqual(bytes, readFileSync(path))
     assert.deepEqual(remap, bigTable().snapshot().remap)
     assert.ok(taken.every(([from, to]) => to - from < rows.paths.length), 'never every file at once')

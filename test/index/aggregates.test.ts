@@ -123,8 +123,8 @@ describe('tree aggregates', () => {
     confineTo(asideDir)
     try {
       const finished = build(TREE_A)
-      assert.deepEqual(await finishAndSave(dir, inThread, Number.POSITIVE_INFINITY), { edges: finished.graph.edgeCount })
-      assert.deepEqual(await finishAndSave(asideDir, aside, 0), { edges: finished.graph.edgeCount })
+      assert.deepEqual(await finishAndSave(dir, inThread, { asideFrom: Number.POSITIVE_INFINITY }), { edges: finished.graph.edgeCount })
+      assert.deepEqual(await finishAndSave(asideDir, aside, { asideFrom: 0 }), { edges: finished.graph.edgeCount })
       // The index moved to the worker, and the graph was let go of once written: nothing is left here to answer from.
       assert.equal(aside.bm25.docCount, 0)
       assert.equal(aside.graph.edgeCount, 0)
@@ -135,6 +135,22 @@ describe('tree aggregates', () => {
     }
   })
 
+  it('runs work beside the saving once the BM25 thread has written its index, and returns only once that work is done', async function () {
+    this.timeout(30_000)
+    const aggregates = createAggregates()
+    for (const [path, s] of Object.entries(TREE_A)) aggregates.addFile(path, s)
+    const seen: string[] = []
+    let done = false
+    const beside = async (): Promise<void> => {
+      seen.push(...readdirSync(dir).filter((name) => name === 'bm25.mpk'))
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      done = true
+    }
+    await finishAndSave(dir, aggregates, { asideFrom: 0, beside })
+    assert.deepEqual(seen, ['bm25.mpk'])
+    assert.equal(done, true)
+  })
+
   it('fails with the write error once the BM25 thread is settled, when the tree directory cannot be written', async function () {
     this.timeout(30_000)
     const aggregates = createAggregates()
@@ -142,7 +158,7 @@ describe('tree aggregates', () => {
     // A file where the tree directory should be: no part can be written, in this thread or the BM25 one.
     const blocked = join(dir, 'not-a-directory')
     writeFileSync(blocked, '')
-    await assert.rejects(finishAndSave(blocked, aggregates, 0), /not-a-directory is not a directory/)
+    await assert.rejects(finishAndSave(blocked, aggregates, { asideFrom: 0 }), /not-a-directory is not a directory/)
   })
 
   it('writes the same BM25 bytes whatever order the files were added in', async function () {
@@ -158,7 +174,7 @@ describe('tree aggregates', () => {
     try {
       await finishAndSave(dir, unfinished(paths))
       // Reversed, and written by the BM25 thread: a shard merge and a single init meet the files in other orders.
-      await finishAndSave(otherDir, unfinished(paths.slice().reverse()), 0)
+      await finishAndSave(otherDir, unfinished(paths.slice().reverse()), { asideFrom: 0 })
       assert.deepEqual(readFileSync(join(otherDir, 'bm25.mpk')), readFileSync(join(dir, 'bm25.mpk')))
     } finally {
       rmSync(otherDir, { recursive: true, force: true })
@@ -185,7 +201,7 @@ describe('tree aggregates', () => {
     confineTo(spilledDir)
     confineTo(inThreadDir)
     try {
-      await finishAndSave(dir, built(dir), Number.POSITIVE_INFINITY)
+      await finishAndSave(dir, built(dir), { asideFrom: Number.POSITIVE_INFINITY })
       const spilled = built(spilledDir, memoryBytes)
       assert.ok(spilled.bm25Runs.length >= 3, `${spilled.bm25Runs.length} runs`)
       await finishAndSave(spilledDir, spilled)

@@ -45,14 +45,14 @@ describe('repo map over a stored graph and symbol table', () => {
   let graphPath: string
   const memory = graphOf()
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vlt-stored-map-'))
     confineTo(dir)
     symbolsPath = join(dir, 'symbols.mpk')
     graphPath = join(dir, 'graph.mpk')
     const { data, remap } = memory.symbols.snapshot()
-    writeFileSync(symbolsPath, Buffer.concat([...encodeSymbolsFile(data)]))
-    writeFileSync(graphPath, Buffer.concat([...encodeGraphFile(memory.storedSource(remap))]))
+    writeFileSync(symbolsPath, Buffer.concat([...await encodeSymbolsFile(data)]))
+    writeFileSync(graphPath, Buffer.concat([...await encodeGraphFile(memory.storedSource(remap))]))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -70,7 +70,7 @@ const FILES_PER_SLICE = 256
  * stay in memory (see BlockSink); the parts then read them back, so the spool must stay open until
  * they are written.
  */
-export function encodeGraphFile(graph: GraphSource, opts: { spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+export async function encodeGraphFile(graph: GraphSource, opts: { spool?: ScratchFile } = {}): Promise<Iterable<Uint8Array>> {
   const { bases, ranks } = graph
   const files = bases.length - 1
   const meta: Meta = { files, nodes: ranks.length, edges: 0, filesPerSlice: FILES_PER_SLICE }
@@ -78,12 +78,12 @@ export function encodeGraphFile(graph: GraphSource, opts: { spool?: ScratchFile 
   const blocks = new BlockSink(opts.spool)
   for (let s = 0; s < slices; s++) {
     const [from, to] = sliceFiles(meta, s)
-    blocks.add({ bases: bases.slice(from, to + 1), ranks: ranks.slice(bases[from], bases[to]) })
+    await blocks.add({ bases: bases.slice(from, to + 1), ranks: ranks.slice(bases[from], bases[to]) })
   }
   for (let s = 0; s < slices; s++) {
     const edges = graph.edgesOf(...sliceFiles(meta, s))
     meta.edges += edges.from.length
-    blocks.add(edges)
+    await blocks.add(edges)
   }
   return blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks)
 }

@@ -110,7 +110,7 @@ export function bucketOf(key: string, buckets: number): number {
  * they are packed rather than stay in memory (see BlockSink); the parts then read them back, so
  * the spool must stay open until they are written.
  */
-export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: { spool?: ScratchFile } = {}): Iterable<Uint8Array> {
+export async function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: { spool?: ScratchFile } = {}): Promise<Iterable<Uint8Array>> {
   const table = 'columns' in given ? given : snapshotRows(given)
   const { strings } = table
   const files = table.paths.length
@@ -135,8 +135,8 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
 
   const survey = surveyRows(table, eachRun)
   const blocks = new BlockSink(opts.spool)
-  blocks.add({ paths: table.paths.join(STRING_SEPARATOR), stars: survey.stars })
-  blocks.add(strings.join(survey.names))
+  await blocks.add({ paths: table.paths.join(STRING_SEPARATOR), stars: survey.stars })
+  await blocks.add(strings.join(survey.names))
   // Definition entries: each definition under its name, and under its qualified name when it differs.
   const entryDef = new Uint32Array(survey.entries)
   const entryKey = new Uint32Array(survey.entries)
@@ -149,8 +149,9 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
   const scratch = new SliceScratch(table.idLimit)
   let e = 0
   let p = 0
-  eachRun((cols, run) => {
+  for (let run = 0; run < runs; run++) {
     const from = runStarts[run]!
+    const cols = table.columns(from, runStarts[run + 1]!)
     const local = fileStarts(cols)
     for (let d = 0; d < cols.defName.length; d++) {
       const def = starts.def[from] + d
@@ -174,8 +175,8 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
       }
       imports.addFile(cols, local, f, from + f)
     }
-    blocks.add(sliceSnapshot(cols, strings, local, 0, cols.paths.length, run, scratch))
-  })
+    await blocks.add(sliceSnapshot(cols, strings, local, 0, cols.paths.length, run, scratch))
+  }
   const importers = imports.keyed(strings.size)
   const buckets = Math.max(1, Math.ceil((survey.entries + survey.posts + importers.key.length) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.size)
@@ -240,7 +241,7 @@ export function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, opts: {
     return bucket
   }
 
-  for (let b = 0; b < buckets; b++) blocks.add(bucketBlock(b))
+  for (let b = 0; b < buckets; b++) await blocks.add(bucketBlock(b))
   const meta: Meta = { files, symbols: defs, strings: strings.size, runs, buckets, runStarts: Uint32Array.from(runStarts) }
   return blockFileParts(SYMBOLS_KIND, SYMBOLS_VERSION, meta, blocks)
 }

@@ -306,19 +306,27 @@ const DEFAULT_BM25_MB = 64
 /**
  * A build's last steps: `finish()`, then `saveAggregates`. A large BM25 index is written on a
  * worker thread meanwhile (see `writeBm25Aside`), which never outlives this call, error or not.
- * The aggregates are spent afterwards (their graph is emptied once written): the caller drops them.
+ * `beside`: work of the caller's run beside the saving once the BM25 index is written (the thread
+ * writing it is done, and with it most of what it held; at once without one), waited for before
+ * this returns; it must not reject. The aggregates are spent afterwards (their graph is emptied
+ * once written): the caller drops them.
  */
-export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, asideFrom = BM25_ASIDE_DOCS): Promise<{ edges: number }> {
+export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, opts: { asideFrom?: number; beside?: () => Promise<void> } = {}): Promise<{ edges: number }> {
+  const asideFrom = opts.asideFrom ?? BM25_ASIDE_DOCS
   const bm25Written = aggregates.bm25.docCount >= asideFrom || aggregates.bm25Runs.length > 0 ? writeBm25Aside(treeDir, aggregates) : undefined
   // Handled from the start: a failure is reported where saveAggregates waits for it, not as unhandled meanwhile.
   bm25Written?.catch(() => {})
+  // Not started when the BM25 index could not be written: the build fails.
+  const beside = opts.beside ? (bm25Written ?? Promise.resolve()).then(opts.beside) : undefined
+  beside?.catch(() => {})
   try {
     const { edges } = aggregates.finish()
     aggregates.graph.releaseRanking()
     await saveAggregates(treeDir, aggregates, { bm25Written, spent: true })
+    await beside
     return { edges }
   } finally {
-    await bm25Written?.catch(() => {})
+    await Promise.all([bm25Written?.catch(() => {}), beside?.catch(() => {})])
     aggregates.dropBm25Runs()
   }
 }
@@ -373,7 +381,7 @@ const NUMBERING_FILES = 1024
 async function saveSymbols(path: string, rows: SnapshotRows): Promise<void> {
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    await writeFileAtomic(path, encodeSymbolsFile(rows, { spool }))
+    await writeFileAtomic(path, await encodeSymbolsFile(rows, { spool }))
   } finally {
     spool.close()
   }
@@ -383,7 +391,7 @@ async function saveSymbols(path: string, rows: SnapshotRows): Promise<void> {
 async function saveGraph(path: string, graph: CodeGraph, remap: Int32Array): Promise<void> {
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    await writeFileAtomic(path, encodeGraphFile(graph.storedSource(remap), { spool }))
+    await writeFileAtomic(path, await encodeGraphFile(graph.storedSource(remap), { spool }))
   } finally {
     spool.close()
   }

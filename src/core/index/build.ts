@@ -21,6 +21,15 @@ import { TASKS_PER_WORKER } from './pool.js'
  */
 const aggregatesModule = () => import('./aggregates.js')
 
+/**
+ * Up to this many symbols, BuildOptions.afterAggregates runs beside the writing of the aggregates:
+ * their encoding then stays well under the memory peak of adding files (Linux 10k: 327 K symbols,
+ * the finishing ~60–130 MB under it), and the learning thread uses the core the main thread's
+ * encoding leaves idle (~2 s of a Linux 10k init). Linux full's 4.27 M symbols make encoding its
+ * table the build's peak, so there it waits.
+ */
+const BESIDE_SAVING_SYMBOLS = 1_000_000
+
 export interface BuildOptions {
   /** Re-extract every blob even when its artifact is cached. */
   force?: boolean
@@ -33,10 +42,12 @@ export interface BuildOptions {
   progress?: Progress
   warn: (message: string) => void
   /**
-   * Work on a tree built with aggregates of its own, run once they are written and before its
-   * manifest is (a caller above this folder: `coderag init` learns the tree's term associations
-   * there). Not beside the writing: encoding the symbol table is the build's memory peak, which a
-   * learning thread's heap would raise (Linux full: by 150–225 MB). Must not reject.
+   * Work on a tree built with aggregates of its own, done before its manifest is written (a caller
+   * above this folder: `coderag init` learns the tree's term associations there). Must not reject.
+   * Run beside the writing of the aggregates, once their BM25 index is written, when the symbol
+   * table is small (see BESIDE_SAVING_SYMBOLS); otherwise once they are written: encoding a large
+   * table is the build's memory peak, which a learning thread's heap would raise (Linux full: by
+   * 150–225 MB).
    */
   afterAggregates?: (tree: TreeBeingBuilt) => Promise<void>
 }
@@ -156,11 +167,14 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
     aggregates?.addFile(file.path, summary)
   })
 
-  const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(ctx.paths.treeDir(treeHash), aggregates)).edges : null
-  if (aggregates && opts.afterAggregates) {
+  const built: TreeBeingBuilt = { repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }
+  const { afterAggregates } = opts
+  const besideSaving = afterAggregates && aggregates && aggregates.symbols.symbolCount <= BESIDE_SAVING_SYMBOLS
+  const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(built.dir, aggregates, { beside: besideSaving ? () => afterAggregates(built) : undefined })).edges : null
+  if (aggregates && afterAggregates && !besideSaving) {
     // Saved: what the build held of them can be collected while the hook runs.
     aggregates = null
-    await opts.afterAggregates({ repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files })
+    await afterAggregates(built)
   }
   const manifest: TreeManifest = {
     treeHash,

@@ -107,9 +107,18 @@ export function learningLockName(qctx: QueryContext): string {
   return `term-associations-${qctx.manifest.aggregatesTree}`
 }
 
+/**
+ * The learning thread's heap limits. Its live data is small (Linux: ~30 MB of model), but each
+ * batch of records and texts it reads outlives a few young collections and is promoted, and V8
+ * lets an unbounded heap's old space grow to ~100 MB of such garbage before collecting it: the
+ * thread held ~160 MB beside `coderag init`'s finishing, ~70 MB with these limits. A model that
+ * does not fit stops the thread (the pool gives the task up): the first prose search learns it.
+ */
+const LEARNING_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 8 }
+
 async function learnInWorker(task: LearningTask): Promise<void> {
   const entry = new URL(import.meta.url.endsWith('.ts') ? './learn-worker.ts' : './learn-worker.js', import.meta.url)
-  const pool = new WorkerPool<LearningTask, null>(entry, 1)
+  const pool = new WorkerPool<LearningTask, null>(entry, 1, { resourceLimits: LEARNING_LIMITS })
   try {
     await pool.run(task)
   } finally {
