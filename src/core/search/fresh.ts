@@ -3,7 +3,7 @@
  * document order (so each term's documents ascend), until sealed into a Segment.
  */
 import { grow, MAX_TF, SegmentBuilder, type Segment } from './segment.js'
-import { TermPool } from './term-pool.js'
+import { TermTable } from './terms.js'
 
 /** FreshPostings as structured-clone data (see Bm25Index.handOff). */
 export interface FreshParts {
@@ -16,11 +16,11 @@ export interface FreshParts {
   docs: number
 }
 
-/** A term's share of the memory: its characters and their header in the pool, its offset, its slots. */
+/** A term's share of the memory: its string, its place in the list and in the table's slots. */
 const TERM_BYTES = 64
 
 export class FreshPostings {
-  readonly terms: TermPool
+  readonly terms: TermTable
   postingTerms: Int32Array = new Int32Array(1024)
   postingTfs = new Uint8Array(1024)
   size = 0
@@ -29,7 +29,7 @@ export class FreshPostings {
   docs = 0
 
   constructor(readonly docBase: number, terms: string[] = []) {
-    this.terms = new TermPool(terms)
+    this.terms = new TermTable(terms)
   }
 
   static fromParts(parts: FreshParts): FreshPostings {
@@ -44,7 +44,7 @@ export class FreshPostings {
 
   toParts(): FreshParts {
     const { docBase, postingTerms, postingTfs, size, docEnds, docs } = this
-    return { docBase, terms: this.terms.list(), postingTerms, postingTfs, size, docEnds, docs }
+    return { docBase, terms: this.terms.terms, postingTerms, postingTfs, size, docEnds, docs }
   }
 
   /** About the memory these postings and their terms take, arrays as allocated. */
@@ -90,7 +90,7 @@ export class FreshPostings {
 
 /** Seals the fresh postings alone into a segment of ids [from, docEnd). */
 export function freshSegment(fresh: FreshPostings, from: number, remap: Int32Array, docEnd: number): Segment {
-  const builder = new SegmentBuilder(fresh.terms.list(), from)
+  const builder = new SegmentBuilder(fresh.terms.terms, from)
   fresh.each(from, remap, (term, doc) => builder.count(term, doc))
   builder.layout()
   fresh.each(from, remap, (term, doc, tf) => builder.write(term, doc, tf))

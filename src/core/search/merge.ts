@@ -22,7 +22,7 @@ export function mergeSegments(segments: Segment[], fresh: FreshPostings, from: n
     }
     return ids
   })
-  const freshIds = Int32Array.from(fresh.terms.list(), (term) => union.id(term))
+  const freshIds = Int32Array.from(fresh.terms.terms, (term) => union.id(term))
   const builder = new SegmentBuilder(union.terms, from)
   const feed = (visit: (term: number, doc: number, tf: number) => void): void => {
     segments.forEach((segment, s) => {

@@ -174,7 +174,7 @@ export class SegmentBuilder {
   }
 }
 
-export function grow<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(array: T, size: number): T {
+export function grow<T extends Uint8Array | Uint32Array | Int32Array>(array: T, size: number): T {
   const grown = new (array.constructor as new (n: number) => T)(size)
   grown.set(array)
   return grown

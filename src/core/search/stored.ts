@@ -28,8 +28,7 @@ import { closeSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
 import { readAtSync, type SizedParts } from '../store/index.js'
-import type { Segment } from './segment.js'
-import { codeUnitOrder } from './term-order.js'
+import { findTerm, type Segment } from './segment.js'
 
 /** Terms per dictionary block: a query term reads one block of about this many entries. */
 const DICT_BLOCK_TERMS = 64
@@ -188,10 +187,8 @@ interface LayoutPart {
 
 function memoryPart(source: StoredSource): LayoutPart {
   const { segment } = source
-  const terms = segment ? termsOf(segment) : []
-  // In code-unit order: the order queries binary-search the dictionary index in.
-  const order = codeUnitOrder(terms)
-  const termAt = (k: number): string | undefined => (k < order.length ? terms[order[k]!] : undefined)
+  // Sorted in code-unit order: the order queries binary-search the dictionary index in.
+  const terms = segment ? termsOf(segment).sort() : []
   let t = 0
   const part: LayoutPart = {
     docEnd: source.docEnd,
@@ -200,14 +197,14 @@ function memoryPart(source: StoredSource): LayoutPart {
     fileCounts: source.fileCounts,
     docLengths: source.docLengths,
     remap: new Int32Array(source.docEnd).fill(-1),
-    term: termAt(0),
+    term: terms[0],
     append: (scratch) => {
-      const index = order[t]!
+      const index = findTerm(segment!, terms[t]!)
       const start = segment!.postingStarts[index]!
       scratch.append(segment!.docBytes, segment!.docByteStarts[index]!, segment!.tfs, start, segment!.postingStarts[index + 1]! - start, segment!.docBase, part.remap)
     },
     next: () => {
-      part.term = termAt(++t)
+      part.term = terms[++t]
     },
   }
   return part
@@ -439,23 +436,10 @@ class ByteSink {
     this.chunk[this.at++] = value
   }
 
-  /** Varint length + UTF-8; an ASCII string (most terms) is copied in place rather than encoded into a buffer of its own. */
   text(value: string): void {
-    let ascii = true
-    for (let i = 0; i < value.length && ascii; i++) ascii = value.charCodeAt(i) < 0x80
-    if (!ascii) {
-      const bytes = Buffer.from(value, 'utf8')
-      this.varint(bytes.length)
-      this.bytes(bytes)
-      return
-    }
-    this.varint(value.length)
-    if (this.at + value.length > this.chunk.length) {
-      this.bytes(Buffer.from(value, 'latin1'))
-      return
-    }
-    const chunk = this.chunk
-    for (let i = 0; i < value.length; i++) chunk[this.at++] = value.charCodeAt(i)
+    const bytes = Buffer.from(value, 'utf8')
+    this.varint(bytes.length)
+    this.bytes(bytes)
   }
 
   bytes(bytes: Uint8Array): void {

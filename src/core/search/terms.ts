@@ -4,8 +4,8 @@
  * terms of AnalyzedChunks or a segment's packed term text — so lookups allocate no substring.
  */
 
-export const FNV_OFFSET = -2128831035
-export const FNV_PRIME = 16777619
+const FNV_OFFSET = -2128831035
+const FNV_PRIME = 16777619
 
 export function hashOf(text: string, start: number, end: number): number {
   let hash = FNV_OFFSET
@@ -76,6 +76,33 @@ export class TermTable {
     slots[2 * slot + 1] = id + 1
     if (this.terms.length * 4 > slots.length) this.rehash()
     return id
+  }
+
+  /** The id of `term`, or -1. */
+  find(term: string): number {
+    const hash = hashOf(term, 0, term.length)
+    const slots = this.slots
+    const mask = (slots.length >> 1) - 1
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = slots[2 * slot + 1]
+      if (entry === 0) return -1
+      if (slots[2 * slot] === hash && this.terms[entry - 1] === term) return entry - 1
+    }
+  }
+
+  /** Ids of the space-separated terms of `text`. */
+  idsOf(text: string): Int32Array {
+    const n = text.length
+    let count = n > 0 ? 1 : 0
+    for (let i = 0; i < n; i++) if (text.charCodeAt(i) === 32) count++
+    const ids = new Int32Array(count)
+    for (let i = 0, t = 0; t < count; i++, t++) {
+      const start = i
+      let hash = FNV_OFFSET
+      for (let c: number; i < n && (c = text.charCodeAt(i)) !== 32; i++) hash = Math.imul(hash ^ c, FNV_PRIME)
+      ids[t] = this.idAt(text, start, i, hash)
+    }
+    return ids
   }
 
   private rehash(): void {
