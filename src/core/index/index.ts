@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { drainQueue, indexerRunning, queueSummary, readIndexerState, readQueue, type QueueSummary } from '../queue/index.js'
 import { unlessCorrupt } from '../errors.js'
-import { workingTreeChanges } from '../git/index.js'
+import { workingTreeChanges, type WorkingChange } from '../git/index.js'
 import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, unlessUnwritable, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
@@ -78,8 +78,7 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
   // git status runs while the tree is built rather than after it (0.2-0.4 s of Linux 10k's end), and
   // looks at the working tree as HEAD is read, as a sync's does (see syncIndexIn).
   const ctx = await openIndexContext(cwd, { syncing: true })
-  const changes = ctx.workingTree ?? workingTreeChanges(ctx.repo)
-  ctx.workingTree = undefined
+  const changes = takeWorkingTree(ctx)
   const result = await withLock(ctx.paths.root, async (lock) => {
     if (opts.sweep || lock.recovered) await sweepTempFiles(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
@@ -115,6 +114,17 @@ export async function syncIndex(cwd: string, opts: BuildOptions): Promise<SyncRe
 }
 
 /**
+ * The working tree's changes the context started reading when opened (or a read started now), taken
+ * once: awaited only if the run gets that far, so a failure before then is not left unhandled.
+ */
+function takeWorkingTree(ctx: IndexContext): Promise<WorkingChange[]> {
+  const changes = ctx.workingTree ?? workingTreeChanges(ctx.repo)
+  changes.catch(() => {})
+  ctx.workingTree = undefined
+  return changes
+}
+
+/**
  * syncIndex for a caller that has opened the context already (a query syncs, then reads through the
  * same context). `report: false` leaves what was repaired for the caller to report with its own.
  */
@@ -124,9 +134,7 @@ export async function syncIndexIn(ctx: IndexContext, opts: BuildOptions, { repor
   // HEAD this sync builds (read at the same moment): a status taken after the build would compare
   // the working tree with a HEAD that may have moved meanwhile, while the overlay is laid over the
   // tree built here. Edits made during the build are the next sync's, as edits made after it are.
-  const earlyChanges = ctx.workingTree ?? workingTreeChanges(ctx.repo)
-  earlyChanges.catch(() => {})
-  ctx.workingTree = undefined
+  const earlyChanges = takeWorkingTree(ctx)
   const result = await withLock(ctx.paths.root, async (lock) => {
     // A run killed holding the lock left its temp files (a pack half written): cleared once, here.
     if (lock.recovered) await sweepTempFiles(ctx.paths.root)
