@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { WarmIndex } from '../../src/core/mcp/warm-index.js'
 import { openQueryContext } from '../../src/core/query/context.js'
@@ -36,6 +39,36 @@ describe('warm index', function () {
     } finally {
       held.release()
       warm.close()
+    }
+  })
+
+  it('never makes a query wait for the periodic look at a watched tree', async () => {
+    const warm = await WarmIndex.open(repo.dir, { warn: () => {}, recheckMs: 200 })
+    // A git whose status takes seconds, as it does over a large tree; it leaves a mark when asked.
+    const slow = mkdtempSync(join(tmpdir(), 'vlt-slow-git-'))
+    const asked = join(slow, 'status-asked')
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+    writeFileSync(join(slow, 'git'), `#!/bin/sh\ncase " $* " in *" status "*) touch '${asked}'; sleep 3;; esac\nexec '${realGit}' "$@"\n`)
+    chmodSync(join(slow, 'git'), 0o755)
+    const path = process.env.PATH
+    try {
+      const opened = await warm.get()
+      // The sync's own status rewrote git's index, which the watcher saw: this call looks once more.
+      await sleep(20)
+      assert.equal(await warm.get(), opened)
+      // Asked since that look: the timer's next tick looks again.
+      await sleep(20)
+      assert.equal(await warm.get(), opened)
+      process.env.PATH = `${slow}${delimiter}${path}`
+      await sleep(600)
+      assert.ok(existsSync(asked), 'the periodic look is under way')
+      const started = performance.now()
+      assert.equal(await warm.get(), opened, 'answered from the current context')
+      assert.ok(performance.now() - started < 1_000, `waited ${Math.round(performance.now() - started)} ms`)
+    } finally {
+      process.env.PATH = path
+      warm.close()
+      rmSync(slow, { recursive: true, force: true })
     }
   })
 
