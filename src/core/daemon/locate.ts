@@ -1,7 +1,7 @@
 /**
  * Where a served query's daemon is, found without running git when the repository is a plain one.
  * `git rev-parse` costs the client a process spawn (fork and exec on its main thread, and Node's
- * child_process module loaded for it): Linux full, load 13, ~6 of the ~45 CPU-ms a served search
+ * child_process module loaded for it): Linux full, load 15, ~6 of the ~45 CPU-ms a served search
  * costs beyond `node -e 0`. git's discovery walks up from the working directory to the nearest
  * `.git`; so does this, and it gives up — the caller then asks git — wherever git might end
  * elsewhere or refuse:

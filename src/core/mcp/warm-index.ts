@@ -93,10 +93,10 @@ export class WarmIndex {
     // call came from the poll phase itself: the events arrived a millisecond after the decision).
     if (this.watcher) await new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
     while (this.refreshing && this.refreshing.startedAt < arrivedAt) {
-      if (this.refreshing.recheck && this.unchanged()) return this.current!.qctx
+      if (this.answersDuringRecheck()) return this.current!.qctx
       await this.refreshing.promise.catch(() => undefined)
     }
-    if (this.refreshing) return this.refreshing.recheck && this.unchanged() ? this.current!.qctx : this.refreshing.promise
+    if (this.refreshing) return this.answersDuringRecheck() ? this.current!.qctx : this.refreshing.promise
     if (this.unchanged() && !this.needsCheck()) return this.current!.qctx
     return this.startRefresh(false)
   }
@@ -118,6 +118,11 @@ export class WarmIndex {
   /** Whether the current context still answers, as far as the watcher and the blob records tell. */
   private unchanged(): boolean {
     return this.current !== undefined && !(this.watcher && this.dirty) && recordsLook(this.current.qctx) === this.current.records
+  }
+
+  /** A periodic look is under way, and the watcher (still watching) has seen nothing change. */
+  private answersDuringRecheck(): boolean {
+    return this.refreshing?.recheck === true && this.watcher !== undefined && this.unchanged()
   }
 
   /** Watched, a query looks at the repository only when the watcher saw a change; unwatched, once per interval. */
