@@ -160,13 +160,14 @@ describe('query daemon (built CLI)', function () {
 
   it('rebuilds a stored symbol table whose block a served query finds damaged, saying so in one warning line', async () => {
     const expected = vlt(repo.dir, ['coderag', 'def', 'Greeter.welcome'], OFF)
-    const { pid } = await startViaQuery()
     const tree = repo.git('rev-parse', 'HEAD^{tree}')
     const symbols = join(repo.dir, '.vlt', 'trees', tree, 'symbols.mpk')
     const bytes = readFileSync(symbols)
-    // A table this small has one bucket: the last block, before the record's own checksum.
+    // A table this small has one bucket: the last block, before the record's own checksum. Damaged
+    // before the daemon starts: its warm-up reads every block of it (and leaves damage to a query).
     bytes[bytes.length - 8]! ^= 0xff
     writeFileSync(symbols, bytes)
+    const pid = vltJson(repo.dir, ['daemon', 'start'], ON).daemon.pid as number
 
     const served = vlt(repo.dir, ['coderag', 'def', 'Greeter.welcome'], ON)
     assert.equal(served.status, 0, served.stderr)

@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { WarmIndex } from '../../src/core/mcp/warm-index.js'
 import { openQueryContext } from '../../src/core/query/context.js'
@@ -36,6 +39,39 @@ describe('warm index', function () {
     } finally {
       held.release()
       warm.close()
+    }
+  })
+
+  it('never makes a query wait for the periodic look at a watched tree', async () => {
+    // Files older than git's index are not racily clean, so no status rewrites the index (a change
+    // under .git/ the watcher would report): one status after a second refreshes it for good.
+    await sleep(1_100)
+    repo.git('status', '--porcelain')
+    const warm = await WarmIndex.open(repo.dir, { warn: () => {}, recheckMs: 200 })
+    // A git whose status takes seconds, as it does over a large tree; it leaves a mark when asked.
+    const slow = mkdtempSync(join(tmpdir(), 'vlt-slow-git-'))
+    const asked = join(slow, 'status-asked')
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+    writeFileSync(join(slow, 'git'), `#!/bin/sh\ncase " $* " in *" status "*) touch '${asked}'; sleep 5;; esac\nexec '${realGit}' "$@"\n`)
+    chmodSync(join(slow, 'git'), 0o755)
+    const path = process.env.PATH
+    try {
+      const opened = await warm.get()
+      // Asked since the context was opened: the timer's next tick looks again.
+      await sleep(50)
+      assert.equal(await warm.get(), opened)
+      process.env.PATH = `${slow}${delimiter}${path}`
+      for (let waited = 0; !existsSync(asked); waited += 50) {
+        assert.ok(waited < 10_000, 'the periodic look began')
+        await sleep(50)
+      }
+      const started = performance.now()
+      assert.equal(await warm.get(), opened, 'answered from the current context')
+      assert.ok(performance.now() - started < 2_000, `waited ${Math.round(performance.now() - started)} ms`)
+    } finally {
+      process.env.PATH = path
+      warm.close()
+      rmSync(slow, { recursive: true, force: true })
     }
   })
 

@@ -4,7 +4,7 @@
  * it serves exactly as the oclif command would and returns false for anything else.
  */
 import { daemonDisabledByEnv } from '../daemon/env.js'
-import type { RepoLocation } from '../git/repo.js'
+import { plainRepoLocation, type DaemonLocation } from '../daemon/locate.js'
 import { reportCommandError } from './plain-output.js'
 import { QUERY_CLIS } from './query-cli.js'
 
@@ -33,12 +33,15 @@ export async function tryFastPath(argv: readonly string[]): Promise<boolean> {
 }
 
 /**
- * Where the repository is, for the daemon's socket: asked of git (`rev-parse`, ~5-10 ms) while the
- * query path's modules load, rather than after. Undefined when no daemon is to be asked; a failure
- * is the client's to meet (it then answers in process, which reports it).
+ * Where the repository is, for the daemon's socket: found by looking for `.git` when the repository
+ * is a plain one (daemon/locate.ts), else asked of git (`rev-parse`, ~5-10 ms) while the query
+ * path's modules load, rather than after. Undefined when no daemon is to be asked; a failure is the
+ * client's to meet (it then answers in process, which reports it).
  */
-function locateForDaemon(): Promise<RepoLocation> | undefined {
+function locateForDaemon(): Promise<DaemonLocation> | undefined {
   if (daemonDisabledByEnv()) return undefined
+  const plain = plainRepoLocation(process.cwd())
+  if (plain) return Promise.resolve(plain)
   const located = import('../git/repo.js').then(({ locateRepo }) => locateRepo(process.cwd()))
   located.catch(() => {})
   return located

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { configDir } from '../config/user.js'
 import { onConfigWarning } from '../config/warnings.js'
 import { askDaemon, type QueryOutcome } from '../daemon/client.js'
-import type { RepoLocation } from '../git/repo.js'
+import type { DaemonLocation } from '../daemon/locate.js'
 import { visibleLine, visibleText } from '../display/index.js'
 import { takeFaultNotice, unwritableNotice } from '../store/fault.js'
 import { jsonText, linesText, reportCommandError, reportFailure, withWarnings } from './plain-output.js'
@@ -122,7 +122,7 @@ function positiveInteger(input: string): number | undefined {
  * Answers the query — from the daemon when one serves it, else in process — and returns true, or
  * returns false to leave it to oclif.
  */
-export async function tryFastQuery(argv: readonly string[], located?: Promise<RepoLocation>): Promise<boolean> {
+export async function tryFastQuery(argv: readonly string[], located?: Promise<DaemonLocation>): Promise<boolean> {
   // fast-path.ts dispatches here for `coderag <query name> …` only.
   const name = argv[1] as QueryName
   if (!oclifPrintsPlainly()) return false

@@ -4,17 +4,15 @@
  * build, a daemon that died or hung). Nothing here ever fails a command: any trouble means "run it
  * in process", which then reports real errors exactly as it always did.
  */
-import { spawn } from 'node:child_process'
 import { closeSync, lstatSync, renameSync } from 'node:fs'
 import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { QueryName } from '../cli/queries.js'
-import { locateRepo, type RepoLocation } from '../git/repo.js'
 import { ConfinementError, dirExistsSync, ensureDirSync, openForAppendSync, readFileConfinedSync } from '../store/confine.js'
-import { isProcessAlive } from '../store/liveness.js'
 import { daemonDisabledByEnv } from './env.js'
 import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
+import type { DaemonLocation } from './locate.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus, type RequestBase } from './protocol.js'
 
@@ -35,9 +33,12 @@ export interface DaemonTarget {
   base: RequestBase
 }
 
-/** `located`: the repository at `cwd` as locateRepo found it, for a caller that started it early. */
-export async function resolveTarget(cwd: string, located: Promise<RepoLocation> = locateRepo(cwd)): Promise<DaemonTarget> {
-  const repo = await located
+/**
+ * `located`: the repository at `cwd` as locateRepo (or plainRepoLocation) found it, for a caller
+ * that started it early. git's modules are loaded only without it: a served query never runs git.
+ */
+export async function resolveTarget(cwd: string, located?: Promise<DaemonLocation>): Promise<DaemonTarget> {
+  const repo = await (located ?? import('../git/repo.js').then(({ locateRepo }) => locateRepo(cwd)))
   const workDir = repo.root ?? repo.gitDir
   const settings = await repoSettings(workDir)
   const paths = daemonPaths(repo.vltDir)
@@ -67,14 +68,14 @@ export type QueryOutcome =
 let declined: Extract<QueryOutcome, { served: false }> | undefined
 
 /** `located`: see resolveTarget. */
-export async function askDaemon(cwd: string, command: QueryName, params: unknown, located?: Promise<RepoLocation>): Promise<QueryOutcome> {
+export async function askDaemon(cwd: string, command: QueryName, params: unknown, located?: Promise<DaemonLocation>): Promise<QueryOutcome> {
   if (declined) return declined
   const outcome = await askOnce(cwd, command, params, located)
   if (!outcome.served) declined = outcome
   return outcome
 }
 
-async function askOnce(cwd: string, command: QueryName, params: unknown, located?: Promise<RepoLocation>): Promise<QueryOutcome> {
+async function askOnce(cwd: string, command: QueryName, params: unknown, located?: Promise<DaemonLocation>): Promise<QueryOutcome> {
   if (daemonDisabledByEnv()) return { served: false }
   let target: DaemonTarget
   try {
@@ -195,7 +196,7 @@ function isReply(reply: DaemonReply): boolean {
 export async function launchDaemon(target: Pick<DaemonTarget, 'workDir' | 'log'>, refused?: (message: string) => void): Promise<number | undefined> {
   try {
     // Loaded here: only a command that has just run in process (and so loaded the store) launches.
-    const { defaultLauncher } = await import('../queue/indexer.js')
+    const [{ spawn }, { defaultLauncher }] = await Promise.all([import('node:child_process'), import('../queue/indexer.js')])
     ensureDirSync(dirname(target.log))
     rotateLog(target.log)
     const fd = openForAppendSync(target.log)
@@ -246,6 +247,8 @@ const STOP_WAIT_MS = 10_000
  * but still holds the daemon lock (hung) gets SIGTERM. Returns the pid stopped, or null.
  */
 export async function stopDaemon(target: DaemonTarget): Promise<number | null> {
+  // Loaded here: a served query never stops a daemon.
+  const { isProcessAlive } = await import('../store/liveness.js')
   const reply = await ask(target, { ...target.base, type: 'stop' })
   let pid: number | null = reply?.type === 'stopping' ? reply.pid : null
   if (pid === null) {

@@ -24,6 +24,7 @@ import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js'
 import { capDaemons, DaemonRegistry, maxDaemons, ownEntry, registryPlace, type RegistryEntry } from './registry.js'
+import { warmUp } from './warm-up.js'
 
 const IDLE_ENV = 'GIT_VLT_DAEMON_IDLE_MS'
 const DEFAULT_IDLE_MS = 10 * 60_000
@@ -81,6 +82,8 @@ class Daemon {
   private idleTimer: NodeJS.Timeout | undefined
   private watchdog: NodeJS.Timeout | undefined
   private closing = false
+  /** The index loaded and warmed up (warm-up.ts), or that failing: what a query waits for first. */
+  private ready: Promise<void> = Promise.resolve()
   private finished!: () => void
 
   constructor(
@@ -118,7 +121,11 @@ class Daemon {
     this.log(`serving ${this.vltDir} on ${this.paths.socket} (pid ${process.pid}, build ${BUILD_ID})`)
     this.register()
     // Load the index now, so that the first client finds it warm (or waits for this very load).
-    this.warm.get().catch((error: unknown) => this.log(`warming up failed: ${(error as Error).message}`))
+    // A failure is met again by the first query, which reports it to its client.
+    this.ready = this.warm
+      .get()
+      .then(warmUp)
+      .catch((error: unknown) => this.log(`warming up failed: ${(error as Error).message}`))
     return done
   }
 
@@ -202,6 +209,7 @@ class Daemon {
     try {
       const run = QUERIES[command] as (qctx: unknown, params: unknown, io: unknown) => Promise<unknown>
       const io = { note: (message: string) => sink.notes.push(message), indexWarnings: sink.indexWarnings, lsp: this.warm.lsp }
+      await this.ready
       const result = await answerRebuildingDamage(async () => run(await this.warm.get(), params, io), () => this.warm.forget())
       this.served++
       return { type: 'result', result, notes: sink.notes }

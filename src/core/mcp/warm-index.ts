@@ -3,8 +3,11 @@
  * before a tool call, a cheap check (HEAD's tree, `git status`, and the stat of each dirty file)
  * tells whether anything changed since the context was opened; only then is the index synced and
  * the context re-opened. A file watcher on the working tree makes that check free when nothing
- * moved (a status costs ~40 ms on 10k files, more than a warm query); without one (too many
- * directories, a git dir outside the working tree) the check runs at most once per interval.
+ * moved (a status costs ~40 ms on 10k files, more than a warm query, ~1 s on Linux's 78k); without
+ * one (too many directories, a git dir outside the working tree) the check runs at most once per
+ * interval. Watchers can miss events, so a watched tree is looked at again every 30 s too, but in
+ * the background, on a timer: meanwhile a query answers from the current context unless the
+ * watcher has seen something change, so none ever waits for that safety look.
  *
  * The blob records the context reads chunk text from are looked at before every call too (their
  * directory and the names of the packs, a stat and a readdir): when they are gone (a cache restore,
@@ -33,15 +36,23 @@ const WATCHED_RECHECK_MS = 30_000
 export interface WarmIndexOptions {
   warn: (message: string) => void
   env?: NodeJS.ProcessEnv
+  /** How often a watched tree is looked at again, in the background (default 30 s). */
+  recheckMs?: number
 }
 
 export class WarmIndex {
   private current: { qctx: QueryContext; signature: string; records: string } | undefined
-  /** The refresh under way, and when it began looking at the repository. */
-  private refreshing: { promise: Promise<QueryContext>; startedAt: number } | undefined
+  /**
+   * The refresh under way, when it began looking at the repository, and whether it is the periodic
+   * look at a watched tree (which no query waits for while the watcher has seen nothing change).
+   */
+  private refreshing: { promise: Promise<QueryContext>; startedAt: number; recheck: boolean } | undefined
   private dirty = true
   private lastCheck = 0
+  /** When get() was last called: an index nobody asks is not looked at again (a status costs ~1 s on Linux). */
+  private lastAsked = 0
   private watcher: TreeWatcher | undefined
+  private recheckTimer: NodeJS.Timeout | undefined
   private readonly interval: number
   readonly lsp: LspServers
 
@@ -74,18 +85,20 @@ export class WarmIndex {
    */
   async get(): Promise<QueryContext> {
     const arrivedAt = performance.now()
+    this.lastAsked = Date.now()
     // The watcher's events of a change made just before this call (a commit, then at once a
     // question) may still wait in the kernel's queue: the event loop's poll phase delivers them,
     // so "nothing changed" below waits for one. An immediate queued from the check phase runs in
     // the next turn, so two of them always have a poll phase between them (one did not when this
     // call came from the poll phase itself: the events arrived a millisecond after the decision).
     if (this.watcher) await new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
-    while (this.refreshing && this.refreshing.startedAt < arrivedAt) await this.refreshing.promise.catch(() => undefined)
-    if (this.refreshing) return this.refreshing.promise
-    if (this.current && !this.needsCheck() && recordsLook(this.current.qctx) === this.current.records) return this.current.qctx
-    const promise = this.refresh().finally(() => (this.refreshing = undefined))
-    this.refreshing = { promise, startedAt: performance.now() }
-    return promise
+    while (this.refreshing && this.refreshing.startedAt < arrivedAt) {
+      if (this.answersDuringRecheck()) return this.current!.qctx
+      await this.refreshing.promise.catch(() => undefined)
+    }
+    if (this.refreshing) return this.answersDuringRecheck() ? this.current!.qctx : this.refreshing.promise
+    if (this.unchanged() && !this.needsCheck()) return this.current!.qctx
+    return this.startRefresh(false)
   }
 
   /** Drops the loaded context, in which a query found damage: the next get() opens it again. */
@@ -96,14 +109,43 @@ export class WarmIndex {
 
   /** Stops watching and kills the language servers (the owner is exiting). */
   close(): void {
+    clearInterval(this.recheckTimer)
     this.watcher?.close()
     this.watcher = undefined
     this.lsp.close()
   }
 
+  /** Whether the current context still answers, as far as the watcher and the blob records tell. */
+  private unchanged(): boolean {
+    return this.current !== undefined && !(this.watcher && this.dirty) && recordsLook(this.current.qctx) === this.current.records
+  }
+
+  /** A periodic look is under way, and the watcher (still watching) has seen nothing change. */
+  private answersDuringRecheck(): boolean {
+    return this.refreshing?.recheck === true && this.watcher !== undefined && this.unchanged()
+  }
+
+  /** Watched, a query looks at the repository only when the watcher saw a change; unwatched, once per interval. */
   private needsCheck(): boolean {
-    const age = Date.now() - this.lastCheck
-    return this.watcher ? this.dirty || age >= WATCHED_RECHECK_MS : age >= this.interval
+    return this.watcher ? this.dirty : Date.now() - this.lastCheck >= this.interval
+  }
+
+  private startRefresh(recheck: boolean): Promise<QueryContext> {
+    const promise = this.refresh().finally(() => (this.refreshing = undefined))
+    this.refreshing = { promise, startedAt: performance.now(), recheck }
+    return promise
+  }
+
+  /**
+   * The periodic look at a watched tree: when it was asked since the last look and no refresh is
+   * under way. Not when the watcher saw a change: the next query brings that in, and no query may
+   * answer from the current context while a look that began after the change runs.
+   */
+  private recheck(): void {
+    if (!this.watcher || this.dirty || this.refreshing || this.lastAsked <= this.lastCheck) return
+    this.startRefresh(true).catch(() => {
+      // refresh() warns when it answers from the last context; the next query meets anything else.
+    })
   }
 
   private async refresh(): Promise<QueryContext> {
@@ -152,7 +194,11 @@ export class WarmIndex {
     } catch (error) {
       this.options.warn(`warning: cannot watch the working tree (${(error as Error).message}); checking for changes every ${this.interval} ms instead`)
       this.watcher = undefined
+      return
     }
+    this.recheckTimer = setInterval(() => this.recheck(), this.options.recheckMs ?? WATCHED_RECHECK_MS)
+    // The owner (a server) keeps the process alive, not this look.
+    this.recheckTimer.unref()
   }
 }
 
@@ -195,8 +241,12 @@ async function workSignature(repo: Repo): Promise<string> {
   return hash.digest('hex')
 }
 
+/**
+ * The status leaves git's index alone (`--no-optional-locks`): refreshing its stat data would be a
+ * write under .git/ that the watcher reports as a change, and the look would keep calling for another.
+ */
 function statusArgs(repo: Repo): string[] {
-  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
+  const args = ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
   const vlt = relative(repo.root!, repo.vltDir)
   if (!vlt.startsWith('..')) args.push('--', `:(exclude,literal)${vlt}`)
   return args
