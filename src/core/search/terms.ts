@@ -3,6 +3,7 @@
  * the term's characters wherever they lie — inside a larger string, such as the space-separated
  * terms of AnalyzedChunks or a segment's packed term text — so lookups allocate no substring.
  */
+import { release } from './release.js'
 
 const FNV_OFFSET = -2128831035
 const FNV_PRIME = 16777619
@@ -88,6 +89,20 @@ export class TermTable {
       if (entry === 0) return -1
       if (slots[2 * slot] === hash && this.terms[entry - 1] === term) return entry - 1
     }
+  }
+
+  /** Every id, in code-unit order of its term (the stored order). */
+  sortedIds(): Int32Array {
+    // Sorting the strings themselves is native; a comparator over ids would call back for each comparison.
+    const sorted = this.terms.slice().sort()
+    const ids = new Int32Array(sorted.length)
+    for (let k = 0; k < sorted.length; k++) ids[k] = this.find(sorted[k]!)
+    return ids
+  }
+
+  /** Frees the lookup slots now (see release.ts): the table is done with. */
+  release(): void {
+    release(this.slots)
   }
 
   /** Ids of the space-separated terms of `text`. */
