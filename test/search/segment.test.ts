@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { FreshPostings, freshSegment } from '../../src/core/search/fresh.js'
-import { release } from '../../src/core/search/release.js'
+import { release } from '../../src/core/release.js'
 import { termCount, type Segment } from '../../src/core/search/segment.js'
 
 function termsOf(segment: Segment): string[] {

@@ -2,7 +2,7 @@
  * The mutable tier of the index: postings appended file by file into flat typed arrays, in
  * document order (so each term's documents ascend), until sealed into a Segment.
  */
-import { release } from './release.js'
+import { release } from '../release.js'
 import { grow, MAX_TF, SegmentBuilder, type Segment } from './segment.js'
 import { TermTable } from './terms.js'
 
@@ -55,7 +55,7 @@ export class FreshPostings {
 
   add(term: number, tf: number): void {
     if (this.size === this.postingTerms.length) {
-      // The arrays outgrown are most of a run's memory by then: freed at once (see release.ts).
+      // The arrays outgrown are most of a run's memory by then: freed at once (see core/release.ts).
       const { postingTerms, postingTfs } = this
       this.postingTerms = grow(postingTerms, this.size * 2)
       this.postingTfs = grow(postingTfs, this.size * 2)
@@ -72,7 +72,7 @@ export class FreshPostings {
     this.docEnds[this.docs++] = this.size
   }
 
-  /** Frees these postings' memory now (see release.ts): they were sealed into a segment and are done with. */
+  /** Frees these postings' memory now (see core/release.ts): they were sealed into a segment and are done with. */
   release(): void {
     release(this.postingTerms)
     release(this.postingTfs)

@@ -3,7 +3,7 @@
  * the term's characters wherever they lie — inside a larger string, such as the space-separated
  * terms of AnalyzedChunks or a segment's packed term text — so lookups allocate no substring.
  */
-import { release } from './release.js'
+import { release } from '../release.js'
 
 const FNV_OFFSET = -2128831035
 const FNV_PRIME = 16777619
@@ -100,7 +100,7 @@ export class TermTable {
     return ids
   }
 
-  /** Frees the lookup slots now (see release.ts): the table is done with. */
+  /** Frees the lookup slots now (see core/release.ts): the table is done with. */
   release(): void {
     release(this.slots)
   }
@@ -131,6 +131,7 @@ export class TermTable {
       slots[2 * slot] = old[k]
       slots[2 * slot + 1] = old[k + 1]
     }
+    release(old)
     this.slots = slots
   }
 }
