@@ -16,7 +16,6 @@ import { CorruptFileError } from '../errors.js'
 import { analyzePath, analyzeQuery, type AnalyzedChunks } from './analyze.js'
 import { FreshPostings, freshSegment, type FreshParts } from './fresh.js'
 import { mergeSegments } from './merge.js'
-import { release } from '../release.js'
 import { eachPosting, findTerm, grow, type Segment } from './segment.js'
 import { storedLayout, StoredPostings, type ScratchSink, type StoredRun } from './stored.js'
 import type { SizedParts } from '../store/index.js'
@@ -658,11 +657,8 @@ export class Bm25Index {
   private ensureDocCapacity(size: number): void {
     if (size <= this.docFile.length) return
     const capacity = Math.max(size, this.docFile.length * 2)
-    const { docFile, docLengths } = this
-    this.docFile = grow(docFile, capacity)
-    this.docLengths = grow(docLengths, capacity)
-    release(docFile)
-    release(docLengths)
+    this.docFile = grow(this.docFile, capacity)
+    this.docLengths = grow(this.docLengths, capacity)
   }
 }
 

@@ -439,10 +439,23 @@ class ByteSink {
     this.chunk[this.at++] = value
   }
 
+  /** Varint length + UTF-8; an ASCII string (most terms) is copied in place rather than encoded into a buffer of its own. */
   text(value: string): void {
-    const bytes = Buffer.from(value, 'utf8')
-    this.varint(bytes.length)
-    this.bytes(bytes)
+    let ascii = true
+    for (let i = 0; i < value.length && ascii; i++) ascii = value.charCodeAt(i) < 0x80
+    if (!ascii) {
+      const bytes = Buffer.from(value, 'utf8')
+      this.varint(bytes.length)
+      this.bytes(bytes)
+      return
+    }
+    this.varint(value.length)
+    if (this.at + value.length > this.chunk.length) {
+      this.bytes(Buffer.from(value, 'latin1'))
+      return
+    }
+    const chunk = this.chunk
+    for (let i = 0; i < value.length; i++) chunk[this.at++] = value.charCodeAt(i)
   }
 
   bytes(bytes: Uint8Array): void {

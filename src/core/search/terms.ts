@@ -4,6 +4,7 @@
  * terms of AnalyzedChunks or a segment's packed term text — so lookups allocate no substring.
  */
 import { release } from '../release.js'
+import { codeUnitOrder } from './term-order.js'
 
 const FNV_OFFSET = -2128831035
 const FNV_PRIME = 16777619
@@ -93,11 +94,7 @@ export class TermTable {
 
   /** Every id, in code-unit order of its term (the stored order). */
   sortedIds(): Int32Array {
-    // Sorting the strings themselves is native; a comparator over ids would call back for each comparison.
-    const sorted = this.terms.slice().sort()
-    const ids = new Int32Array(sorted.length)
-    for (let k = 0; k < sorted.length; k++) ids[k] = this.find(sorted[k]!)
-    return ids
+    return codeUnitOrder(this.terms)
   }
 
   /** Frees the lookup slots now (see core/release.ts): the table is done with. */
