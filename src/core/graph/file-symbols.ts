@@ -6,6 +6,7 @@
 import { REFERENCE_KIND_ORDER, type ReferenceColumns } from '../parse/reference-columns.js'
 import type { ImportRef, LanguageId, ReferenceKind, SymbolDef, SymbolKind } from '../parse/types.js'
 import { importKeys } from './imports.js'
+import { release } from '../release.js'
 import { cut, RowChunks } from './row-chunks.js'
 import { Signatures } from './signatures.js'
 import type { StringTable } from './strings.js'
@@ -133,9 +134,18 @@ export function symbolChunks(): RowChunks<SymbolColumns> {
       allocate: ([defs, refs, imports, sigBytes]) => ({ ...emptyColumns(defs!, refs!, imports!), signatures: new Signatures(new Uint8Array(sigBytes!)) }),
       trim: (cols, [defs, refs, imports, sigBytes]) => {
         cols.signatures.seal(sigBytes!)
-        for (const key of DEF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], defs!)
-        for (const key of REF_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], refs!)
-        for (const key of IMPORT_COLUMNS) (cols[key] as SymbolColumns[typeof key]) = cut(cols[key], imports!)
+        // A column cut is a copy: the one it was cut from is freed at once (see core/release.ts), as
+        // a cold build trims a chunk every few hundred files.
+        const trim = <K extends keyof SymbolColumns>(key: K, rows: number): void => {
+          const column = cols[key] as Exclude<SymbolColumns[K], Signatures>
+          const kept = cut(column, rows)
+          if (kept === column) return
+          ;(cols[key] as typeof kept) = kept
+          release(column)
+        }
+        for (const key of DEF_COLUMNS) trim(key, defs!)
+        for (const key of REF_COLUMNS) trim(key, refs!)
+        for (const key of IMPORT_COLUMNS) trim(key, imports!)
       },
     },
     CHUNK_ROWS,

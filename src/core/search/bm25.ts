@@ -488,9 +488,13 @@ export class Bm25Index {
     let next = from
     for (let doc = from; doc < this.docEnd; doc++) remap[doc - from] = docFile[doc] >= 0 ? next++ : -1
     const merging = this.segments.filter((s) => s.docBase >= from)
+    // Stored next: its terms laid out in the stored order, which storing then walks as they are.
     const merged = merging.length === 0
-      ? freshSegment(this.fresh, from, remap, next)
+      ? freshSegment(this.fresh, from, remap, next, compact)
       : mergeSegments(merging, this.fresh, from, remap, next)
+    // Sealed: the fresh postings are freed before the segment is stored or queried (a build's
+    // spill encodes it next, and they were as large as it).
+    this.fresh.release()
 
     // Compact per-document arrays in place (new ids never exceed old ones) and the file table.
     for (let doc = from; doc < this.docEnd; doc++) {

@@ -2,6 +2,7 @@
  * The mutable tier of the index: postings appended file by file into flat typed arrays, in
  * document order (so each term's documents ascend), until sealed into a Segment.
  */
+import { release } from '../release.js'
 import { grow, MAX_TF, SegmentBuilder, type Segment } from './segment.js'
 import { TermTable } from './terms.js'
 
@@ -54,8 +55,12 @@ export class FreshPostings {
 
   add(term: number, tf: number): void {
     if (this.size === this.postingTerms.length) {
-      this.postingTerms = grow(this.postingTerms, this.size * 2)
-      this.postingTfs = grow(this.postingTfs, this.size * 2)
+      // The arrays outgrown are most of a run's memory by then: freed at once (see core/release.ts).
+      const { postingTerms, postingTfs } = this
+      this.postingTerms = grow(postingTerms, this.size * 2)
+      this.postingTfs = grow(postingTfs, this.size * 2)
+      release(postingTerms)
+      release(postingTfs)
     }
     this.postingTerms[this.size] = term
     this.postingTfs[this.size] = tf > MAX_TF ? MAX_TF : tf
@@ -65,6 +70,14 @@ export class FreshPostings {
   endDoc(): void {
     if (this.docs === this.docEnds.length) this.docEnds = grow(this.docEnds, this.docs * 2)
     this.docEnds[this.docs++] = this.size
+  }
+
+  /** Frees these postings' memory now (see core/release.ts): they were sealed into a segment and are done with. */
+  release(): void {
+    release(this.postingTerms)
+    release(this.postingTfs)
+    release(this.docEnds)
+    this.terms.release()
   }
 
   /**
@@ -88,11 +101,11 @@ export class FreshPostings {
   }
 }
 
-/** Seals the fresh postings alone into a segment of ids [from, docEnd). */
-export function freshSegment(fresh: FreshPostings, from: number, remap: Int32Array, docEnd: number): Segment {
+/** Seals the fresh postings alone into a segment of ids [from, docEnd), its terms `sorted` (see Segment) if asked. */
+export function freshSegment(fresh: FreshPostings, from: number, remap: Int32Array, docEnd: number, sorted = false): Segment {
   const builder = new SegmentBuilder(fresh.terms.terms, from)
   fresh.each(from, remap, (term, doc) => builder.count(term, doc))
-  builder.layout()
+  builder.layout(sorted ? fresh.terms.sortedIds() : undefined)
   fresh.each(from, remap, (term, doc, tf) => builder.write(term, doc, tf))
   return builder.finish(docEnd)
 }

@@ -10,7 +10,7 @@ export interface Segment {
   /** Documents of this segment have ids in [docBase, docEnd). */
   docBase: number
   docEnd: number
-  /** Term i is termText[termOffsets[i], termOffsets[i + 1]). Not sorted. */
+  /** Term i is termText[termOffsets[i], termOffsets[i + 1]). Not sorted, unless `sorted`. */
   termText: string
   termOffsets: Uint32Array
   /** Term i's postings are postings [postingStarts[i], postingStarts[i + 1]) (df = difference). */
@@ -19,6 +19,11 @@ export interface Segment {
   docByteStarts: Uint32Array
   docBytes: Uint8Array
   tfs: Uint8Array
+  /**
+   * Its terms are in code-unit order, the stored order (a seal for storing lays them out so):
+   * storing walks them as they are, without a sorted copy of every term or a lookup table.
+   */
+  sorted?: boolean
   /**
    * Open addressing over terms by hashOf: term index + 1, 0 = empty. Derived, not stored, and
    * built on the first query: loading, patching and saving never look a term up.
@@ -93,6 +98,7 @@ export class SegmentBuilder {
   private docByteStarts = new Uint32Array(1)
   private docBytes = new Uint8Array(0)
   private tfs = new Uint8Array(0)
+  private sorted = false
 
   constructor(private readonly terms: readonly string[], private readonly docBase: number) {
     this.state = new Int32Array(3 * terms.length)
@@ -108,9 +114,13 @@ export class SegmentBuilder {
     state[at + 2] += gap < 0x80 ? 1 : gap < 0x4000 ? 2 : gap < 0x200000 ? 3 : gap < 0x10000000 ? 4 : 5
   }
 
-  /** Places terms in id order, leaving out those that got no posting. */
-  layout(): void {
+  /**
+   * Places terms in id order, or in `order` (every id once: TermTable.sortedIds gives the stored
+   * order), leaving out those that got no posting.
+   */
+  layout(order?: Int32Array): void {
     const { state, terms } = this
+    this.sorted = order !== undefined
     let kept = 0
     for (let t = 0; t < terms.length; t++) if (state[3 * t + 1] > 0) kept++
     this.kept = new Array(kept)
@@ -121,7 +131,8 @@ export class SegmentBuilder {
     let bytes = 0
     let postings = 0
     let textLength = 0
-    for (let t = 0; t < terms.length; t++) {
+    for (let k = 0; k < terms.length; k++) {
+      const t = order ? order[k] : k
       const df = state[3 * t + 1]
       if (df === 0) continue
       this.kept[index] = terms[t]
@@ -170,6 +181,7 @@ export class SegmentBuilder {
       docByteStarts: this.docByteStarts,
       docBytes: this.docBytes,
       tfs: this.tfs,
+      sorted: this.sorted,
     }
   }
 }

@@ -28,7 +28,7 @@ import { closeSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../errors.js'
 import { readAtSync, type SizedParts } from '../store/index.js'
-import { findTerm, type Segment } from './segment.js'
+import { findTerm, termCount, type Segment } from './segment.js'
 
 /** Terms per dictionary block: a query term reads one block of about this many entries. */
 const DICT_BLOCK_TERMS = 64
@@ -187,8 +187,11 @@ interface LayoutPart {
 
 function memoryPart(source: StoredSource): LayoutPart {
   const { segment } = source
-  // Sorted in code-unit order: the order queries binary-search the dictionary index in.
-  const terms = segment ? termsOf(segment).sort() : []
+  // In code-unit order: the order queries binary-search the dictionary index in. A segment sealed
+  // for storing has its terms so already, and gives them one at a time.
+  const order = segment && !segment.sorted ? termsOf(segment).sort() : undefined
+  const count = segment ? termCount(segment) : 0
+  const termAt = (t: number): string | undefined => (t >= count ? undefined : order ? order[t] : segment!.termText.slice(segment!.termOffsets[t], segment!.termOffsets[t + 1]))
   let t = 0
   const part: LayoutPart = {
     docEnd: source.docEnd,
@@ -197,14 +200,14 @@ function memoryPart(source: StoredSource): LayoutPart {
     fileCounts: source.fileCounts,
     docLengths: source.docLengths,
     remap: new Int32Array(source.docEnd).fill(-1),
-    term: terms[0],
+    term: termAt(0),
     append: (scratch) => {
-      const index = findTerm(segment!, terms[t]!)
+      const index = order ? findTerm(segment!, order[t]!) : t
       const start = segment!.postingStarts[index]!
       scratch.append(segment!.docBytes, segment!.docByteStarts[index]!, segment!.tfs, start, segment!.postingStarts[index + 1]! - start, segment!.docBase, part.remap)
     },
     next: () => {
-      part.term = terms[++t]
+      part.term = termAt(++t)
     },
   }
   return part
@@ -436,10 +439,23 @@ class ByteSink {
     this.chunk[this.at++] = value
   }
 
+  /** Varint length + UTF-8; an ASCII string (most terms) is copied in place rather than encoded into a buffer of its own. */
   text(value: string): void {
-    const bytes = Buffer.from(value, 'utf8')
-    this.varint(bytes.length)
-    this.bytes(bytes)
+    let ascii = true
+    for (let i = 0; i < value.length && ascii; i++) ascii = value.charCodeAt(i) < 0x80
+    if (!ascii) {
+      const bytes = Buffer.from(value, 'utf8')
+      this.varint(bytes.length)
+      this.bytes(bytes)
+      return
+    }
+    this.varint(value.length)
+    if (this.at + value.length > this.chunk.length) {
+      this.bytes(Buffer.from(value, 'latin1'))
+      return
+    }
+    const chunk = this.chunk
+    for (let i = 0; i < value.length; i++) chunk[this.at++] = value.charCodeAt(i)
   }
 
   bytes(bytes: Uint8Array): void {
@@ -614,6 +630,8 @@ export class StoredPostings {
     return {
       docBase: 0,
       docEnd: this.docEnd,
+      // The dictionary's order.
+      sorted: true,
       termText: terms.join(''),
       termOffsets,
       postingStarts,

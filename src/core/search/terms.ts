@@ -3,6 +3,8 @@
  * the term's characters wherever they lie — inside a larger string, such as the space-separated
  * terms of AnalyzedChunks or a segment's packed term text — so lookups allocate no substring.
  */
+import { release } from '../release.js'
+import { codeUnitOrder } from './term-order.js'
 
 const FNV_OFFSET = -2128831035
 const FNV_PRIME = 16777619
@@ -90,6 +92,16 @@ export class TermTable {
     }
   }
 
+  /** Every id, in code-unit order of its term (the stored order). */
+  sortedIds(): Int32Array {
+    return codeUnitOrder(this.terms)
+  }
+
+  /** Frees the lookup slots now (see core/release.ts): the table is done with. */
+  release(): void {
+    release(this.slots)
+  }
+
   /** Ids of the space-separated terms of `text`. */
   idsOf(text: string): Int32Array {
     const n = text.length
@@ -116,6 +128,7 @@ export class TermTable {
       slots[2 * slot] = old[k]
       slots[2 * slot + 1] = old[k + 1]
     }
+    release(old)
     this.slots = slots
   }
 }
