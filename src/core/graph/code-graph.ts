@@ -109,18 +109,25 @@ export class CodeGraph {
    */
   update(changes: TableChanges): void {
     this.resolve(changes)
+    this.prepareRanking()
     this.rankNodes()
   }
 
   /**
-   * `update` up to PageRank: the edges are resolved and regrouped for ranking, so that a build can
-   * write them out and let go of them (`storedEdges`, `releaseEdges`) before `rankNodes()`.
+   * `update`'s first step, its edges: a build writes them out (`storedEdges`) before they are
+   * regrouped for PageRank (`prepareRanking`), then lets go of them (`releaseEdges`) before ranking
+   * (`rankNodes`), so that they are never alive beside PageRank's arrays.
    */
   resolve(changes: TableChanges): void {
     this.load()
     this.resolveAffected(changes)
     this.numbering = undefined
     this.numberedBases = undefined
+    this.prepared = undefined
+  }
+
+  /** The edges regrouped for PageRank (see `resolve`). */
+  prepareRanking(): void {
     this.prepared = this.prepareEdges()
     // Only regrouping the edges needs their definitions' nodes (Linux: 4.3 M definitions, ~50 MB, alive
     // through PageRank otherwise): the bases are kept, the rest is numbered again if ever needed.
@@ -128,7 +135,7 @@ export class CodeGraph {
     this.numbering = undefined
   }
 
-  /** PageRank over the edges `resolve` regrouped, from the previous ranks. */
+  /** PageRank over the edges `prepareRanking` regrouped, from the previous ranks. */
   rankNodes(): void {
     this.prepared ??= this.prepareEdges()
     this.ranks = pagerank(this.prepared, { initial: this.previousRanks() })
@@ -199,9 +206,9 @@ export class CodeGraph {
   }
 
   /**
-   * Lets go of the edges once a build has written them out (`storedEdges`) and before it ranks
-   * (`rankNodes`, over the regrouped copy `resolve` made): at Linux's 8.8 M edges ~220 MB, alive beside
-   * PageRank's arrays at a build's memory peak otherwise. The graph has no edges afterwards.
+   * Lets go of the edges once a build has written them out (`storedEdges`) and regrouped them
+   * (`prepareRanking`), before it ranks: at Linux's 8.8 M edges ~220 MB, alive beside PageRank's
+   * arrays at a build's memory peak otherwise. The graph has no edges afterwards.
    */
   releaseEdges(): void {
     this.edges.clear()

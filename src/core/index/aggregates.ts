@@ -45,8 +45,8 @@ export interface TreeAggregates {
   finish(): { edges: number }
   /**
    * `finish()` for a build about to save the set and drop it: `edgesResolved` is given the graph
-   * once its edges are resolved and regrouped for PageRank, before ranking, to write them out and
-   * let go of them (see finishAndSave).
+   * once its edges are resolved, to write them out; they are let go of once regrouped for PageRank,
+   * before ranking (see finishAndSave).
    */
   finishSpent(edgesResolved: (graph: CodeGraph) => Promise<void>): Promise<{ edges: number }>
   stats(): { edges: number; nodes: number; symbols: number }
@@ -149,7 +149,11 @@ class Aggregates implements TreeAggregates {
     const graph = this.graph
     if (changed) graph.resolve(changes)
     const edges = graph.edgeCount
+    // Written out before they are regrouped: packing them (blocks in flight, the table's string
+    // numbering) then holds neither PageRank's arrays nor the node numbering beside them.
     await edgesResolved(graph)
+    if (changed) graph.prepareRanking()
+    graph.releaseEdges()
     if (changed) graph.rankNodes()
     return { edges }
   }
@@ -358,12 +362,11 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
   try {
     let stored: { rows: SnapshotRows; remap: Int32Array } | undefined
     let packed: PackedEdges | undefined
-    // The graph's edges are written out before PageRank and let go of (see CodeGraph.releaseEdges).
+    // The graph's edges are written out as soon as they are resolved, and let go of before PageRank (see finishSpent).
     const { edges } = await aggregates.finishSpent(async (graph) => {
       stored = storedRows(aggregates.symbols)
       edgesSpool = new ScratchFile(`${files.graph}.edges`)
       packed = await packGraphEdges(aggregates.symbols.fileCount, graph.storedEdges(stored.remap), { spool: edgesSpool })
-      graph.releaseEdges()
     })
     aggregates.graph.releaseRanking()
     await saveGraph(files.graph, aggregates.graph, packed!)
