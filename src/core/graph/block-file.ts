@@ -104,25 +104,26 @@ export class BlockSink {
   }
 }
 
-/** The record's parts (`frameParts`): header, the directory with `meta`, the blocks of `sink`, trailer. */
-export async function blockFileParts(kind: string, version: number, meta: unknown, sink: BlockSink): Promise<Iterable<Uint8Array>> {
-  const body = await sink.body()
-  const provisional: Directory = { meta, ends: new Uint32Array(sink.lengths.length) }
+/** The record's parts (`frameParts`): header, the directory with `meta`, the blocks of each sink in turn, trailer. */
+export async function blockFileParts(kind: string, version: number, meta: unknown, ...sinks: BlockSink[]): Promise<Iterable<Uint8Array>> {
+  const bodies: Array<Iterable<Uint8Array>> = []
+  for (const sink of sinks) bodies.push(await sink.body())
+  const lengths = sinks.flatMap((sink) => sink.lengths)
+  const provisional: Directory = { meta, ends: new Uint32Array(lengths.length) }
   // The directory's size does not depend on the offsets' values (a typed array packs at its length).
   const dirLength = packr.pack(provisional).length
   let at = 8 + dirLength
-  sink.lengths.forEach((length, i) => (provisional.ends[i] = at += length))
+  lengths.forEach((length, i) => (provisional.ends[i] = at += length))
   const directory = Buffer.from(packr.pack(provisional))
   if (directory.length !== dirLength) throw new Error(`the ${kind} block directory changed size once its offsets were set`)
   const head = Buffer.allocUnsafe(8)
   head.writeUInt32LE(directory.length, 0)
   head.writeUInt32LE(crc32(directory), 4)
-  return frameParts(kind, version, { length: at, parts: concat([head, directory], body) })
+  return frameParts(kind, version, { length: at, parts: concat([head, directory], ...bodies) })
 }
 
-function* concat(first: readonly Uint8Array[], rest: Iterable<Uint8Array>): Generator<Uint8Array> {
-  yield* first
-  yield* rest
+function* concat(...parts: Array<Iterable<Uint8Array>>): Generator<Uint8Array> {
+  for (const part of parts) yield* part
 }
 
 /** Descriptors of opened files, closed once their BlockFile is collected. */

@@ -54,6 +54,8 @@ export class CodeGraph {
   private ranks: Float64Array<ArrayBufferLike> = new Float64Array(0)
   /** The node numbering of the table's files as they are (see node-numbering.ts). */
   private numbering: NodeNumbering | undefined
+  /** Its first node of each file (see `bases`), kept when `resolve` lets go of the rest. */
+  private numberedBases: Uint32Array | undefined
   /** The edges regrouped for PageRank, kept for personalised runs. */
   private prepared: PreparedEdges | undefined
   /** Paths (in order) and node bases the current ranks were computed over: the warm start of the next update. */
@@ -106,7 +108,45 @@ export class CodeGraph {
    * globally, else only those importing a changed file.
    */
   update(changes: TableChanges): void {
+    this.resolve(changes)
+    this.prepareRanking()
+    this.rankNodes()
+  }
+
+  /**
+   * `update`'s first step, its edges: a build writes them out (`storedEdges`) before they are
+   * regrouped for PageRank (`prepareRanking`), then lets go of them (`releaseEdges`) before ranking
+   * (`rankNodes`), so that they are never alive beside PageRank's arrays.
+   */
+  resolve(changes: TableChanges): void {
     this.load()
+    this.resolveAffected(changes)
+    this.numbering = undefined
+    this.numberedBases = undefined
+    this.prepared = undefined
+  }
+
+  /** The edges regrouped for PageRank (see `resolve`). */
+  prepareRanking(): void {
+    this.prepared = this.prepareEdges()
+    // Only regrouping the edges needs their definitions' nodes (Linux: 4.3 M definitions, ~50 MB, alive
+    // through PageRank otherwise): the bases are kept, the rest is numbered again if ever needed.
+    this.numberedBases = this.bases()
+    this.numbering = undefined
+  }
+
+  /** PageRank over the edges `prepareRanking` regrouped, from the previous ranks. */
+  rankNodes(): void {
+    this.prepared ??= this.prepareEdges()
+    this.ranks = pagerank(this.prepared, { initial: this.previousRanks() })
+    this.rememberLayout()
+  }
+
+  /**
+   * The edges of the files `changes` can affect, resolved again (see `update`). A method of its
+   * own so that the definitions by name it builds are garbage once it returns, before PageRank.
+   */
+  private resolveAffected(changes: TableChanges): void {
     const table = this.symbols
     for (const path of changes.changed) this.edges.delete(path)
     const files = table.sortedFiles()
@@ -154,10 +194,6 @@ export class CodeGraph {
       const file = table.file(path)
       if (file) this.edges.set(path, resolveFileEdges(table, file, byName(), this.chunks))
     }
-    this.numbering = undefined
-    this.prepared = this.prepareEdges()
-    this.ranks = pagerank(this.prepared, { initial: this.previousRanks() })
-    this.rememberLayout()
   }
 
   /**
@@ -170,6 +206,15 @@ export class CodeGraph {
   }
 
   /**
+   * Lets go of the edges once a build has written them out (`storedEdges`) and regrouped them
+   * (`prepareRanking`), before it ranks: at Linux's 8.8 M edges ~220 MB, alive beside PageRank's
+   * arrays at a build's memory peak otherwise. The graph has no edges afterwards.
+   */
+  releaseEdges(): void {
+    this.edges.clear()
+  }
+
+  /**
    * Lets go of the edges and ranks once a build has written the graph out (saveAggregates) and is
    * about to drop it: at Linux's 8.8 M edges ~220 MB, which would otherwise stay alive while the
    * symbol table is encoded. The graph is empty afterwards.
@@ -178,6 +223,7 @@ export class CodeGraph {
     this.edges.clear()
     this.ranks = new Float64Array(0)
     this.numbering = undefined
+    this.numberedBases = undefined
     this.prepared = undefined
     this.rankedPaths = []
     this.rankedBase = new Uint32Array(1)
@@ -322,8 +368,13 @@ export class CodeGraph {
 
   /** The graph as encodeGraphFile reads it, `remap` renumbering string ids as the symbol table's stored form does. */
   storedSource(remap: Int32Array): GraphSource {
+    return { edgesOf: this.storedEdges(remap), bases: this.bases(), ranks: this.ranks }
+  }
+
+  /** The edges as encodeGraphFile reads them (see `storedSource`), for packGraphEdges. */
+  storedEdges(remap: Int32Array): GraphSource['edgesOf'] {
     this.load()
-    return { bases: this.bases(), ranks: this.ranks, edgesOf: (from, to) => this.edgesOf(from, to, remap) }
+    return (from, to) => this.edgesOf(from, to, remap)
   }
 
   /** The edges of files [from, to) in path order, copied into columns of their own, string ids mapped by `remap`. */
@@ -393,7 +444,8 @@ export class CodeGraph {
   }
 
   private bases(): Uint32Array {
-    return this.nodes().bases
+    this.numberedBases ??= this.nodes().bases
+    return this.numberedBases
   }
 
   private nodes(): NodeNumbering {

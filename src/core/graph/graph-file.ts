@@ -51,14 +51,25 @@ export interface SliceEdges extends EdgeColumns {
   edgeCounts: Uint32Array
 }
 
-/** A graph as encodeGraphFile reads it: its node numbering and ranks, and its edges a slice of files at a time. */
-export interface GraphSource {
+/** A graph's node numbering and ranks, as stored. */
+export interface RankedNodes {
   /** The first node of each file in path order, and the node count at the end. */
   bases: Uint32Array
   /** PageRank by node. */
   ranks: Float64Array
+}
+
+/** A graph as encodeGraphFile reads it: its node numbering and ranks, and its edges a slice of files at a time. */
+export interface GraphSource extends RankedNodes {
   /** Files [from, to)'s edges, string ids as the stored symbol table numbers them. */
   edgesOf(from: number, to: number): SliceEdges
+}
+
+/** A graph's edges blocks, packed by packGraphEdges ahead of its ranks. */
+export interface PackedEdges {
+  files: number
+  edges: number
+  blocks: BlockSink
 }
 
 /** Files per slice: Linux's average of ~45 nodes a file makes a slice ~90 KB of ranks, a few hundred slices. */
@@ -70,22 +81,40 @@ const FILES_PER_SLICE = 256
  * stay in memory (see BlockSink); the parts then read them back, so the spool must stay open until
  * they are written.
  */
-export async function encodeGraphFile(graph: GraphSource, opts: { spool?: ScratchFile } = {}): Promise<Iterable<Uint8Array>> {
-  const { bases, ranks } = graph
-  const files = bases.length - 1
-  const meta: Meta = { files, nodes: ranks.length, edges: 0, filesPerSlice: FILES_PER_SLICE }
-  const slices = sliceCount(meta)
+export async function encodeGraphFile(graph: GraphSource, opts: { spool?: ScratchFile; edgesSpool?: ScratchFile } = {}): Promise<Iterable<Uint8Array>> {
+  return encodeRankedGraph(graph, await packGraphEdges(graph.bases.length - 1, graph.edgesOf, { spool: opts.edgesSpool }), opts)
+}
+
+/**
+ * The edges blocks of a graph of `files` files, taken from `edgesOf` a slice of files at a time.
+ * Packed apart from the ranks, which precede them in the record, so that a build can write its
+ * edges out and let go of them before PageRank runs (at Linux's 8.8 M edges ~220 MB, which were
+ * alive beside PageRank's arrays at the peak of a build's memory). `spool`: as encodeGraphFile's.
+ */
+export async function packGraphEdges(files: number, edgesOf: GraphSource['edgesOf'], opts: { spool?: ScratchFile } = {}): Promise<PackedEdges> {
+  const layout = { files, filesPerSlice: FILES_PER_SLICE }
   const blocks = new BlockSink(opts.spool)
-  for (let s = 0; s < slices; s++) {
+  let edges = 0
+  for (let s = 0; s < sliceCount(layout); s++) {
+    const slice = edgesOf(...sliceFiles(layout, s))
+    edges += slice.from.length
+    await blocks.add(slice)
+  }
+  return { files, edges, blocks }
+}
+
+/** The record's parts for a graph whose edges `packGraphEdges` packed, `nodes` over the same files. */
+export async function encodeRankedGraph(nodes: RankedNodes, edges: PackedEdges, opts: { spool?: ScratchFile } = {}): Promise<Iterable<Uint8Array>> {
+  const { bases, ranks } = nodes
+  const files = bases.length - 1
+  if (files !== edges.files) throw new Error(`graph ranks over ${files} files, edges over ${edges.files}`)
+  const meta: Meta = { files, nodes: ranks.length, edges: edges.edges, filesPerSlice: FILES_PER_SLICE }
+  const blocks = new BlockSink(opts.spool)
+  for (let s = 0; s < sliceCount(meta); s++) {
     const [from, to] = sliceFiles(meta, s)
     await blocks.add({ bases: bases.slice(from, to + 1), ranks: ranks.slice(bases[from], bases[to]) })
   }
-  for (let s = 0; s < slices; s++) {
-    const edges = graph.edgesOf(...sliceFiles(meta, s))
-    meta.edges += edges.from.length
-    await blocks.add(edges)
-  }
-  return blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks)
+  return blockFileParts(GRAPH_KIND, GRAPH_VERSION, meta, blocks, edges.blocks)
 }
 
 /** A stored graph opened for reading by block. */
@@ -178,13 +207,15 @@ export class GraphFile {
   }
 }
 
+type SliceLayout = Pick<Meta, 'files' | 'filesPerSlice'>
+
 /** Slices of a graph's files: at least one, for an empty graph's bases. */
-function sliceCount(meta: Meta): number {
+function sliceCount(meta: SliceLayout): number {
   return Math.max(1, Math.ceil(meta.files / meta.filesPerSlice))
 }
 
 /** The files [from, to) of slice `s`. */
-function sliceFiles(meta: Meta, s: number): [number, number] {
+function sliceFiles(meta: SliceLayout, s: number): [number, number] {
   const from = s * meta.filesPerSlice
   return [from, Math.min(meta.files, from + meta.filesPerSlice)]
 }

@@ -6,4 +6,4 @@ export { pagerank, prepareEdges, PAGERANK_TOLERANCE, type WeightedEdges, type Pr
 export { resolveImport, type ImportSpec, type ImportTarget } from './imports.js'
 export type { FileContent } from './file-symbols.js'
 export { encodeSymbolsFile, SymbolsFile, SYMBOLS_VERSION, type KeyedDefinition } from './symbols-file.js'
-export { encodeGraphFile, GraphFile, GRAPH_VERSION } from './graph-file.js'
+export { encodeGraphFile, encodeRankedGraph, GraphFile, GRAPH_VERSION, packGraphEdges, type PackedEdges } from './graph-file.js'

@@ -70,14 +70,17 @@ export function prepareVisited(nodes: number, visit: EdgeVisit): PreparedEdges {
     edges++
   })
   for (let v = 0; v < nodes; v++) inStarts[v + 1] += inStarts[v]
-  const fill = inStarts.slice(0, nodes)
   const inSource = new Uint32Array(edges)
   const inShare = new Float64Array(edges)
+  // Each node's start serves as its fill cursor, ending where the next node starts: shifted back
+  // afterwards, rather than a copy of the starts (Linux: 14 MB) beside the arrays being filled.
   visit((src, dst, weight) => {
-    const at = fill[dst]++
+    const at = inStarts[dst]++
     inSource[at] = src
     inShare[at] = weight / outWeight[src]
   })
+  for (let v = nodes; v > 0; v--) inStarts[v] = inStarts[v - 1]
+  inStarts[0] = 0
   let danglingCount = 0
   for (let v = 0; v < nodes; v++) if (outWeight[v] === 0) danglingCount++
   const dangling = new Uint32Array(danglingCount)
@@ -99,6 +102,8 @@ export function pagerank(graph: WeightedEdges | PreparedEdges, options: Pagerank
   if (nodes === 0) return new Float64Array(0)
   const teleport = teleportOf(nodes, options.personalization)
   const start = initialRanks(nodes, teleport, options.initial)
+  // Uniform jumps land on every node: all of them are reached.
+  if (typeof teleport === 'number') return iterate({ ...prepared, teleport, rank: start }, options)
   const active = reachable(prepared, teleport, start)
   if (!active) return iterate({ ...prepared, teleport, rank: start }, options)
   const part = iterate(restrict(prepared, active, teleport, start), options)
@@ -113,7 +118,7 @@ interface Iteration {
   inSource: Uint32Array
   inShare: Float64Array
   dangling: Uint32Array
-  teleport: Float64Array
+  teleport: Teleport
   /** The starting ranks, iterated in place. */
   rank: Float64Array
 }
@@ -125,6 +130,8 @@ function iterate(problem: Iteration, options: PagerankOptions): Float64Array {
   const maxIterations = options.maxIterations ?? PAGERANK_MAX_ITERATIONS
   let rank: Float64Array = problem.rank
   let next: Float64Array = new Float64Array(nodes)
+  const shares = typeof teleport === 'number' ? null : teleport
+  const uniform = typeof teleport === 'number' ? teleport : 0
   for (let iteration = 0; iteration < maxIterations; iteration++) {
     // Rank of nodes without out-edges goes where a random jump would.
     let danglingRank = 0
@@ -134,7 +141,7 @@ function iterate(problem: Iteration, options: PagerankOptions): Float64Array {
     for (let v = 0; v < nodes; v++) {
       let sum = 0
       for (let e = inStarts[v], end = inStarts[v + 1]; e < end; e++) sum += rank[inSource[e]] * inShare[e]
-      const value = damping * sum + jump * teleport[v]
+      const value = damping * sum + jump * (shares ? shares[v] : uniform)
       change += Math.abs(value - rank[v])
       next[v] = value
     }
@@ -233,17 +240,24 @@ function outEdges(prepared: PreparedEdges): NonNullable<PreparedEdges['out']> {
   return prepared.out
 }
 
-function initialRanks(nodes: number, teleport: Float64Array, initial: Float64Array | undefined): Float64Array {
-  if (!initial || initial.length !== nodes) return Float64Array.from(teleport)
+function initialRanks(nodes: number, teleport: Teleport, initial: Float64Array | undefined): Float64Array {
+  const jumps = (): Float64Array => (typeof teleport === 'number' ? new Float64Array(nodes).fill(teleport) : Float64Array.from(teleport))
+  if (!initial || initial.length !== nodes) return jumps()
   let total = 0
   for (let v = 0; v < nodes; v++) total += initial[v]
-  if (!(total > 0)) return Float64Array.from(teleport)
+  if (!(total > 0)) return jumps()
   return initial.map((value) => value / total)
 }
 
-function teleportOf(nodes: number, personalization: Float64Array | undefined): Float64Array {
+/**
+ * Where a random jump lands: each node's share, or the one share of every node when uniform (a
+ * build's ranking), which spares a vector of the graph's size (Linux: 3.5 M nodes, 28 MB).
+ */
+type Teleport = number | Float64Array
+
+function teleportOf(nodes: number, personalization: Float64Array | undefined): Teleport {
   let total = 0
   if (personalization) for (const value of personalization) total += value
-  if (!personalization || total <= 0) return new Float64Array(nodes).fill(1 / nodes)
+  if (!personalization || total <= 0) return 1 / nodes
   return personalization.map((value) => value / total)
 }

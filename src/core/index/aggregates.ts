@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path'
 import { totalmem } from 'node:os'
-import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type SnapshotRows } from '../graph/index.js'
+import { CodeGraph, encodeRankedGraph, encodeSymbolsFile, GraphFile, GRAPH_VERSION, packGraphEdges, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type PackedEdges, type SnapshotRows } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery, type StoredRun } from '../search/index.js'
 import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, ScratchFile, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
@@ -43,6 +43,12 @@ export interface TreeAggregates {
   removeFile(path: string): void
   /** Resolves the imports and edges the changes affect and recomputes PageRank; once per build. */
   finish(): { edges: number }
+  /**
+   * `finish()` for a build about to save the set and drop it: `edgesResolved` is given the graph
+   * once its edges are resolved, to write them out; they are let go of once regrouped for PageRank,
+   * before ranking (see finishAndSave).
+   */
+  finishSpent(edgesResolved: (graph: CodeGraph) => Promise<void>): Promise<{ edges: number }>
   stats(): { edges: number; nodes: number; symbols: number }
   /** Each part of a loaded set is decoded on first access. */
   readonly bm25: Bm25Index
@@ -136,6 +142,22 @@ class Aggregates implements TreeAggregates {
     return { edges: this.graph.edgeCount }
   }
 
+  async finishSpent(edgesResolved: (graph: CodeGraph) => Promise<void>): Promise<{ edges: number }> {
+    const changes = this.symbols.commit()
+    // As in finish(): an unloaded graph has seen no change, its stored ranks hold.
+    const changed = this.graphPart !== undefined
+    const graph = this.graph
+    if (changed) graph.resolve(changes)
+    const edges = graph.edgeCount
+    // Written out before they are regrouped: packing them (blocks in flight, the table's string
+    // numbering) then holds neither PageRank's arrays nor the node numbering beside them.
+    await edgesResolved(graph)
+    if (changed) graph.prepareRanking()
+    graph.releaseEdges()
+    if (changed) graph.rankNodes()
+    return { edges }
+  }
+
   stats(): { edges: number; nodes: number; symbols: number } {
     return { edges: this.graph.edgeCount, nodes: this.graph.nodeCount, symbols: this.symbols.symbolCount }
   }
@@ -219,18 +241,31 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
  * and encodings at once made saving the peak of a whole cold build's memory. The graph goes
  * first, once the symbol table's strings are numbered as stored (its edges name them).
  * `bm25Written`: the BM25 part is being written by a thread of its own (see `finishAndSave`),
- * waited for instead of written here. `spent`: the caller drops the aggregates once saved (a
- * build's last step), so the graph is let go of before the table is encoded (Linux's 8.8 M edges:
- * ~220 MB).
+ * waited for instead of written here.
  */
-export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, opts: { bm25Written?: Promise<void>; spent?: boolean } = {}): Promise<void> {
+export async function saveAggregates(treeDir: string, aggregates: TreeAggregates, opts: { bm25Written?: Promise<void> } = {}): Promise<void> {
   const files = paths(treeDir)
-  const { rows, remap } = aggregates.symbols.rows()
-  numberStrings(rows)
-  await saveGraph(files.graph, aggregates.graph, remap)
-  if (opts.spent) aggregates.graph.release()
+  const stored = storedRows(aggregates.symbols)
+  const edgesSpool = new ScratchFile(`${files.graph}.edges`)
+  try {
+    await saveGraph(files.graph, aggregates.graph, await packGraphEdges(aggregates.symbols.fileCount, aggregates.graph.storedEdges(stored.remap), { spool: edgesSpool }))
+  } finally {
+    edgesSpool.close()
+  }
+  await saveRest(files, aggregates, stored.rows, opts.bm25Written)
+}
+
+/** The symbol table's rows as stored, every string numbered (see numberStrings): the graph's edges name them by those numbers. */
+function storedRows(symbols: SymbolTable): { rows: SnapshotRows; remap: Int32Array } {
+  const stored = symbols.rows()
+  numberStrings(stored.rows)
+  return stored
+}
+
+/** What saving writes after the graph: the symbol table, then the BM25 index (or waits for the thread writing it). */
+async function saveRest(files: ReturnType<typeof paths>, aggregates: TreeAggregates, rows: SnapshotRows, bm25Written: Promise<void> | undefined): Promise<void> {
   await saveSymbols(files.symbols, rows)
-  if (opts.bm25Written) await opts.bm25Written
+  if (bm25Written) await bm25Written
   else writeBm25(files.bm25, aggregates.bm25, aggregates.bm25Runs)
 }
 
@@ -304,8 +339,11 @@ export function bm25MemoryBytes(memoryMb: number): number {
 const DEFAULT_BM25_MB = 64
 
 /**
- * A build's last steps: `finish()`, then `saveAggregates`. A large BM25 index is written on a
- * worker thread meanwhile (see `writeBm25Aside`), which never outlives this call, error or not.
+ * A build's last steps: `finish()`, then `saveAggregates`, in an order that holds less at once: the
+ * graph's edges are packed (to a scratch file) as soon as they are resolved and let go of before
+ * PageRank runs, and the graph is let go of once written, before the symbol table is encoded. A
+ * large BM25 index is written on a worker thread meanwhile (see `writeBm25Aside`), which never
+ * outlives this call, error or not.
  * `beside`: work of the caller's run beside the saving once the BM25 index is written (the thread
  * writing it is done, and with it most of what it held; at once without one), waited for before
  * this returns; it must not reject. The aggregates are spent afterwards (their graph is emptied
@@ -319,13 +357,27 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
   // Not started when the BM25 index could not be written: the build fails.
   const beside = opts.beside ? (bm25Written ?? Promise.resolve()).then(opts.beside) : undefined
   beside?.catch(() => {})
+  const files = paths(treeDir)
+  let edgesSpool: ScratchFile | undefined
   try {
-    const { edges } = aggregates.finish()
+    let stored: { rows: SnapshotRows; remap: Int32Array } | undefined
+    let packed: PackedEdges | undefined
+    // The graph's edges are written out as soon as they are resolved, and let go of before PageRank (see finishSpent).
+    const { edges } = await aggregates.finishSpent(async (graph) => {
+      stored = storedRows(aggregates.symbols)
+      edgesSpool = new ScratchFile(`${files.graph}.edges`)
+      packed = await packGraphEdges(aggregates.symbols.fileCount, graph.storedEdges(stored.remap), { spool: edgesSpool })
+    })
     aggregates.graph.releaseRanking()
-    await saveAggregates(treeDir, aggregates, { bm25Written, spent: true })
+    await saveGraph(files.graph, aggregates.graph, packed!)
+    edgesSpool!.close()
+    // Let go of before the table is encoded: the ranks and node numbering (Linux: tens of megabytes).
+    aggregates.graph.release()
+    await saveRest(files, aggregates, stored!.rows, bm25Written)
     await beside
     return { edges }
   } finally {
+    edgesSpool?.close()
     await Promise.all([bm25Written?.catch(() => {}), beside?.catch(() => {})])
     aggregates.dropBm25Runs()
   }
@@ -387,11 +439,11 @@ async function saveSymbols(path: string, rows: SnapshotRows): Promise<void> {
   }
 }
 
-/** Writes the graph, its blocks spooled to a scratch file beside it as they are packed (see encodeGraphFile). */
-async function saveGraph(path: string, graph: CodeGraph, remap: Int32Array): Promise<void> {
+/** Writes the graph, its ranks spooled to a scratch file beside it as they are packed, after `edges` (see encodeRankedGraph). */
+async function saveGraph(path: string, graph: CodeGraph, edges: PackedEdges): Promise<void> {
   const spool = new ScratchFile(`${path}.blocks`)
   try {
-    await writeFileAtomic(path, await encodeGraphFile(graph.storedSource(remap), { spool }))
+    await writeFileAtomic(path, await encodeRankedGraph({ bases: graph.nodeBases(), ranks: graph.nodeRanks() }, edges, { spool }))
   } finally {
     spool.close()
   }
