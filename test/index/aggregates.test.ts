@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
@@ -149,6 +149,29 @@ describe('tree aggregates', () => {
     await finishAndSave(dir, aggregates, { asideFrom: 0, beside })
     assert.deepEqual(seen, ['bm25.mpk'])
     assert.equal(done, true)
+  })
+
+  it('writes the BM25 index before the graph is resolved when asked to (bm25First), with the same bytes', async function () {
+    this.timeout(30_000)
+    const firstDir = mkdtempSync(join(tmpdir(), 'vlt-aggregates-first-'))
+    confineTo(firstDir)
+    try {
+      const written: boolean[] = []
+      for (const [target, bm25First] of [[dir, false], [firstDir, true]] as const) {
+        const aggregates = createAggregates()
+        for (const [path, s] of Object.entries(TREE_A)) aggregates.addFile(path, s)
+        const finishSpent = aggregates.finishSpent.bind(aggregates)
+        aggregates.finishSpent = (edgesResolved) => {
+          written.push(existsSync(join(target, 'bm25.mpk')))
+          return finishSpent(edgesResolved)
+        }
+        await finishAndSave(target, aggregates, { asideFrom: 0, bm25First })
+      }
+      assert.deepEqual(written, [false, true])
+      for (const name of ['bm25.mpk', 'symbols.mpk', 'graph.mpk']) assert.deepEqual(readFileSync(join(firstDir, name)), readFileSync(join(dir, name)), name)
+    } finally {
+      rmSync(firstDir, { recursive: true, force: true })
+    }
   })
 
   it('fails with the write error once the BM25 thread is settled, when the tree directory cannot be written', async function () {

@@ -343,13 +343,14 @@ const DEFAULT_BM25_MB = 64
  * graph's edges are packed (to a scratch file) as soon as they are resolved and let go of before
  * PageRank runs, and the graph is let go of once written, before the symbol table is encoded. A
  * large BM25 index is written on a worker thread meanwhile (see `writeBm25Aside`), which never
- * outlives this call, error or not.
+ * outlives this call, error or not; `bm25First`: before the graph's work instead, for a large tree
+ * whose memory peak that overlap would be.
  * `beside`: work of the caller's run beside the saving once the BM25 index is written (the thread
  * writing it is done, and with it most of what it held; at once without one), waited for before
  * this returns; it must not reject. The aggregates are spent afterwards (their graph is emptied
  * once written): the caller drops them.
  */
-export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, opts: { asideFrom?: number; beside?: () => Promise<void> } = {}): Promise<{ edges: number }> {
+export async function finishAndSave(treeDir: string, aggregates: TreeAggregates, opts: { asideFrom?: number; beside?: () => Promise<void>; bm25First?: boolean } = {}): Promise<{ edges: number }> {
   const asideFrom = opts.asideFrom ?? BM25_ASIDE_DOCS
   const bm25Written = aggregates.bm25.docCount >= asideFrom || aggregates.bm25Runs.length > 0 ? writeBm25Aside(treeDir, aggregates) : undefined
   // Handled from the start: a failure is reported where saveAggregates waits for it, not as unhandled meanwhile.
@@ -360,6 +361,9 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
   const files = paths(treeDir)
   let edgesSpool: ScratchFile | undefined
   try {
+    // Its merge and the graph's resolution and ranking each add a few hundred megabytes, and together
+    // they were a large tree's memory peak (Linux full: 1,546–1,577 MiB, the main thread alone 1,414).
+    if (opts.bm25First) await bm25Written
     let stored: { rows: SnapshotRows; remap: Int32Array } | undefined
     let packed: PackedEdges | undefined
     // The graph's edges are written out as soon as they are resolved, and let go of before PageRank (see finishSpent).

@@ -26,7 +26,8 @@ const aggregatesModule = () => import('./aggregates.js')
  * their encoding then stays well under the memory peak of adding files (Linux 10k: 327 K symbols,
  * the finishing ~60–130 MB under it), and the learning thread uses the core the main thread's
  * encoding leaves idle (~2 s of a Linux 10k init). Linux full's 4.27 M symbols make encoding its
- * table the build's peak, so there it waits.
+ * table the build's peak, so there it waits; and past this many its BM25 index is written before
+ * the graph is resolved rather than beside it (finishAndSave's `bm25First`).
  */
 const BESIDE_SAVING_SYMBOLS = 1_000_000
 
@@ -169,8 +170,10 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   const built: TreeBeingBuilt = { repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }
   const { afterAggregates } = opts
-  const besideSaving = afterAggregates && aggregates && aggregates.symbols.symbolCount <= BESIDE_SAVING_SYMBOLS
-  const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(built.dir, aggregates, { beside: besideSaving ? () => afterAggregates(built) : undefined })).edges : null
+  const small = !aggregates || aggregates.symbols.symbolCount <= BESIDE_SAVING_SYMBOLS
+  const besideSaving = afterAggregates && small
+  const finishing = { beside: besideSaving ? () => afterAggregates(built) : undefined, bm25First: !small }
+  const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(built.dir, aggregates, finishing)).edges : null
   if (aggregates && afterAggregates && !besideSaving) {
     // Saved: what the build held of them can be collected while the hook runs.
     aggregates = null
