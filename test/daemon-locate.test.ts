@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { chownSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { plainRepoLocation } from '../src/core/daemon/locate.js'
 import { locateRepo } from '../src/core/git/repo.js'
@@ -32,5 +32,13 @@ describe('daemon: locating a plain repository without git', () => {
     const hollow = join(repo.dir, 'src', 'hollow')
     mkdirSync(join(hollow, '.git'), { recursive: true })
     assert.equal(plainRepoLocation(hollow, {}), undefined, 'a .git directory without HEAD')
+  })
+
+  it("leaves to git a repository whose .git directory is another user's", function () {
+    // Only root can give a directory away.
+    if (process.getuid?.() !== 0) this.skip()
+    assert.notEqual(plainRepoLocation(repo.dir, {}), undefined)
+    chownSync(join(repo.dir, '.git'), 4321, 4321)
+    assert.equal(plainRepoLocation(repo.dir, {}), undefined)
   })
 })

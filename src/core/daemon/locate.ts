@@ -9,7 +9,9 @@
  * - the directory is inside a git directory (git refuses to run there);
  * - the nearest `.git` is a file (a linked worktree, a submodule: its git dir is elsewhere), or a
  *   directory without HEAD (not a repository: git would walk on);
- * - the walk would cross into another file system (git stops there).
+ * - the walk would cross into another file system (git stops there);
+ * - the `.git` directory belongs to another user (git refuses it unless safe.directory allows it,
+ *   and a daemon listening there would be that user's).
  * A `.git` whose own config moves the working tree (core.worktree) is not looked into: no daemon
  * serves such a directory's `.vlt`, since git never named it the top level.
  */
@@ -36,7 +38,7 @@ export function plainRepoLocation(cwd: string, env: NodeJS.ProcessEnv = process.
       if (statSync(dir).dev !== device) return undefined
       const gitDir = join(dir, '.git')
       const dotGit = lstatSync(gitDir, { throwIfNoEntry: false })
-      if (dotGit) return dotGit.isDirectory() && lstatSync(join(gitDir, 'HEAD'), { throwIfNoEntry: false })?.isFile() ? located(dir) : undefined
+      if (dotGit) return dotGit.isDirectory() && dotGit.uid === process.getuid?.() && lstatSync(join(gitDir, 'HEAD'), { throwIfNoEntry: false })?.isFile() ? located(dir) : undefined
       if (dirname(dir) === dir) return undefined
     }
   } catch {
