@@ -22,14 +22,14 @@ import { TASKS_PER_WORKER } from './pool.js'
 const aggregatesModule = () => import('./aggregates.js')
 
 /**
- * Up to this many symbols, BuildOptions.afterAggregates runs beside the writing of the aggregates:
- * their encoding then stays well under the memory peak of adding files (Linux 10k: 327 K symbols,
+ * Up to this many symbols a build's finishing overlaps its parts: BuildOptions.afterAggregates runs
+ * beside the writing of the aggregates, whose encoding then stays well under the memory peak of adding files (Linux 10k: 327 K symbols,
  * the finishing ~60–130 MB under it), and the learning thread uses the core the main thread's
  * encoding leaves idle (~2 s of a Linux 10k init). Linux full's 4.27 M symbols make encoding its
  * table the build's peak, so there it waits; and past this many its BM25 index is written before
  * the graph is resolved rather than beside it (finishAndSave's `bm25First`).
  */
-const BESIDE_SAVING_SYMBOLS = 1_000_000
+const OVERLAPPED_FINISHING_SYMBOLS = 1_000_000
 
 export interface BuildOptions {
   /** Re-extract every blob even when its artifact is cached. */
@@ -46,7 +46,7 @@ export interface BuildOptions {
    * Work on a tree built with aggregates of its own, done before its manifest is written (a caller
    * above this folder: `coderag init` learns the tree's term associations there). Must not reject.
    * Run beside the writing of the aggregates, once their BM25 index is written, when the symbol
-   * table is small (see BESIDE_SAVING_SYMBOLS); otherwise once they are written: encoding a large
+   * table is small (see OVERLAPPED_FINISHING_SYMBOLS); otherwise once they are written: encoding a large
    * table is the build's memory peak, which a learning thread's heap would raise (Linux full: by
    * 150–225 MB).
    */
@@ -170,7 +170,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   const built: TreeBeingBuilt = { repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }
   const { afterAggregates } = opts
-  const small = !aggregates || aggregates.symbols.symbolCount <= BESIDE_SAVING_SYMBOLS
+  const small = !aggregates || aggregates.symbols.symbolCount <= OVERLAPPED_FINISHING_SYMBOLS
   const besideSaving = afterAggregates && small
   const finishing = { beside: besideSaving ? () => afterAggregates(built) : undefined, bm25First: !small }
   const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(built.dir, aggregates, finishing)).edges : null
