@@ -116,22 +116,36 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     assert.deepEqual(vltJson(other.dir, ['coderag', 'def', 'buffer_grow']), vltJson(clones[0]!.dir, ['coderag', 'def', 'buffer_grow']))
   })
 
-  it("rejects a tree's aggregates whose manifest does not describe the tree, though every digest and checksum holds, and builds it here", () => {
-    const object = (named: string): string => join(cache.data, 'cache', 'cas', named)
-    const bundleName = stored(cache, 'cas').find((named) => kindOf(readFileSync(object(named))) === 'tree-bundle')!
+  const object = (named: string): string => join(cache.data, 'cache', 'cas', named)
+
+  /**
+   * Points the tree's entry at a bundle whose part `name` is `forge`d from CI's (stored under its
+   * own digest, so every digest holds); returns what to call to put the entry back as CI wrote it.
+   */
+  function forgeTreePart(name: string, forge: (bytes: Buffer) => Buffer): () => void {
+    const entryFile = (entry: string): string => join(cache.data, 'cache', 'ac', entry)
+    const names = (entry: string): string => readFileSync(entryFile(entry), 'latin1')
+    // The bundle the tree's entry names (an earlier case may have left forged bundles beside it).
+    const entry = stored(cache, 'ac').find((entry) => /^[0-9a-f]{64}$/.test(names(entry)) && kindOf(readFileSync(object(names(entry)))) === 'tree-bundle')!
+    const bundleName = names(entry)
     const bundle = decodeRecord<{ treeHash: string; parts: Record<string, string> }>(readFileSync(object(bundleName)), 'tree-bundle', 1, 'bundle')
-    const manifestBytes = readFileSync(object(bundle.parts['manifest.mpk']!))
-    const version = manifestBytes.readUInt32LE(5 + manifestBytes[4]!)
-    const manifest = decodeRecord<{ files: Array<{ path: string; blob: string }> }>(manifestBytes, 'tree-manifest', version, 'manifest')
-    // A well-formed lie: parser.py's entry names another file's content.
-    const parser = manifest.files.find((file) => file.path === 'src/parser.py')!
-    parser.blob = manifest.files.find((file) => file.path === 'src/app.py')!.blob
-    const forged = encodeRecord('tree-manifest', version, manifest)
+    const forged = forge(readFileSync(object(bundle.parts[name]!)))
     writeFileSync(object(sha256(forged)), forged)
-    const forgedBundle = encodeRecord('tree-bundle', 1, { ...bundle, parts: { ...bundle.parts, 'manifest.mpk': sha256(forged) } })
+    const forgedBundle = encodeRecord('tree-bundle', 1, { ...bundle, parts: { ...bundle.parts, [name]: sha256(forged) } })
     writeFileSync(object(sha256(forgedBundle)), forgedBundle)
-    const entry = stored(cache, 'ac').find((name) => readFileSync(join(cache.data, 'cache', 'ac', name), 'latin1') === bundleName)!
-    writeFileSync(join(cache.data, 'cache', 'ac', entry), sha256(forgedBundle))
+    writeFileSync(entryFile(entry), sha256(forgedBundle))
+    return () => writeFileSync(entryFile(entry), bundleName)
+  }
+
+  it("rejects a tree's aggregates whose manifest does not describe the tree, though every digest and checksum holds, and builds it here", () => {
+    const restore = forgeTreePart('manifest.mpk', (manifestBytes) => {
+      const version = manifestBytes.readUInt32LE(5 + manifestBytes[4]!)
+      const manifest = decodeRecord<{ files: Array<{ path: string; blob: string }> }>(manifestBytes, 'tree-manifest', version, 'manifest')
+      // A well-formed lie: parser.py's entry names another file's content.
+      const parser = manifest.files.find((file) => file.path === 'src/parser.py')!
+      parser.blob = manifest.files.find((file) => file.path === 'src/app.py')!.blob
+      return encodeRecord('tree-manifest', version, manifest)
+    })
     try {
       const fresh = clone()
       const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
@@ -143,8 +157,31 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
         assert.deepEqual(vltJson(fresh.dir, args), vltJson(clones[0]!.dir, args), args.join(' '))
       }
     } finally {
-      // Put back as CI wrote it, for the next cases.
-      writeFileSync(join(cache.data, 'cache', 'ac', entry), bundleName)
+      restore()
+    }
+  })
+
+  it("rejects a tree's part whose record is damaged though its digest holds, keeps no piece of what it received, and builds the tree here", () => {
+    // One byte flipped in the BM25 index's payload, far from its header: only the whole-file checksum can tell.
+    const restore = forgeTreePart('bm25.mpk', (bytes) => {
+      const damaged = Buffer.from(bytes)
+      damaged[Math.floor(damaged.length * 0.7)]! ^= 0x20
+      return damaged
+    })
+    try {
+      const fresh = clone()
+      const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
+      assert.equal(run.status, 0, run.stderr)
+      const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
+      assert.match(result.warnings.join('\n'), /warning: cache: 1 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
+      assert.match(result.warnings.join('\n'), /^cache: 6 records and the commit index \(3 commits\) from /m)
+      const trees = join(fresh.dir, '.vlt', 'trees')
+      const leftovers = readdirSync(trees, { recursive: true }).map(String).filter((name) => name.endsWith('.vlt-tmp'))
+      assert.deepEqual(leftovers, [])
+      assert.deepEqual(vltJson(fresh.dir, ['coderag', 'search', 'configuration parser']), vltJson(clones[0]!.dir, ['coderag', 'search', 'configuration parser']))
+      assert.match(vlt(fresh.dir, ['coderag', 'verify']).stdout, /whole/)
+    } finally {
+      restore()
     }
   })
 

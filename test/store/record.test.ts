@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { CorruptFileError } from '../../src/core/errors.js'
-import { ConfinementError, confineTo, decodeRecord, encodeRecord, readRecord, readRecordSync, writeRecord, writeRecordSync } from '../../src/core/store/index.js'
+import { checkRecord, checkRecordFileSync, ConfinementError, confineTo, decodeRecord, encodeRecord, frameParts, readRecord, readRecordSync, writeRecord, writeRecordSync } from '../../src/core/store/index.js'
 
 function corruption(fn: () => unknown): string {
   try {
@@ -153,6 +153,49 @@ describe('store/record files', () => {
     await writeFile(path, bytes.subarray(0, bytes.length - 1))
     await assert.rejects(readRecord(path, 'state', 1), (error: unknown) => error instanceof CorruptFileError && error.path === path && /^truncated/.test(error.reason))
     assert.throws(() => readRecordSync(path, 'state', 1), CorruptFileError)
+  })
+
+  it('checks a record file a megabyte at a time exactly as checkRecord checks its bytes', async () => {
+    // A block layout of 3 MB (so the checksum runs over several reads) and a compressed record.
+    const large = Buffer.concat([...frameParts('bm25', 3, [Buffer.alloc(2_000_000, 7), Buffer.alloc(1_100_000, 9)])])
+    const small = encodeRecord('tree-manifest', 2, { files: ['a', 'b'] }, { compress: true })
+    const flip = (bytes: Buffer, at: number): Buffer => {
+      const copy = Buffer.from(bytes)
+      copy[at]! ^= 0x04
+      return copy
+    }
+    const cases: Array<[string, Buffer, string, number]> = [
+      ['whole', large, 'bm25', 3],
+      ['whole compressed', small, 'tree-manifest', 2],
+      ['flipped past the first megabyte', flip(large, 2_500_000), 'bm25', 3],
+      ['flipped in the kind', flip(large, 6), 'bm25', 3],
+      ['flipped checksum', flip(small, small.length - 2), 'tree-manifest', 2],
+      ['truncated', large.subarray(0, large.length - 5), 'bm25', 3],
+      ['header only', large.subarray(0, 12), 'bm25', 3],
+      ['trailing bytes', Buffer.concat([small, Buffer.from('x')]), 'tree-manifest', 2],
+      ['empty', Buffer.alloc(0), 'bm25', 3],
+      ['not a record', Buffer.from('{"json": true}'), 'bm25', 3],
+      ['wrong kind', small, 'bm25', 2],
+      ['older version', large, 'bm25', 4],
+    ]
+    const outcome = (check: () => unknown): string => {
+      try {
+        check()
+        return 'sound'
+      } catch (error) {
+        assert.ok(error instanceof CorruptFileError, String(error))
+        return error.reason
+      }
+    }
+    const path = join(dir, 'trees', 't', 'part.mpk')
+    await mkdir(join(dir, 'trees', 't'), { recursive: true })
+    for (const [label, bytes, kind, version] of cases) {
+      await writeFile(path, bytes)
+      const expected = outcome(() => checkRecord(bytes, kind, version, path))
+      assert.equal(outcome(() => checkRecordFileSync(path, kind, version)), expected, label)
+      assert.equal(expected === 'sound', label.startsWith('whole'), label)
+    }
+    assert.equal(outcome(() => checkRecordFileSync(join(dir, 'trees', 't', 'absent.mpk'), 'bm25', 3)), 'missing')
   })
 
   it('refuses what is not a regular file (a folder here) in one line, rather than an I/O error', async () => {

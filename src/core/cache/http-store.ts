@@ -5,6 +5,8 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 
 /** Connections per cache: enough to hide a LAN's latency, few enough for one nginx worker. */
 export const CACHE_CONNECTIONS = 16
@@ -37,21 +39,32 @@ export class HttpStore {
 
   /** The object's bytes, or undefined when the cache does not have it (404). */
   async get(path: string): Promise<Buffer | undefined> {
-    const { status, body } = await this.exchange('GET', path)
-    if (status === 404) return undefined
+    const chunks: Buffer[] = []
+    const found = await this.getInto(path, (chunk) => chunks.push(chunk))
+    return found ? Buffer.concat(chunks) : undefined
+  }
+
+  /**
+   * Hands the object's bytes to `sink` as they arrive, never holding them all (a tree's aggregates
+   * run to hundreds of megabytes); false when the cache does not have it (404).
+   */
+  async getInto(path: string, sink: (chunk: Buffer) => void): Promise<boolean> {
+    const status = await this.exchange('GET', path, undefined, sink)
+    if (status === 404) return false
     if (status !== 200) throw new CacheRefusedError(`GET answered HTTP ${status}`)
-    return body
+    return true
   }
 
   async has(path: string): Promise<boolean> {
-    const { status } = await this.exchange('HEAD', path)
+    const status = await this.exchange('HEAD', path)
     if (status === 404) return false
     if (status !== 200) throw new CacheRefusedError(`HEAD answered HTTP ${status}`)
     return true
   }
 
-  async put(path: string, bytes: Uint8Array): Promise<void> {
-    const { status } = await this.exchange('PUT', path, bytes)
+  /** Stores `body`: bytes, or `length` bytes read in parts as the connection takes them. */
+  async put(path: string, body: Uint8Array | { length: number; parts: AsyncIterable<Uint8Array> }): Promise<void> {
+    const status = await this.exchange('PUT', path, body)
     // 200 (replaced), 201 (created), 204 (no content): all stored.
     if (status !== 200 && status !== 201 && status !== 204) throw new CacheRefusedError(`PUT answered HTTP ${status}`)
   }
@@ -60,20 +73,30 @@ export class HttpStore {
     this.agent.destroy()
   }
 
-  private exchange(method: 'GET' | 'HEAD' | 'PUT', path: string, body?: Uint8Array): Promise<{ status: number; body: Buffer }> {
+  /** The answer's status; a 200's body goes to `sink`, any other body is dropped. */
+  private exchange(method: 'GET' | 'HEAD' | 'PUT', path: string, body?: Uint8Array | { length: number; parts: AsyncIterable<Uint8Array> }, sink?: (chunk: Buffer) => void): Promise<number> {
     const url = new URL(path, this.base)
     const headers: Record<string, string | number> = { ...this.options.headers }
-    if (body) Object.assign(headers, { 'content-type': 'application/octet-stream', 'content-length': body.byteLength })
+    if (body) Object.assign(headers, { 'content-type': 'application/octet-stream', 'content-length': body instanceof Uint8Array ? body.byteLength : body.length })
     return new Promise((resolve, reject) => {
       const request = this.send(url, { method, headers, agent: this.agent }, (response: IncomingMessage) => {
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }))
+        const taken = response.statusCode === 200 && sink !== undefined
+        response.on('data', (chunk: Buffer) => {
+          if (!taken) return
+          try {
+            sink(chunk)
+          } catch (error) {
+            request.destroy(error as Error)
+          }
+        })
+        response.on('end', () => resolve(response.statusCode ?? 0))
         response.on('error', reject)
       })
       request.setTimeout(this.options.timeoutMs, () => request.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)))
       request.on('error', reject)
-      request.end(body)
+      if (body === undefined || body instanceof Uint8Array) request.end(body)
+      // pipeline waits for the connection to take each part before reading the next, and ends the request.
+      else pipeline(Readable.from(body.parts), request).catch((error: Error) => request.destroy(error))
     })
   }
 }

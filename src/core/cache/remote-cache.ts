@@ -120,6 +120,51 @@ export class RemoteCache {
     }
   }
 
+  /**
+   * Content by its digest, streamed: its bytes go to `sink` as they arrive (a file, say), never all
+   * in memory; then, if they hash to `named`, `accept` checks what the sink holds. True when taken;
+   * otherwise the caller discards what its sink was given.
+   */
+  async getContentInto(named: string, sink: (chunk: Buffer) => void, accept: () => boolean): Promise<boolean> {
+    if (!this.usable) return false
+    if (!DIGEST.test(named)) {
+      this.reject()
+      return false
+    }
+    try {
+      const hash = createHash('sha256')
+      const found = await this.store.getInto(`cas/${named}`, (chunk) => {
+        hash.update(chunk)
+        sink(chunk)
+      })
+      if (!found) return false
+      if (hash.digest('hex') === named && accept()) return true
+      this.reject()
+      return false
+    } catch (error) {
+      this.fail(error)
+      return false
+    }
+  }
+
+  /**
+   * Stores content of `length` bytes that `read` gives in parts (read twice: to hash it, then to
+   * send it, if the cache lacks it), when write-back is on; returns its digest, undefined when not stored.
+   */
+  async putContentFrom(length: number, read: () => AsyncIterable<Uint8Array>): Promise<string | undefined> {
+    if (!this.pushing) return undefined
+    try {
+      const hash = createHash('sha256')
+      for await (const part of read()) hash.update(part)
+      const named = hash.digest('hex')
+      if (!(await this.store.has(`cas/${named}`))) await this.store.put(`cas/${named}`, { length, parts: read() })
+      return named
+    } catch (error) {
+      this.fail(error)
+      return undefined
+    }
+  }
+
   /** Stores `bytes` under `key` when write-back is on; content the cache already has is not sent again. */
   async put(key: string, bytes: Uint8Array, kind: EntryKind = 'record'): Promise<void> {
     if (!this.pushing) return

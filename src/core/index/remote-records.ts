@@ -7,6 +7,7 @@
 import type { Progress } from '../cli/progress.js'
 import { CACHE_CONNECTIONS } from '../cache/index.js'
 import { CorruptFileError } from '../errors.js'
+import { InFlightLimit } from '../in-flight.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
 import { checkRecord } from '../store/index.js'
 import { keyOf, PACK_MIN_RECORDS, type BlobKey } from './blob-store.js'
@@ -101,7 +102,8 @@ export async function takeRemoteRecords<T extends BlobKey>(
 
 /** Writes records this run extracted back to the cache, when the user's config asks for it. */
 export class RemoteWriteBack {
-  private readonly pending = new Set<Promise<void>>()
+  // A PUT holds its record until answered: the bound is what keeps memory flat when extracting outpaces the cache.
+  private readonly puts = new InFlightLimit(IN_FLIGHT)
 
   constructor(private readonly ctx: IndexContext) {}
 
@@ -109,16 +111,15 @@ export class RemoteWriteBack {
     return this.ctx.remote?.pushing ?? false
   }
 
+  /** Resolves once the record's PUT started (RemoteCache.put never rejects: a failure drops the cache for the run). */
   async add(key: BlobKey, encoded: Uint8Array): Promise<void> {
     if (!this.active) return
-    const put = this.ctx.remote!.put(remoteKey(this.ctx, key), encoded)
-    this.pending.add(put)
-    void put.finally(() => this.pending.delete(put))
-    if (this.pending.size >= IN_FLIGHT) await Promise.race(this.pending)
+    const remote = this.ctx.remote!
+    await this.puts.start(() => remote.put(remoteKey(this.ctx, key), encoded))
   }
 
   async finish(): Promise<void> {
-    await Promise.all(this.pending)
+    await this.puts.drain()
   }
 }
 

@@ -11,10 +11,11 @@
  * selection (every path, blob and language, secrets skipped) — anything else is rejected, counted,
  * and the tree built here.
  */
+import type { FileHandle } from 'node:fs/promises'
 import { silentProgress } from '../cli/progress.js'
 import { passesChecks } from '../errors.js'
 import { EXTRACTOR_VERSION } from '../parse/version.js'
-import { checkRecord, decodeRecord, encodeRecord, readFileConfined, writeFileAtomic } from '../store/index.js'
+import { checkRecordFileSync, decodeRecord, encodeRecord, IncomingFile, openConfined, readFileConfinedSync } from '../store/index.js'
 import { keyOf } from './blob-store.js'
 import { isCurrent, selectTree, summarizeBlobs, type BlobItem, type BuildOptions, type BuildResult, type Wanted } from './build.js'
 import type { IndexContext } from './context.js'
@@ -24,6 +25,7 @@ import { recordItems } from './repair.js'
 
 const BUNDLE_KIND = 'tree-bundle'
 const BUNDLE_VERSION = 1
+const READ_PART_BYTES = 1 << 20
 
 /** The bundle an entry names: each part's name and the digest of its bytes. */
 interface TreeBundle {
@@ -70,19 +72,27 @@ export async function takeRemoteTree(ctx: IndexContext, treeHash: string, opts: 
 
   const selection = await selectTree(ctx, treeHash)
   let manifest: TreeManifest | undefined
-  const fetched = await Promise.all(
-    parts.map((part) =>
-      remote.getContent(bundle!.parts[part.name]!, (bytes) => {
-        if (part.kind !== MANIFEST_KIND) return passesChecks(() => checkRecord(bytes, part.kind, part.version, part.path)) !== undefined
-        manifest = passesChecks(() => decodeRecord<TreeManifest>(bytes, MANIFEST_KIND, MANIFEST_VERSION, part.path))
-        return manifest !== undefined && describesTree(ctx, manifest, treeHash, selection)
+  // Each part goes to a file as it arrives, and is checked there: a tree's aggregates are hundreds of megabytes.
+  const incoming = parts.map((part) => new IncomingFile(part.path))
+  try {
+    const taken = await Promise.all(
+      parts.map((part, index) => {
+        const file = incoming[index]!
+        return remote.getContentInto(bundle!.parts[part.name]!, (chunk) => file.write(chunk), () => {
+          file.finish()
+          if (part.kind !== MANIFEST_KIND) return passesChecks(() => checkRecordFileSync(file.temp, part.kind, part.version)) !== undefined
+          manifest = passesChecks(() => decodeRecord<TreeManifest>(readFileConfinedSync(file.temp) ?? Buffer.alloc(0), MANIFEST_KIND, MANIFEST_VERSION, part.path))
+          return manifest !== undefined && describesTree(ctx, manifest, treeHash, selection)
+        })
       }),
-    ),
-  )
-  if (!manifest || fetched.some((bytes) => bytes === undefined)) return null
-  remote.tookTree()
-  // In order, the manifest last: a tree directory without one is an unfinished build, ignored.
-  for (const [index, part] of parts.entries()) await writeFileAtomic(part.path, fetched[index]!)
+    )
+    if (!manifest || taken.includes(false)) return null
+    remote.tookTree()
+    // In order, the manifest last: a tree directory without one is an unfinished build, ignored.
+    for (const file of incoming) await file.place()
+  } finally {
+    for (const file of incoming) file.discard()
+  }
 
   const extracted = await takeRecords(ctx, recordItems(manifest), opts)
   const { files, chunks, symbols } = countIndexed(manifest.files)
@@ -130,12 +140,33 @@ export async function pushRemoteTree(ctx: IndexContext, treeHash: string): Promi
   const key = treeKey(ctx, parts, treeHash)
   // Every init of a CI job that restored .vlt/ comes here: one request instead of reading and hashing the parts again.
   if (await remote.hasEntry(key)) return
-  const contents = await Promise.all(parts.map((part) => readFileConfined(part.path)))
-  if (contents.some((bytes) => bytes === undefined)) return
-  const digests = await Promise.all(contents.map((bytes) => remote.putContent(bytes!)))
-  if (digests.some((named) => named === undefined)) return
+  const digests: string[] = []
+  // One part at a time, read in parts twice (hashed, then sent): never the tree's aggregates in memory.
+  for (const part of parts) {
+    const handle = await openConfined(part.path)
+    if (!handle) return
+    try {
+      const { size } = await handle.stat()
+      const named = await remote.putContentFrom(size, () => readInParts(handle, size, part.path))
+      if (named === undefined) return
+      digests.push(named)
+    } finally {
+      await handle.close()
+    }
+  }
   const bundle: TreeBundle = { treeHash, parts: Object.fromEntries(parts.map((part, index) => [part.name, digests[index]!])) }
   await remote.put(key, encodeRecord(BUNDLE_KIND, BUNDLE_VERSION, bundle), 'tree')
+}
+
+/** The open file's `size` bytes, a fresh buffer a megabyte at a time (the receiver may hold on to each until it is sent). */
+async function* readInParts(handle: FileHandle, size: number, path: string): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < size; ) {
+    const part = Buffer.allocUnsafe(Math.min(READ_PART_BYTES, size - at))
+    const { bytesRead } = await handle.read(part, 0, part.length, at)
+    if (bytesRead === 0) throw new Error(`${path} shrank while it was sent`)
+    at += bytesRead
+    yield part.subarray(0, bytesRead)
+  }
 }
 
 function decodeBundle(bytes: Buffer, treeHash: string, parts: Part[]): TreeBundle | undefined {

@@ -117,6 +117,75 @@ export function writeFileAtomicSync(path: string, data: Uint8Array | Iterable<Ui
   if (durable) syncDirectorySync(dirname(path))
 }
 
+/**
+ * A file that arrives in parts (from the network) and may turn out unusable: written to a temp
+ * file beside `path` (checked there by its `temp` path once `finish`ed), put in place by `place`,
+ * or removed by `discard`. A process killed meanwhile leaves a temp file the next sweep removes.
+ */
+export class IncomingFile {
+  readonly temp: string
+  private fd: number | undefined
+  /** Placed or discarded: the temp file is no longer this object's. */
+  private settled = false
+
+  constructor(readonly path: string) {
+    this.temp = tempPathFor(path)
+    try {
+      ensureDirSync(dirname(path))
+      this.fd = openSync(this.temp, 'wx')
+    } catch (error) {
+      throw faultOr(error, path)
+    }
+  }
+
+  write(bytes: Uint8Array): void {
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at)
+    } catch (error) {
+      throw faultOr(error, this.path)
+    }
+  }
+
+  /** Everything written is on disk and the file closed: it may be read by its temp path. */
+  finish(): void {
+    if (this.fd === undefined) return
+    const fd = this.fd
+    this.fd = undefined
+    try {
+      fsyncSync(fd)
+    } catch (error) {
+      throw faultOr(error, this.path)
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** Puts the finished file in place of `path`. */
+  async place(): Promise<void> {
+    this.finish()
+    try {
+      await rename(this.temp, this.path)
+    } catch (error) {
+      throw faultOr(error, this.path)
+    }
+    this.settled = true
+    await syncDirectory(dirname(this.path))
+  }
+
+  /** Removes the temp file unless it was placed; safe to call more than once. */
+  discard(): void {
+    if (this.settled) return
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+    try {
+      unlinkSync(this.temp)
+    } catch {
+      // Already gone: nothing to remove.
+    }
+    this.settled = true
+  }
+}
+
 /** Makes the rename itself survive a power cut. Some filesystems refuse to fsync a directory; that only weakens durability. */
 async function syncDirectory(dir: string): Promise<void> {
   try {

@@ -198,28 +198,9 @@ export interface RecordFrame {
  * CorruptFileError as `decodeRecord` does.
  */
 export function checkFraming(buf: Uint8Array, path: string): RecordFrame {
-  const fail = (reason: string): never => {
-    throw new CorruptFileError(path, reason)
-  }
   const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength)
-  if (bytes.length === 0) fail('empty file')
-  if (MAGIC.some((byte, i) => i < bytes.length && bytes[i] !== byte)) fail('bad magic: not a vlt record')
-  if (bytes.length < FIXED_HEADER) fail(`truncated: ${bytes.length} bytes, shorter than a record header`)
-  if (bytes[3] !== PLAIN && bytes[3] !== COMPRESSED) fail(`unknown record container format ${bytes[3]} (this build reads ${PLAIN} and ${COMPRESSED})`)
-
-  const kindLength = bytes[4]!
-  const headerBytes = FIXED_HEADER + kindLength + 8
-  if (kindLength === 0) fail('bad header: empty record kind')
-  if (bytes.length < headerBytes + CHECKSUM_BYTES) fail(`truncated: ${bytes.length} bytes, shorter than its ${headerBytes + CHECKSUM_BYTES}-byte header and checksum`)
-  const payloadLength = bytes.readUInt32LE(FIXED_HEADER + kindLength + 4)
-  const expected = headerBytes + payloadLength + CHECKSUM_BYTES
-  if (bytes.length < expected) fail(`truncated: header announces ${expected} bytes, file has ${bytes.length}`)
-  if (bytes.length > expected) fail(`${bytes.length - expected} unexpected bytes after the record's end`)
-
-  const end = headerBytes + payloadLength
-  const stored = bytes.readUInt32LE(end)
-  const computed = crc32(bytes.subarray(0, end))
-  if (stored !== computed) fail(`checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`)
+  const { kindLength, headerBytes, end } = checkHeader(bytes, bytes.length, path)
+  checkSum(bytes.readUInt32LE(end), crc32(bytes.subarray(0, end)), path)
   // Kind and version are read only after the checksum passed, so they are what the writer meant.
   const kind = bytes.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength)
   return { kind, version: bytes.readUInt32LE(FIXED_HEADER + kindLength), bytes, start: headerBytes, end, compressed: bytes[3] === COMPRESSED }
@@ -231,12 +212,78 @@ export function checkFraming(buf: Uint8Array, path: string): RecordFrame {
  */
 export function checkRecord(buf: Uint8Array, kind: string, version: number, path: string): RecordFrame {
   const frame = checkFraming(buf, path)
-  if (frame.kind !== kind) throw new CorruptFileError(path, `wrong kind: a '${frame.kind}' record where a '${kind}' record was expected`)
-  if (frame.version !== version) {
-    const relation = frame.version > version ? 'newer than' : 'older than'
-    throw new CorruptFileError(path, `unknown version: '${kind}' format version ${frame.version} is ${relation} the version ${version} this build reads`)
-  }
+  requireKind(frame.kind, frame.version, kind, version, path)
   return frame
+}
+
+/** Bytes read at a time by `checkRecordFileSync`. */
+const CHECK_CHUNK_BYTES = 1 << 20
+
+/**
+ * `checkRecord` of the file at `path`, read a megabyte at a time, never whole: for records of
+ * hundreds of megabytes (a tree's aggregates taken from the remote cache). Throws CorruptFileError
+ * as `checkRecord` does, also when the file is missing. Returns where the payload lies in the file.
+ */
+export function checkRecordFileSync(path: string, kind: string, version: number): { start: number; end: number } {
+  const fd = openConfinedSync(path)
+  if (fd === undefined) throw new CorruptFileError(path, 'missing')
+  try {
+    const size = fstatSync(fd).size
+    const chunk = Buffer.allocUnsafe(Math.min(size, CHECK_CHUNK_BYTES))
+    const head = chunk.subarray(0, readSync(fd, chunk, 0, chunk.length, 0))
+    const { kindLength, headerBytes, end } = checkHeader(head, size, path)
+    const found = { kind: head.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength), version: head.readUInt32LE(FIXED_HEADER + kindLength) }
+    let crc = 0
+    for (let at = 0; at < end; ) {
+      const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - at), at)
+      if (read === 0) throw new CorruptFileError(path, `truncated while read: ${at} bytes of ${size}`)
+      crc = crc32(chunk.subarray(0, read), crc)
+      at += read
+    }
+    const stored = Buffer.allocUnsafe(CHECKSUM_BYTES)
+    readSync(fd, stored, 0, CHECKSUM_BYTES, end)
+    checkSum(stored.readUInt32LE(0), crc, path)
+    requireKind(found.kind, found.version, kind, version, path)
+    return { start: headerBytes, end }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The header checks of a record of `size` bytes whose first bytes (at least its header's) are
+ * `head`: where its payload starts and ends.
+ */
+function checkHeader(head: Buffer, size: number, path: string): { kindLength: number; headerBytes: number; end: number } {
+  const fail = (reason: string): never => {
+    throw new CorruptFileError(path, reason)
+  }
+  if (size === 0) fail('empty file')
+  if (MAGIC.some((byte, i) => i < size && head[i] !== byte)) fail('bad magic: not a vlt record')
+  if (size < FIXED_HEADER) fail(`truncated: ${size} bytes, shorter than a record header`)
+  if (head[3] !== PLAIN && head[3] !== COMPRESSED) fail(`unknown record container format ${head[3]} (this build reads ${PLAIN} and ${COMPRESSED})`)
+
+  const kindLength = head[4]!
+  const headerBytes = FIXED_HEADER + kindLength + 8
+  if (kindLength === 0) fail('bad header: empty record kind')
+  if (size < headerBytes + CHECKSUM_BYTES) fail(`truncated: ${size} bytes, shorter than its ${headerBytes + CHECKSUM_BYTES}-byte header and checksum`)
+  const payloadLength = head.readUInt32LE(FIXED_HEADER + kindLength + 4)
+  const expected = headerBytes + payloadLength + CHECKSUM_BYTES
+  if (size < expected) fail(`truncated: header announces ${expected} bytes, file has ${size}`)
+  if (size > expected) fail(`${size - expected} unexpected bytes after the record's end`)
+  return { kindLength, headerBytes, end: headerBytes + payloadLength }
+}
+
+function checkSum(stored: number, computed: number, path: string): void {
+  if (stored !== computed) throw new CorruptFileError(path, `checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`)
+}
+
+function requireKind(foundKind: string, foundVersion: number, kind: string, version: number, path: string): void {
+  if (foundKind !== kind) throw new CorruptFileError(path, `wrong kind: a '${foundKind}' record where a '${kind}' record was expected`)
+  if (foundVersion !== version) {
+    const relation = foundVersion > version ? 'newer than' : 'older than'
+    throw new CorruptFileError(path, `unknown version: '${kind}' format version ${foundVersion} is ${relation} the version ${version} this build reads`)
+  }
 }
 
 /** Unpacks the payload of a record whose framing was checked. */
