@@ -76,11 +76,11 @@ export function git(cwd: string, ...args: string[]): string {
   })
 }
 
-function walk(dir: string): string[] {
-  const out: string[] = []
+/** Every file under `dir` (a remote cache's `cas/` holds Linux's 78k records in one folder: no spreading them as arguments). */
+function walk(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...walk(path))
+    if (entry.isDirectory()) walk(path, out)
     else if (entry.isFile()) out.push(path)
   }
   return out

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cache [linux10k|django]`: what the remote cache ([cache] remote) saves a fresh
+ * `npm run bench -- cache [linux10k|linux|django]`: what the remote cache ([cache] remote) saves a fresh
  * clone. Three clones of the corpus, each `coderag init` a child process timed by /usr/bin/time:
  * cold without a cache (the peer, same hour), cold writing its records back (push), and a fresh
  * clone reading them from the warm cache. The cache is Debian's nginx with WebDAV PUT on
@@ -35,6 +35,12 @@ function init(dir: string, config: string): Run {
   const [user, system, rssKb] = child.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number]
   const result = JSON.parse(child.stdout) as { extracted: number; warnings: string[] }
   return { wallS: (Date.now() - started) / 1000, cpuS: Number((user + system).toFixed(2)), peakRssMb: Math.round(rssKb / 1024), extracted: result.extracted, warnings: result.warnings }
+}
+
+/** bench/results/cache.json for Linux 10k (the default), cache-<corpus>.json for another. */
+export function resultName(args: string[]): string {
+  const name = args[0] ?? 'linux10k'
+  return name === 'linux10k' ? 'cache' : `cache-${name}`
 }
 
 export async function run(args: string[]): Promise<unknown> {

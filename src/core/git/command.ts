@@ -22,10 +22,12 @@ export interface GitRun {
 
 /**
  * Environment for every git child: messages in English because a few are matched
- * (e.g. "not a git repository"); output parsing never depends on the locale.
+ * (e.g. "not a git repository"); output parsing never depends on the locale. No optional locks:
+ * `git status` would otherwise refresh and rewrite .git/index under index.lock, and a user's own
+ * `git add` or `commit` running meanwhile (our hooks sync right after theirs) would fail on the lock.
  */
 export function gitEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, LC_ALL: 'C' }
+  return { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }
 }
 
 export function spawnGit(args: readonly string[], cwd: string, stdin: 'pipe' | 'ignore'): ChildProcess {

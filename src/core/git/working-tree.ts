@@ -44,16 +44,25 @@ export async function openRepoReading(cwd: string, readWorkingTree: boolean): Pr
 }
 
 /**
+ * `git status` of the working tree, machine-readable, every untracked file, .vlt left out: excluding
+ * it by pathspec keeps git from even walking it (measured: 86 ms -> 40 ms with 5k records). Like
+ * every git we run, it takes no optional lock (gitEnv): .git/index is left as it is. For a
+ * repository with a working tree.
+ */
+export function statusArgs(repo: Repo): string[] {
+  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
+  const vlt = relative(repo.root!, repo.vltDir)
+  if (!vlt.startsWith('..')) args.push('--', `:(exclude,literal)${vlt}`)
+  return args
+}
+
+/**
  * Files whose working-tree content differs from HEAD's tree: modified, added, deleted and untracked
  * (.gitignore respected). Symlinks and submodules are not files here, as in listTree. Bare: nothing.
  */
 export async function workingTreeChanges(repo: Repo): Promise<WorkingChange[]> {
   if (repo.root === null) return []
-  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
-  // Excluding .vlt by pathspec keeps git from even walking it (measured: 86 ms -> 40 ms with 5k records).
-  const vlt = relative(repo.root, repo.vltDir)
-  if (!vlt.startsWith('..')) args.push('--', `:(exclude,literal)${vlt}`)
-  const out = await runInRepo(repo, args)
+  const out = await runInRepo(repo, statusArgs(repo))
   const { candidates, untracked } = parseStatus(out.toString('utf8'))
   const regular = await Promise.all(untracked.map((path) => isRegularFile(join(repo.root!, path))))
   untracked.forEach((path, i) => {

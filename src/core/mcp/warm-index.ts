@@ -21,7 +21,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { join, relative, sep } from 'node:path'
-import { GitError, openRepo, type Repo } from '../git/index.js'
+import { GitError, openRepo, statusArgs, type Repo } from '../git/index.js'
 import { runInRepo } from '../git/repo.js'
 import { openQueryContext, type QueryContext } from '../query/context.js'
 import { LspServers } from '../lsp/index.js'
@@ -241,16 +241,6 @@ async function workSignature(repo: Repo): Promise<string> {
   return hash.digest('hex')
 }
 
-/**
- * The status leaves git's index alone (`--no-optional-locks`): refreshing its stat data would be a
- * write under .git/ that the watcher reports as a change, and the look would keep calling for another.
- */
-function statusArgs(repo: Repo): string[] {
-  const args = ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
-  const vlt = relative(repo.root!, repo.vltDir)
-  if (!vlt.startsWith('..')) args.push('--', `:(exclude,literal)${vlt}`)
-  return args
-}
 
 /** Paths of `git status --porcelain=v2 -z` records: ordinary (8 fields before the path), unmerged (10), untracked. */
 function statusPaths(text: string): string[] {
