@@ -24,7 +24,7 @@ import { BUILD_ID, envFingerprint, repoSettings } from './identity.js'
 import { DAEMON_LOCK, daemonPaths } from './paths.js'
 import { encodeLine, lineReader, PROTOCOL_VERSION, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js'
 import { capDaemons, DaemonRegistry, maxDaemons, ownEntry, registryPlace, type RegistryEntry } from './registry.js'
-import { warmUp } from './warm-up.js'
+import { warmUp } from '../query/warm-up.js'
 
 const IDLE_ENV = 'GIT_VLT_DAEMON_IDLE_MS'
 const DEFAULT_IDLE_MS = 10 * 60_000

@@ -73,8 +73,9 @@ export async function takeRemoteTree(ctx: IndexContext, treeHash: string, opts: 
   const selection = await selectTree(ctx, treeHash)
   let manifest: TreeManifest | undefined
   // Each part goes to a file as it arrives, and is checked there: a tree's aggregates are hundreds of megabytes.
-  const incoming = parts.map((part) => new IncomingFile(part.path))
+  const incoming: IncomingFile[] = []
   try {
+    for (const part of parts) incoming.push(new IncomingFile(part.path))
     const taken = await Promise.all(
       parts.map((part, index) => {
         const file = incoming[index]!

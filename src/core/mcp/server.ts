@@ -9,6 +9,7 @@ import { contextTtlDays, currentContextName, openContext, removeExpiredContexts,
 import { registerOracleTool } from './oracle-tool.js'
 import { registerVltTool, type McpToolEnv } from './tool-kit.js'
 import { maxOutputTokens, vltTools } from '../tools/index.js'
+import { warmUp } from '../query/warm-up.js'
 import { WarmIndex } from './warm-index.js'
 
 export const CLIENT_ID_ENV = 'VLT_MCP_CLIENT_ID'
@@ -72,8 +73,12 @@ export async function createVltMcp(options: VltMcpOptions): Promise<VltMcp> {
   registerOracleTool(server, toolEnv)
   server.server.onerror = (error) => log(`mcp: ${error.message}`)
 
-  // Warm the index before the first call needs it.
-  index.get().catch((error: unknown) => log(`warning: the index is not ready: ${(error as Error).message}`))
+  // Load the index and ask it one question of each kind (query/warm-up.ts) while the agent has not asked
+  // anything yet: its first call then costs what later ones do. A failure is met again by that call.
+  void index
+    .get()
+    .then(warmUp)
+    .catch((error: unknown) => log(`warning: the index is not ready: ${(error as Error).message}`))
 
   return {
     server,

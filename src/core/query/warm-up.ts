@@ -1,18 +1,18 @@
 /**
- * A daemon's first query of each kind costs several times a later one: it opens what the index
- * opens lazily (BM25's file table and dictionary index, the term associations, the symbol table's
- * and the graph's tables) and runs code not compiled yet. Linux full, load 7: the first refs took
- * 200 ms and the first search 380-470 ms, the next ones 25 and 30-70 ms. So the daemon asks one of
- * each itself once the index is loaded, before it answers a client: the first client waits for
- * the load anyway, and no later one meets these costs.
+ * A warm process's first query of each kind costs several times a later one: it opens what the
+ * index opens lazily (BM25's file table and dictionary index, the term associations, the symbol
+ * table's and the graph's tables) and runs code not compiled yet. Linux full, load 7: the first refs
+ * took 200 ms and the first search 380-470 ms, the next ones 25 and 30-70 ms. So the daemon asks one
+ * of each itself once the index is loaded, before it answers a client (the first client waits for
+ * the load anyway), and the MCP server does while its agent has not asked anything yet.
  *
  * The questions name a symbol the index defines (a search for it runs the BM25, code-view and
  * symbol paths alike), offline: no embedding provider, no language model, no language server.
  */
-import type { QueryContext } from '../query/context.js'
-import { findDefinitions } from '../query/def.js'
-import { findReferences } from '../query/refs.js'
-import { searchCode } from '../query/search/index.js'
+import type { QueryContext } from './context.js'
+import { findDefinitions } from './def.js'
+import { findReferences } from './refs.js'
+import { searchCode } from './search/index.js'
 
 /** Code files looked at for a defined name: the first few normally have one. */
 const FILES_TRIED = 50

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { warmUp } from '../src/core/daemon/warm-up.js'
-import { openQueryContext } from '../src/core/query/context.js'
-import { createGitRepo, type GitFixture } from './helpers/git-fixture.js'
+import { openQueryContext } from '../../src/core/query/context.js'
+import { warmUp } from '../../src/core/query/warm-up.js'
+import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 
-describe('daemon warm-up', function () {
+describe('warm-up (daemon, MCP server)', function () {
   this.timeout(30_000)
   let repo: GitFixture
   afterEach(() => repo.cleanup())
