@@ -31,7 +31,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<Suite> }> =
   hooks: { describe: 'time a git commit gains from the installed hooks', load: () => import('./hook-bench.js') },
   localize: { describe: 'file localization from commit messages on 8 real repositories (tuning and held-out halves): plain BM25, coderag search, the history prototype, search --files (fused and each path)', load: () => import('./localize.js') },
   cache: { describe: 'remote cache: cold init vs cold init writing back vs a fresh clone reading the warm cache (nginx WebDAV on 127.0.0.1), Linux 10k, Linux or Django', load: () => import('./remote-cache-bench.js') },
-  shards: { describe: 'coderag init --shard K/N in N clones at once, then coderag merge, beside a single cold init (Linux 10k or Django)', load: () => import('./shard-bench.js') },
+  shards: { describe: 'coderag init --shard K/N in N clones at once, then coderag merge, beside a single cold init (Linux 10k, Linux or Django)', load: () => import('./shard-bench.js') },
   scale: { describe: 'issue 20: Linux 10k and the whole Linux tree — cold init, .vlt size, cold and warm def/refs/search/map, shards, warm remote cache — beside universal-ctags and the tree-sitter floor', load: () => import('./scale-bench.js') },
   ui: { describe: 'git vlt ui in chromium: first token on screen after the model wrote it, page ready, assets gzipped', load: () => import('./ui-bench.js') },
   flexsearch: { describe: 'flexsearch vs Bm25Index: build time, memory, latency and ranking on the same chunks', load: () => import('./bm25-vs-flexsearch.js') },

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- shards [linux10k|django]`: a CI matrix on one machine. N clones each run
+ * `npm run bench -- shards [linux10k|linux|django]`: a CI matrix on one machine. N clones each run
  * `coderag init --shard K/N` at once (child processes, timed by /usr/bin/time), then a fresh clone
  * runs `coderag merge` over their `.vlt` directories; beside a single cold `coderag init` of the
  * same corpus in the same run (the peer). Reported per N: the slowest shard's wall, the merge's
@@ -27,6 +27,12 @@ async function vlt(cwd: string, args: string[]): Promise<Timed & { json: Record<
 
 function answers(cwd: string): string {
   return QUERIES.map((args) => spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd, env: ENV, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout.replace(/"(durationMs|overlayFiles)": *\d+/g, '')).join('\n')
+}
+
+/** bench/results/shards.json for Linux 10k (the default), shards-<corpus>.json for another. */
+export function resultName(args: string[]): string {
+  const name = args[0] ?? 'linux10k'
+  return name === 'linux10k' ? 'shards' : `shards-${name}`
 }
 
 export async function run(args: string[]): Promise<unknown> {
