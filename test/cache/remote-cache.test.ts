@@ -137,6 +137,17 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     return () => writeFileSync(entryFile(entry), bundleName)
   }
 
+  /** A fresh clone's init, which rejects the tree's aggregates (one part) and takes every record instead. */
+  function initRejectingTheTree(): GitFixture {
+    const fresh = clone()
+    const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
+    assert.equal(run.status, 0, run.stderr)
+    const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
+    assert.match(result.warnings.join('\n'), /warning: cache: 1 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
+    assert.match(result.warnings.join('\n'), /^cache: 6 records and the commit index \(3 commits\) from /m)
+    return fresh
+  }
+
   it("rejects a tree's aggregates whose manifest does not describe the tree, though every digest and checksum holds, and builds it here", () => {
     const restore = forgeTreePart('manifest.mpk', (manifestBytes) => {
       const version = manifestBytes.readUInt32LE(5 + manifestBytes[4]!)
@@ -147,12 +158,7 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
       return encodeRecord('tree-manifest', version, manifest)
     })
     try {
-      const fresh = clone()
-      const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
-      assert.equal(run.status, 0, run.stderr)
-      const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
-      assert.match(result.warnings.join('\n'), /warning: cache: 1 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
-      assert.match(result.warnings.join('\n'), /^cache: 6 records and the commit index \(3 commits\) from /m)
+      const fresh = initRejectingTheTree()
       for (const args of [['coderag', 'def', 'parse_config'], ['coderag', 'search', 'configuration parser']]) {
         assert.deepEqual(vltJson(fresh.dir, args), vltJson(clones[0]!.dir, args), args.join(' '))
       }
@@ -169,12 +175,7 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
       return damaged
     })
     try {
-      const fresh = clone()
-      const run = vlt(fresh.dir, ['coderag', 'init', '--json'], reading())
-      assert.equal(run.status, 0, run.stderr)
-      const result = JSON.parse(run.stdout) as InitJson & { warnings: string[] }
-      assert.match(result.warnings.join('\n'), /warning: cache: 1 records from http:\/\/127\.0\.0\.1:\d+\/cache\/ rejected/)
-      assert.match(result.warnings.join('\n'), /^cache: 6 records and the commit index \(3 commits\) from /m)
+      const fresh = initRejectingTheTree()
       const trees = join(fresh.dir, '.vlt', 'trees')
       const leftovers = readdirSync(trees, { recursive: true }).map(String).filter((name) => name.endsWith('.vlt-tmp'))
       assert.deepEqual(leftovers, [])
