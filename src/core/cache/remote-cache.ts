@@ -109,15 +109,10 @@ export class RemoteCache {
 
   /** Content by its digest (as a stored entry named it), checked like `get`'s; counted apart from records (not in hits or misses). */
   async getContent(named: string, accept: (bytes: Buffer) => boolean): Promise<Buffer | undefined> {
-    if (!this.usable) return undefined
-    if (!DIGEST.test(named)) return this.reject()
-    try {
-      const bytes = await this.fetchContent(named, accept)
-      return bytes === REJECTED ? this.reject() : bytes
-    } catch (error) {
-      this.fail(error)
-      return undefined
-    }
+    const chunks: Buffer[] = []
+    let bytes: Buffer | undefined
+    const taken = await this.getContentInto(named, (chunk) => chunks.push(chunk), () => accept((bytes = Buffer.concat(chunks))))
+    return taken ? bytes : undefined
   }
 
   /**
