@@ -18,26 +18,29 @@ export interface GitRun {
   cwd: string
   /** Written to stdin, then stdin is closed; without it stdin is /dev/null. */
   input?: string | Buffer
+  /** Git may take optional locks: `git status` then refreshes .git/index (see gitEnv). */
+  optionalLocks?: boolean
 }
 
 /**
  * Environment for every git child: messages in English because a few are matched
- * (e.g. "not a git repository"); output parsing never depends on the locale. No optional locks:
- * `git status` would otherwise refresh and rewrite .git/index under index.lock, and a user's own
- * `git add` or `commit` running meanwhile (our hooks sync right after theirs) would fail on the lock.
+ * (e.g. "not a git repository"); output parsing never depends on the locale. No optional locks
+ * unless asked: `git status` would refresh and rewrite .git/index, holding index.lock while it
+ * runs (0.6 s on Linux), and a user's own `git add` or `commit` meanwhile (our hooks sync right
+ * after theirs, agents run git beside our queries) would fail on the lock.
  */
-export function gitEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }
+export function gitEnv(optionalLocks = false): NodeJS.ProcessEnv {
+  return optionalLocks ? { ...process.env, LC_ALL: 'C' } : { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }
 }
 
-export function spawnGit(args: readonly string[], cwd: string, stdin: 'pipe' | 'ignore'): ChildProcess {
-  return spawn('git', args, { cwd, env: gitEnv(), stdio: [stdin, 'pipe', 'pipe'] })
+export function spawnGit(args: readonly string[], cwd: string, stdin: 'pipe' | 'ignore', optionalLocks = false): ChildProcess {
+  return spawn('git', args, { cwd, env: gitEnv(optionalLocks), stdio: [stdin, 'pipe', 'pipe'] })
 }
 
 /** Runs git to completion and returns its stdout; rejects with GitError on a non-zero exit. */
 export function runGit(args: readonly string[], run: GitRun): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawnGit(args, run.cwd, run.input === undefined ? 'ignore' : 'pipe')
+    const child = spawnGit(args, run.cwd, run.input === undefined ? 'ignore' : 'pipe', run.optionalLocks)
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
@@ -62,7 +65,7 @@ export function runGit(args: readonly string[], run: GitRun): Promise<Buffer> {
  */
 export function streamGit(args: readonly string[], run: GitRun, onData: (chunk: Buffer) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawnGit(args, run.cwd, run.input === undefined ? 'ignore' : 'pipe')
+    const child = spawnGit(args, run.cwd, run.input === undefined ? 'ignore' : 'pipe', run.optionalLocks)
     const err: Buffer[] = []
     let failure: unknown
     child.stdout!.on('data', (chunk: Buffer) => {

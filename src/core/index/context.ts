@@ -36,11 +36,13 @@ export interface OpenIndexOptions {
    * see openRepoReading), its status started if `syncing`; `cwd` is then not looked at again.
    */
   opened?: Promise<OpenedRepo>
+  /** The working tree is read refreshing .git/index's stat data (`coderag init`: see StatusOptions). */
+  refreshGitIndex?: boolean
 }
 
 /** Resolves the repository (UsageError outside one), reads vlt.toml and prepares `.vlt/`. */
-export async function openIndexContext(cwd: string, { syncing = false, opened }: OpenIndexOptions = {}): Promise<IndexContext> {
-  const { repo, workingTree } = await (opened ?? openRepoReading(cwd, syncing))
+export async function openIndexContext(cwd: string, { syncing = false, opened, refreshGitIndex = false }: OpenIndexOptions = {}): Promise<IndexContext> {
+  const { repo, workingTree } = await (opened ?? openRepoReading(cwd, syncing, { refreshIndex: refreshGitIndex }))
   const config = await loadConfig(repo.root ?? repo.gitDir)
   await ensureVltDir(repo.vltDir)
   const paths = vltPaths(repo.vltDir)

@@ -76,8 +76,9 @@ export interface SyncResult {
 export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitResult> {
   const started = Date.now()
   // git status runs while the tree is built rather than after it (0.2-0.4 s of Linux 10k's end), and
-  // looks at the working tree as HEAD is read, as a sync's does (see syncIndexIn).
-  const ctx = await openIndexContext(cwd, { syncing: true })
+  // looks at the working tree as HEAD is read, as a sync's does (see syncIndexIn). Init's status alone
+  // refreshes .git/index (a fresh clone's makes every later status read the files again).
+  const ctx = await openIndexContext(cwd, { syncing: true, refreshGitIndex: true })
   const changes = takeWorkingTree(ctx)
   const result = await withLock(ctx.paths.root, async (lock) => {
     if (opts.sweep || lock.recovered) await sweepTempFiles(ctx.paths.root)
