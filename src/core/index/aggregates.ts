@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { totalmem } from 'node:os'
 import { CodeGraph, encodeRankedGraph, encodeSymbolsFile, GraphFile, GRAPH_VERSION, packGraphEdges, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type PackedEdges, type SnapshotRows } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery, type StoredRun } from '../search/index.js'
-import { checkRecord, confinedRoots, faultFromJSON, openFramedSync, readFileConfined, ScratchFile, writeFileAtomic, writeFramedSync, type RecordFrame } from '../store/index.js'
+import { checkRecordFileSync, confinedRoots, faultFromJSON, openFramedSync, ScratchFile, writeFileAtomic, writeFramedSync } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
 import type { BlobSummary } from './blob-task.js'
 import { foundWhole, isNotedDamaged } from './damage.js'
@@ -198,13 +198,6 @@ export function aggregateFiles(treeDir: string): Array<{ path: string; kind: str
   ]
 }
 
-/** The record once its framing holds (see checkRecord); the payload is decoded later, on first access. */
-export async function readChecked(path: string, kind: string, version: number): Promise<RecordFrame> {
-  const bytes = await readFileConfined(path)
-  if (bytes === undefined) throw new CorruptFileError(path, 'missing')
-  return checkRecord(bytes, kind, version, path)
-}
-
 /**
  * Throws CorruptFileError when a file is missing, damaged or of another version (the caller
  * rebuilds). Every file is checked whole, unless `open`: for a query answering from the tree as
@@ -218,11 +211,10 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
   const files = paths(treeDir)
   // A file a query found damaged (damage.ts) is checked whole until it passes (the caller rebuilds it).
   const whole = (path: string): boolean => !opts.open || isNotedDamaged(path)
-  await Promise.all([
-    // Checked whole, or left to the checksums of their directories and blocks.
-    whole(files.symbols) ? readChecked(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION) : undefined,
-    whole(files.graph) ? readChecked(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION) : undefined,
-  ])
+  // Checked whole, a megabyte at a time (Linux's symbol table is 273 MB: never read at once only to
+  // be checked), or left to the checksums of their directories and blocks.
+  if (whole(files.symbols)) checkRecordFileSync(files.symbols, SYMBOLS_RECORD_KIND, SYMBOLS_RECORD_VERSION)
+  if (whole(files.graph)) checkRecordFileSync(files.graph, GRAPH_RECORD_KIND, GRAPH_RECORD_VERSION)
   foundWhole(files.symbols)
   foundWhole(files.graph)
   const symbols = SymbolsFile.open(files.symbols)

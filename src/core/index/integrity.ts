@@ -7,8 +7,8 @@
  */
 import { dirname, join, relative } from 'node:path'
 import { CorruptFileError } from '../errors.js'
-import { checkFraming, decodePayload, listDirConfinedSync, readFileConfined, readRecord } from '../store/index.js'
-import { aggregateFiles, loadAggregates, readChecked } from './aggregates.js'
+import { checkFraming, checkRecordFileSync, decodePayload, listDirConfinedSync, readFileConfined, readRecord } from '../store/index.js'
+import { aggregateFiles, loadAggregates } from './aggregates.js'
 import type { BlobItem } from './build.js'
 import type { IndexContext } from './context.js'
 import { MANIFEST_KIND, MANIFEST_VERSION, type TreeManifest } from './manifest.js'
@@ -137,7 +137,7 @@ async function inspectAggregates(dir: string, decode: boolean, result: Inspectio
   for (const { path, kind, version } of aggregateFiles(dir)) {
     result.checked.records++
     try {
-      await readChecked(path, kind, version)
+      checkRecordFileSync(path, kind, version)
     } catch (error) {
       if (!(error instanceof CorruptFileError)) throw error
       note(path, error.reason)
