@@ -118,6 +118,29 @@ export function writeFileAtomicSync(path: string, data: Uint8Array | Iterable<Ui
 }
 
 /**
+ * A new temp file beside `target` (its folder proven first, see confine.ts), created with O_EXCL:
+ * `wx`, or `wx+` to read it back. An environment's refusal is a fault naming `target`.
+ */
+export function createTempBeside(target: string, flags: 'wx' | 'wx+'): { path: string; fd: number } {
+  const path = tempPathFor(target)
+  try {
+    ensureDirSync(dirname(target))
+    return { path, fd: openSync(path, flags) }
+  } catch (error) {
+    throw faultOr(error, target)
+  }
+}
+
+/** All of `bytes` written at the descriptor's position; a refusal (full disk) is a fault naming `name`. */
+export function writeAllSync(fd: number, bytes: Uint8Array, name: string): void {
+  try {
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at)
+  } catch (error) {
+    throw faultOr(error, name)
+  }
+}
+
+/**
  * A file that arrives in parts (from the network) and may turn out unusable: written to a temp
  * file beside `path` (checked there by its `temp` path once `finish`ed), put in place by `place`,
  * or removed by `discard`. A process killed meanwhile leaves a temp file the next sweep removes.
@@ -129,21 +152,13 @@ export class IncomingFile {
   private settled = false
 
   constructor(readonly path: string) {
-    this.temp = tempPathFor(path)
-    try {
-      ensureDirSync(dirname(path))
-      this.fd = openSync(this.temp, 'wx')
-    } catch (error) {
-      throw faultOr(error, path)
-    }
+    const created = createTempBeside(path, 'wx')
+    this.temp = created.path
+    this.fd = created.fd
   }
 
   write(bytes: Uint8Array): void {
-    try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at)
-    } catch (error) {
-      throw faultOr(error, this.path)
-    }
+    writeAllSync(this.fd!, bytes, this.path)
   }
 
   /** Everything written is on disk and the file closed: it may be read by its temp path. */

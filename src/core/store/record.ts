@@ -233,8 +233,10 @@ export function checkRecordFileSync(path: string, kind: string, version: number)
     const head = chunk.subarray(0, readSync(fd, chunk, 0, chunk.length, 0))
     const { kindLength, headerBytes, end } = checkHeader(head, size, path)
     const found = { kind: head.toString('latin1', FIXED_HEADER, FIXED_HEADER + kindLength), version: head.readUInt32LE(FIXED_HEADER + kindLength) }
-    let crc = 0
-    for (let at = 0; at < end; ) {
+    // The first read (the header's) is checksummed as it is, not read again; `chunk` is reused after it.
+    let at = Math.min(head.length, end)
+    let crc = crc32(head.subarray(0, at))
+    while (at < end) {
       const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - at), at)
       if (read === 0) throw new CorruptFileError(path, `truncated while read: ${at} bytes of ${size}`)
       crc = crc32(chunk.subarray(0, read), crc)

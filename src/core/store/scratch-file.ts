@@ -4,11 +4,9 @@
  * record's temp file (atomic-file.ts), so one left behind by a killed process is removed by the next
  * sweep of `.vlt/` like any other abandoned temp file.
  */
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs'
-import { dirname } from 'node:path'
-import { tempPathFor } from './atomic-file.js'
-import { ensureDirSync, readAtSync, readIntoSync } from './confine.js'
-import { faultOr } from './fault.js'
+import { closeSync, unlinkSync } from 'node:fs'
+import { createTempBeside, writeAllSync } from './atomic-file.js'
+import { readAtSync, readIntoSync } from './confine.js'
 
 /** Writes are gathered into buffers of this size, and read back in chunks of it. */
 const CHUNK_BYTES = 1 << 20
@@ -23,13 +21,9 @@ export class ScratchFile {
 
   /** A new scratch file beside `target` (whose folder is proven, see confine.ts). */
   constructor(target: string) {
-    this.path = tempPathFor(target)
-    try {
-      ensureDirSync(dirname(target))
-      this.fd = openSync(this.path, 'wx+')
-    } catch (error) {
-      throw faultOr(error, target)
-    }
+    const created = createTempBeside(target, 'wx+')
+    this.path = created.path
+    this.fd = created.fd
     removeAtExit(this)
   }
 
@@ -98,11 +92,7 @@ export class ScratchFile {
   }
 
   private writeOut(bytes: Uint8Array): void {
-    try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at)
-    } catch (error) {
-      throw faultOr(error, this.path)
-    }
+    writeAllSync(this.fd, bytes, this.path)
     this.written += bytes.length
   }
 }
