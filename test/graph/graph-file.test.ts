@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
-import { CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, type FileContent } from '../../src/core/graph/index.js'
+import { checkStoredTable, CodeGraph, encodeGraphFile, encodeSymbolsFile, GraphFile, GRAPH_VERSION, SymbolsFile, SymbolTable, type FileContent } from '../../src/core/graph/index.js'
 import { checkRecord, confineTo } from '../../src/core/store/index.js'
 import { blockSpans, flipInBlock } from '../helpers/block-spans.js'
 import type { SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
@@ -18,14 +18,14 @@ function c(symbols: SymbolDef[], calls: Array<[string, string]>): FileContent {
   return { language: 'c', symbols, references: toReferenceColumns(refs), imports: [] }
 }
 
-/** 300 files calling each other's functions: several runs of the symbol table, a graph worth ranking. */
-function graphOf(): CodeGraph {
+/** 300 files calling each other's functions: several runs of the symbol table, a graph worth ranking. `extra`: the file defining one more function. */
+function graphOf(extra?: number): CodeGraph {
   const table = new SymbolTable()
   for (let f = 0; f < 300; f++) {
     const name = `fn${f}`
     const calls: Array<[string, string]> = [[`fn${(f * 7) % 300}`, name], [`fn${(f + 1) % 300}`, name], ['hub', name]]
     for (let i = 0; i < 8; i++) calls.push([`local${f}_${i}`, name])
-    table.addFile(`src/f${String(f).padStart(3, '0')}.c`, c([def(name, 1), def(`other${f}`, 9), ...(f === 0 ? [def('hub', 20)] : [])], calls))
+    table.addFile(`src/f${String(f).padStart(3, '0')}.c`, c([def(name, 1), def(`other${f}`, 9), ...(f === 0 ? [def('hub', 20)] : []), ...(f === extra ? [def('extra', 30)] : [])], calls))
   }
   const graph = new CodeGraph(table)
   graph.update(table.commit())
@@ -98,6 +98,25 @@ describe('stored code graph (graph-file.ts)', () => {
     assert.equal(sliced.fileRank('src/f255.c'), memory.fileRank('src/f255.c'))
     assert.throws(() => sliced.fileRank('src/f256.c'), (error: unknown) => error instanceof CorruptFileError && error.path === graphPath && /block 1 checksum mismatch/.test(error.reason))
     assert.throws(() => open().nodeRanks(), (error: unknown) => error instanceof CorruptFileError && /block 1 checksum mismatch/.test(error.reason))
+  })
+
+  it('is checked a block at a time against the symbol table (verify), as loading it whole would: another table or a damaged block is a damaged record', async () => {
+    const check = (): void => {
+      const symbols = SymbolsFile.open(symbolsPath)
+      GraphFile.open(graphPath).checkBlocks(checkStoredTable(symbols), symbols.stringCount)
+    }
+    check()
+    const corrupt = (reason: RegExp) => (error: unknown): boolean => error instanceof CorruptFileError && error.path === graphPath && reason.test(error.reason)
+    const graph = readFileSync(graphPath)
+    writeFileSync(graphPath, flipInBlock(graph, 'graph', 3))
+    assert.throws(check, corrupt(/^block 3 checksum mismatch$/))
+    writeFileSync(graphPath, graph)
+    assert.throws(() => GraphFile.open(graphPath).checkBlocks(checkStoredTable(SymbolsFile.open(symbolsPath)), 10), corrupt(/refers to a string the symbol table does not hold/))
+    // The same files, one defining one more function: loading the pair whole fails, and so does the check, naming the file.
+    const other = graphOf(5)
+    writeFileSync(symbolsPath, Buffer.concat([...await encodeSymbolsFile(other.symbols.snapshot().data)]))
+    assert.throws(() => open().load(), corrupt(/graph ranks do not match the symbol table/))
+    assert.throws(check, corrupt(/^graph ranks do not match the symbols of file 5$/))
   })
 
   it('lays out the same graph in the same bytes, and a graph read back writes them again', async () => {

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CorruptFileError } from '../../src/core/errors.js'
 import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
-import { encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type FileContent } from '../../src/core/graph/index.js'
+import { checkStoredTable, CodeGraph, encodeSymbolsFile, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type FileContent } from '../../src/core/graph/index.js'
 import { checkRecord, confineTo, ScratchFile } from '../../src/core/store/index.js'
 import { Packr } from '../../src/core/store/msgpack.js'
-import { blockSpans, flipInBlock } from '../helpers/block-spans.js'
+import { blockSpans, flipInBlock, rewriteBlock } from '../helpers/block-spans.js'
 import type { SymbolDef, SymbolKind, SymbolRef } from '../../src/core/parse/types.js'
 
 function def(qualifiedName: string, kind: SymbolKind, line: number, signature = ''): SymbolDef {
@@ -113,6 +113,26 @@ describe('stored symbol table (symbols-file.ts)', () => {
       }
     })
     assert.ok(failed.length > 0 && failed.length < names.length, `${failed.length} lookups failed`)
+  })
+
+  it("is checked a block at a time (verify), giving each file's graph nodes; a damaged block, or a run whose checksums hold but which lacks a file, is a damaged record", async () => {
+    const bases = new CodeGraph(memory).nodeBases()
+    assert.deepEqual(checkStoredTable(SymbolsFile.open(path)), Uint32Array.from({ length: 401 }, (_, f) => bases[f + 1]! - bases[f]!))
+    const bytes = readFileSync(path)
+    const { spans } = blockSpans(bytes, 'symbols')
+    // The paths, the names, each run, a bucket.
+    for (const block of [0, 1, 2, 3, spans.length - 1]) {
+      writeFileSync(path, flipInBlock(bytes, 'symbols', block))
+      assert.throws(() => checkStoredTable(SymbolsFile.open(path)), (error: unknown) => error instanceof CorruptFileError && error.path === path && error.reason === `block ${block} checksum mismatch`, `block ${block}`)
+    }
+    writeFileSync(path, bytes)
+    // The first run names its second file where its first should be: no checksum fails, a lookup of the first file would.
+    await rewriteBlock(path, 'symbols', SYMBOLS_VERSION, 2, (run) => {
+      const { paths } = run as { paths: Uint32Array }
+      paths[0] = paths[1]!
+      return run
+    })
+    assert.throws(() => checkStoredTable(SymbolsFile.open(path)), (error: unknown) => error instanceof CorruptFileError && error.reason === 'run 0 lacks pkg/__init__.py')
   })
 
   it('answers by file (definitions, imports, star importers) and lists defined names as the table it was made from', () => {

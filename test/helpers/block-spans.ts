@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { BlockFile, blockFileParts, BlockSink } from '../../src/core/graph/block-file.js'
 import { headerLength } from '../../src/core/store/index.js'
 import { Packr } from '../../src/core/store/msgpack.js'
 
@@ -16,4 +18,15 @@ export function flipInBlock(bytes: Buffer, kind: string, block: number): Buffer 
   const out = Buffer.from(bytes)
   out[(from + to) >> 1] ^= 0xff
   return out
+}
+
+/**
+ * Writes the block record at `path` again with block `block`'s value replaced by `edit`'s: a record
+ * whose every checksum holds, with content its writer would never produce.
+ */
+export async function rewriteBlock(path: string, kind: string, version: number, block: number, edit: (value: unknown) => unknown): Promise<void> {
+  const file = BlockFile.open(path, kind, version)
+  const sink = new BlockSink()
+  for (let i = 0; i < file.blockCount; i++) await sink.add(i === block ? edit(file.read(i)) : file.read(i))
+  writeFileSync(path, Buffer.concat([...await blockFileParts(kind, version, file.meta, sink)]))
 }

@@ -177,33 +177,68 @@ export class GraphFile {
     const columns = Object.keys(joined) as Array<keyof EdgeColumns>
     let at = 0
     for (let s = 0; s < slices; s++) {
-      const [from, to] = sliceFiles(this.meta, s)
-      const block = this.file.read(slices + s) as SliceEdges
-      const rows = block?.from?.length
-      const shaped = block?.edgeCounts instanceof Uint32Array && block.edgeCounts.length === to - from && block.edgeCounts.reduce((sum, count) => sum + count, 0) === rows &&
-        columns.every((key) => block[key] instanceof joined[key].constructor && block[key].length === rows) && at + rows <= this.meta.edges
-      if (!shaped) throw new CorruptFileError(this.path, `malformed graph edges of slice ${s}`)
-      edgeCounts.set(block.edgeCounts, from)
+      const block = this.readEdges(s, at)
+      edgeCounts.set(block.edgeCounts, sliceFiles(this.meta, s)[0])
       for (const key of columns) joined[key].set(block[key] as never, at)
-      at += rows
+      at += block.from.length
     }
     if (at !== this.meta.edges) throw new CorruptFileError(this.path, 'graph edges disagree with the directory')
     return { ...joined, version: GRAPH_SNAPSHOT_VERSION, edgeCounts, ranks: this.ranks().ranks }
   }
 
-  /** Slice `s`, checked against the directory: its files' bases ascend within the graph's nodes, one rank per node. */
+  /**
+   * Reads and checks every block as `ranks()` and `snapshot()` (with CodeGraph.fromSnapshot) would,
+   * one slice at a time, none kept (`verify`), against the stored symbol table: its files' node
+   * counts (checkStoredTable's) and its number of strings, which the edges' targets name.
+   */
+  checkBlocks(nodesPerFile: Uint32Array, strings: number): void {
+    const fail = (reason: string): never => {
+      throw new CorruptFileError(this.path, reason)
+    }
+    if (nodesPerFile.length !== this.meta.files) fail('graph does not match the symbol table')
+    let next = 0
+    let at = 0
+    for (let s = 0; s < sliceCount(this.meta); s++) {
+      const [from, to] = sliceFiles(this.meta, s)
+      const { bases } = this.readSlice(s)
+      if (bases[0] !== next) fail(`graph rank slice ${s} does not follow the one before`)
+      for (let f = from; f < to; f++) if (bases[f - from + 1]! - bases[f - from]! !== nodesPerFile[f]) fail(`graph ranks do not match the symbols of file ${f}`)
+      next = bases[to - from]!
+      const edges = this.readEdges(s, at)
+      for (let e = 0; e < edges.from.length; e++) if (edges.toPath[e]! >= strings || edges.toName[e]! >= strings) fail('graph snapshot refers to a string the symbol table does not hold')
+      at += edges.from.length
+    }
+    if (next !== this.meta.nodes) fail('malformed graph ranks')
+    if (at !== this.meta.edges) fail('graph edges disagree with the directory')
+  }
+
+  /** The edges block of slice `s`, checked: its files' counts add up to its rows, which fit in the graph's edges after the `before` of the slices before it. */
+  private readEdges(s: number, before: number): SliceEdges {
+    const [from, to] = sliceFiles(this.meta, s)
+    const block = this.file.read(sliceCount(this.meta) + s) as SliceEdges
+    const rows = block?.from?.length
+    const shape = emptyEdgeColumns(0)
+    const shaped = block?.edgeCounts instanceof Uint32Array && block.edgeCounts.length === to - from && block.edgeCounts.reduce((sum, count) => sum + count, 0) === rows &&
+      (Object.keys(shape) as Array<keyof EdgeColumns>).every((key) => block[key] instanceof shape[key].constructor && block[key].length === rows) && before + rows <= this.meta.edges
+    if (!shaped) throw new CorruptFileError(this.path, `malformed graph edges of slice ${s}`)
+    return block
+  }
+
   private slice(s: number): StoredRanks {
     let slice = this.slices.get(s)
-    if (!slice) {
-      const { files, nodes, filesPerSlice } = this.meta
-      const count = Math.min(files, (s + 1) * filesPerSlice) - s * filesPerSlice
-      const block = this.file.read(s) as StoredRanks
-      const { bases, ranks } = block ?? {}
-      const shaped = bases instanceof Uint32Array && ranks instanceof Float64Array && bases.length === count + 1 && bases[count]! <= nodes && ranks.length === bases[count]! - bases[0]! && bases.every((base, i) => i === 0 || base > bases[i - 1]!)
-      if (!shaped) throw new CorruptFileError(this.path, `malformed graph rank slice ${s}`)
-      this.slices.set(s, (slice = block))
-    }
+    if (!slice) this.slices.set(s, (slice = this.readSlice(s)))
     return slice
+  }
+
+  /** Slice `s`, checked against the directory: its files' bases ascend within the graph's nodes, one rank per node. */
+  private readSlice(s: number): StoredRanks {
+    const { files, nodes, filesPerSlice } = this.meta
+    const count = Math.min(files, (s + 1) * filesPerSlice) - s * filesPerSlice
+    const block = this.file.read(s) as StoredRanks
+    const { bases, ranks } = block ?? {}
+    const shaped = bases instanceof Uint32Array && ranks instanceof Float64Array && bases.length === count + 1 && bases[count]! <= nodes && ranks.length === bases[count]! - bases[0]! && bases.every((base, i) => i === 0 || base > bases[i - 1]!)
+    if (!shaped) throw new CorruptFileError(this.path, `malformed graph rank slice ${s}`)
+    return block
   }
 }
 

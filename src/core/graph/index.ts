@@ -1,5 +1,5 @@
 /** Per-tree symbol table and code graph (with PageRank), both patchable file by file. */
-export { SymbolTable, SYMBOLS_SNAPSHOT_VERSION, type SymbolInfo, type FileImport, type ReferencePosting, type TableChanges, type SymbolsSnapshot, type SnapshotRows } from './symbol-table.js'
+export { checkStoredTable, SymbolTable, SYMBOLS_SNAPSHOT_VERSION, type SymbolInfo, type FileImport, type ReferencePosting, type TableChanges, type SymbolsSnapshot, type SnapshotRows } from './symbol-table.js'
 export { CodeGraph, GRAPH_SNAPSHOT_VERSION, type GraphSnapshot, type NodeAttributes, type EdgeAttributes } from './code-graph.js'
 export { AMBIGUITY_LIMIT, PRIVATE_WEIGHT, EDGE_TYPES, type EdgeType } from './edges.js'
 export { pagerank, prepareEdges, PAGERANK_TOLERANCE, type WeightedEdges, type PreparedEdges, type PagerankOptions } from './pagerank.js'

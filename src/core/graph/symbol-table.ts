@@ -13,7 +13,7 @@ import { basename, PathIndex, pathKeys } from './paths.js'
 import { Signatures } from './signatures.js'
 import { STRING_SEPARATOR, StringTable, type StringList } from './strings.js'
 import { IMPORT_DIRECTORY, IMPORT_UNRESOLVED, type KeyedDefinition, type SymbolsFile } from './symbols-file.js'
-import { joinSnapshots, type SymbolsRun } from './table-slices.js'
+import { joinSnapshots, placeRunStrings, type SymbolsRun } from './table-slices.js'
 
 /** A definition as extracted, plus the file that holds it. */
 export interface SymbolInfo extends SymbolDef {
@@ -799,6 +799,36 @@ function diffDefinitions(before: FileSymbols | null, after: FileSymbols | null, 
 }
 
 /** `value` as a symbols snapshot whose columns agree in size and refer only to its strings; CorruptFileError otherwise. */
+/**
+ * Reads and checks every block of a stored table as loading it whole would, one block at a time
+ * (`verify`: loading Linux's table whole, with the graph over it, took 2.15 GB), and what a lookup
+ * relies on besides: each run holds the files the directory and the paths block place in it. Returns
+ * each file's number of graph nodes, in path order: its own and one per distinct qualified name of
+ * its definitions (NodeNumbering's), for the stored graph to be checked against.
+ */
+export function checkStoredTable(stored: SymbolsFile): Uint32Array {
+  const source = stored.path
+  stored.checkBlocks()
+  const nodes = new Uint32Array(stored.fileCount)
+  let placed = 0
+  for (let r = 0; r < stored.runCount; r++) {
+    const run = checkSnapshot(stored.run(r), source) as SymbolsRun
+    const local = run.strings.split(STRING_SEPARATOR)
+    placed = placeRunStrings(run, local.length, placed, source)
+    const [from, to] = stored.runFiles(r)
+    if (run.languages.length !== to - from) throw new CorruptFileError(source, `run ${r} holds ${run.languages.length} files where the directory places ${to - from}`)
+    const names = new Set<number>()
+    for (let f = 0, d = 0; f < to - from; f++) {
+      if (local[run.paths[f]!] !== stored.pathOf(from + f)) throw new CorruptFileError(source, `run ${r} lacks ${stored.pathOf(from + f)}`)
+      names.clear()
+      for (const end = d + run.defCounts[f]!; d < end; d++) names.add(run.ids[run.defQName[d]!]!)
+      nodes[from + f] = 1 + names.size
+    }
+  }
+  if (placed !== stored.stringCount) throw new CorruptFileError(source, 'the runs of the symbol table leave strings unplaced')
+  return nodes
+}
+
 function checkSnapshot(value: unknown, source: string): SymbolsSnapshot {
   const fail = (reason: string): never => {
     throw new CorruptFileError(source, reason)

@@ -418,6 +418,21 @@ export class SymbolsFile {
     return this.file.read(FIRST_RUN + r)
   }
 
+  /** The files [from, to) (path order) of run `r`. */
+  runFiles(r: number): [number, number] {
+    return [this.meta.runStarts[r]!, this.meta.runStarts[r + 1]!]
+  }
+
+  /**
+   * Reads and checks every block but the runs (SymbolTable's checkStoredTable reads those): the
+   * paths, the names and each bucket in turn, none of them kept.
+   */
+  checkBlocks(): void {
+    this.sortedPaths()
+    this.joinedNames()
+    for (let b = 0; b < this.meta.buckets; b++) this.readBucket(b)
+  }
+
   /** The run holding file `file` (path order) and the file's position within it. */
   runOf(file: number): { run: number; at: number } {
     const starts = this.meta.runStarts
@@ -451,29 +466,21 @@ export class SymbolsFile {
 
   /** The distinct defined names and qualified names (see SymbolTable.definedNames). */
   definedNames(): string[] {
+    const joined = this.joinedNames()
+    return joined === '' ? [] : joined.split(STRING_SEPARATOR)
+  }
+
+  private joinedNames(): string {
     const joined = this.file.read(NAMES_BLOCK)
     if (typeof joined !== 'string') throw new CorruptFileError(this.path, 'malformed name block')
-    return joined === '' ? [] : joined.split(STRING_SEPARATOR)
+    return joined
   }
 
   /** The definitions, referencing files and importing files of `key`, from its bucket; undefined when it has none. */
   entries(key: string): KeyEntries | undefined {
     const b = bucketOf(key, this.meta.buckets)
     let found = this.buckets.get(b)
-    if (!found) {
-      const bucket = this.file.read(FIRST_RUN + this.meta.runs + b) as SymbolBucket
-      const keys = typeof bucket?.keys === 'string' ? (bucket.keys === '' ? [] : bucket.keys.split(STRING_SEPARATOR)) : undefined
-      const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount, bucket?.importStarts, bucket?.importFile]
-      if (!keys || !columns.every((column) => column instanceof Uint32Array) || !(bucket.importTarget instanceof Int32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
-        bucket.importStarts.length !== keys.length + 1 || bucket.importStarts[keys.length] !== bucket.importFile.length || bucket.importFile.length !== bucket.importTarget.length ||
-        bucket.importTarget.some((target) => target >= this.meta.files || target < IMPORT_DIRECTORY) ||
-        bucket.defStarts[keys.length] !== bucket.defFile.length || bucket.defFile.length !== bucket.defIndex.length ||
-        bucket.refStarts[keys.length] !== bucket.refFile.length || bucket.refFile.length !== bucket.refCount.length ||
-        [bucket.defFile, bucket.refFile, bucket.importFile].some((files) => files.some((file) => file >= this.meta.files))) {
-        throw new CorruptFileError(this.path, `malformed symbol bucket ${b}`)
-      }
-      this.buckets.set(b, (found = { keys, bucket }))
-    }
+    if (!found) this.buckets.set(b, (found = this.readBucket(b)))
     const k = lowerBound(found.keys, key)
     if (found.keys[k] !== key) return undefined
     const { bucket } = found
@@ -484,6 +491,22 @@ export class SymbolsFile {
     const imports: KeyEntries['imports'] = []
     for (let i = bucket.importStarts[k]!; i < bucket.importStarts[k + 1]!; i++) imports.push({ file: bucket.importFile[i]!, target: bucket.importTarget[i]! })
     return { defs, refs, imports }
+  }
+
+  /** Bucket `b`, read and checked. */
+  private readBucket(b: number): { keys: string[]; bucket: SymbolBucket } {
+    const bucket = this.file.read(FIRST_RUN + this.meta.runs + b) as SymbolBucket
+    const keys = typeof bucket?.keys === 'string' ? (bucket.keys === '' ? [] : bucket.keys.split(STRING_SEPARATOR)) : undefined
+    const columns = [bucket?.defStarts, bucket?.defFile, bucket?.defIndex, bucket?.refStarts, bucket?.refFile, bucket?.refCount, bucket?.importStarts, bucket?.importFile]
+    if (!keys || !columns.every((column) => column instanceof Uint32Array) || !(bucket.importTarget instanceof Int32Array) || bucket.defStarts.length !== keys.length + 1 || bucket.refStarts.length !== keys.length + 1 ||
+      bucket.importStarts.length !== keys.length + 1 || bucket.importStarts[keys.length] !== bucket.importFile.length || bucket.importFile.length !== bucket.importTarget.length ||
+      bucket.importTarget.some((target) => target >= this.meta.files || target < IMPORT_DIRECTORY) ||
+      bucket.defStarts[keys.length] !== bucket.defFile.length || bucket.defFile.length !== bucket.defIndex.length ||
+      bucket.refStarts[keys.length] !== bucket.refFile.length || bucket.refFile.length !== bucket.refCount.length ||
+      [bucket.defFile, bucket.refFile, bucket.importFile].some((files) => files.some((file) => file >= this.meta.files))) {
+      throw new CorruptFileError(this.path, `malformed symbol bucket ${b}`)
+    }
+    return { keys, bucket }
   }
 
   private sortedPaths(): string[] {

@@ -179,16 +179,10 @@ const ID_COLUMNS = new Set<keyof Columns>(['paths', 'defName', 'defQName', 'defS
  */
 export function joinSnapshots(runs: readonly SymbolsRun[], strings: number, source: string): { data: Omit<SymbolsSnapshot, 'strings'>; strings: string[] } {
   const first = runs[0]!
-  // Strings are numbered in order of first use over the runs: each id is one already placed or the next.
   const all: string[] = []
   for (const run of runs) {
     const local = run.strings.split(STRING_SEPARATOR)
-    const { ids } = run
-    if (!(ids instanceof Uint32Array) || ids.length !== local.length) throw new CorruptFileError(source, 'a run of the symbol table lacks its string ids')
-    for (let i = 0; i < ids.length; i++) {
-      if (ids[i] === all.length) all.push(local[i]!)
-      else if (ids[i] > all.length) throw new CorruptFileError(source, 'a run of the symbol table numbers its strings out of order')
-    }
+    placeRunStrings(run, local.length, all.length, source, (i) => all.push(local[i]!))
   }
   if (all.length !== strings) throw new CorruptFileError(source, 'the runs of the symbol table leave strings unplaced')
   const keys = Object.keys(first).filter((key) => key !== 'ids' && ArrayBuffer.isView(first[key as keyof SymbolsSnapshot])) as Array<keyof Columns>
@@ -209,6 +203,24 @@ export function joinSnapshots(runs: readonly SymbolsRun[], strings: number, sour
   }
   const data = { ...(joined as Columns), version: first.version, sigText: runs.map((run) => run.sigText).join(''), languages: runs.flatMap((run) => run.languages) }
   return { data, strings: all }
+}
+
+/**
+ * Checks a run's string ids, given the strings the runs before it placed: strings are numbered in
+ * order of first use over the runs, so each id is one already placed or the next. `place` is called
+ * with the position among the run's own `local` strings of each one it places; returns the strings
+ * placed once this run's are. CorruptFileError (`source`) otherwise.
+ */
+export function placeRunStrings(run: SymbolsRun, local: number, placed: number, source: string, place?: (at: number) => void): number {
+  const { ids } = run
+  if (!(ids instanceof Uint32Array) || ids.length !== local) throw new CorruptFileError(source, 'a run of the symbol table lacks its string ids')
+  for (let i = 0; i < ids.length; i++) {
+    if (ids[i] === placed) {
+      placed++
+      place?.(i)
+    } else if (ids[i] > placed) throw new CorruptFileError(source, 'a run of the symbol table numbers its strings out of order')
+  }
+  return placed
 }
 
 /** `out[at + i] = ids[part[i]]`, -1 (no string: an unresolved import) kept. */

@@ -8,7 +8,7 @@
 import { dirname, join, relative } from 'node:path'
 import { CorruptFileError } from '../errors.js'
 import { checkFraming, checkRecordFileSync, decodePayload, listDirConfinedSync, readFileConfined, readRecord } from '../store/index.js'
-import { aggregateFiles, loadAggregates } from './aggregates.js'
+import { aggregateFiles, checkStoredAggregates } from './aggregates.js'
 import type { BlobItem } from './build.js'
 import type { IndexContext } from './context.js'
 import { MANIFEST_KIND, MANIFEST_VERSION, type TreeManifest } from './manifest.js'
@@ -95,7 +95,7 @@ export async function inspectTree(ctx: IndexContext, tree: string | null, how: {
   const anchor = manifest.aggregatesTree === tree ? manifest : await read<TreeManifest>(ctx.paths.treeManifest(manifest.aggregatesTree), MANIFEST_KIND, MANIFEST_VERSION)
   if (anchor === undefined) note(ctx.paths.treeManifest(manifest.aggregatesTree), 'missing')
   result.anchor = anchor ?? null
-  if (anchor) await inspectAggregates(ctx.paths.treeDir(anchor.treeHash), how.decode, result, note)
+  if (anchor) inspectAggregates(ctx.paths.treeDir(anchor.treeHash), how.decode, result, note)
 
   const overlay = await read<Overlay>(ctx.paths.overlay, OVERLAY_KIND, OVERLAY_VERSION)
   const items = recordItems(manifest)
@@ -132,7 +132,7 @@ export async function inspectTree(ctx: IndexContext, tree: string | null, how: {
   return result
 }
 
-async function inspectAggregates(dir: string, decode: boolean, result: Inspection, note: (path: string, problem: string) => void): Promise<void> {
+function inspectAggregates(dir: string, decode: boolean, result: Inspection, note: (path: string, problem: string) => void): void {
   let sound = true
   for (const { path, kind, version } of aggregateFiles(dir)) {
     result.checked.records++
@@ -147,10 +147,7 @@ async function inspectAggregates(dir: string, decode: boolean, result: Inspectio
   if (!sound) result.damagedAggregates = decode
   if (!decode || !sound) return
   try {
-    const aggregates = await loadAggregates(dir)
-    void aggregates.bm25
-    // Decoded whole, the symbol table with it: opening a stored graph reads none of its edges.
-    aggregates.graph.load()
+    checkStoredAggregates(dir)
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error
     note(error.path, error.reason)
