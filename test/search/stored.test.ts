@@ -143,6 +143,30 @@ describe('Bm25Index stored in blocks', () => {
     assert.deepEqual(answers(sealed), answers(build(files)))
   })
 
+  it('is checked a block at a time (verify): every term read and decoded; a damaged dictionary block or postings is a damaged record', () => {
+    const index = build(tree())
+    const loaded = stored(index)
+    const terms = openBm25(file).termCount
+    openBm25(file).checkBlocks()
+    // Terms whose only files are gone, once the index is written again.
+    loaded.removeFile('drivers/dev0/unit0.c')
+    loaded.removeFile('drivers/dev1/unit1.c')
+    writeBm25(file, loaded)
+    assert.ok(openBm25(file).termCount < terms, 'written without them')
+    openBm25(file).checkBlocks()
+    writeBm25(file, index)
+    const pristine = readFileSync(file)
+    const payload = headerLength(BM25_RECORD_KIND)
+    const dictionary = payload + pristine.readUInt32LE(payload + 13 * 4)
+    const postings = payload + pristine.readUInt32LE(payload + 14 * 4)
+    for (const [at, reason] of [[dictionary + 5, /^dictionary block at byte \d+ checksum mismatch$/], [postings, /^postings of a term in dictionary block 0 checksum mismatch$/], [pristine.length - 20, /checksum mismatch$/]] as const) {
+      const damaged = Buffer.from(pristine)
+      damaged[at] ^= 0xff
+      writeFileSync(file, damaged)
+      assert.throws(() => openBm25(file).checkBlocks(), (error: unknown) => error instanceof CorruptFileError && error.path === file && reason.test(error.reason), String(at))
+    }
+  })
+
   it('finds a damaged block when a query reads it, and answers queries that do not', () => {
     const index = build(tree())
     writeBm25(file, index)

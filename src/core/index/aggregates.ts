@@ -229,14 +229,19 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
 }
 
 /**
- * What `verify` decodes of a tree's aggregates, whose files passed their whole-file checks: the
- * BM25 index opened (its tables checked), and every block of the symbol table and the graph read and
- * checked in turn, the graph against the table, one block held at a time (decoding both whole, as a
- * build does, held 2.15 GB on Linux). Throws CorruptFileError.
+ * What `verify` decodes of a tree's aggregates, whose files passed their whole-file checks: every
+ * block of the BM25 index, the symbol table and the graph read and checked in turn, the graph
+ * against the table, one block held at a time (decoding the table and graph whole, as a build does,
+ * held 2.15 GB on Linux). Throws CorruptFileError.
  */
 export function checkStoredAggregates(treeDir: string): void {
   const files = paths(treeDir)
-  openBm25(files.bm25).close()
+  const bm25 = openBm25(files.bm25)
+  try {
+    bm25.checkBlocks()
+  } finally {
+    bm25.close()
+  }
   const symbols = SymbolsFile.open(files.symbols)
   GraphFile.open(files.graph).checkBlocks(checkStoredTable(symbols), symbols.stringCount)
 }

@@ -641,6 +641,47 @@ export class StoredPostings {
     }
   }
 
+  /**
+   * Reads and checks every dictionary block and every term's postings, one block at a time, none
+   * kept (`verify`; toSegment holds them all): their checksums, each block's first term as the index
+   * has it, terms in code-unit order and as many as the header says, and each term's postings as a
+   * search decodes them: df ascending documents below the document count, in exactly its doc bytes.
+   */
+  checkBlocks(): void {
+    let terms = 0
+    let previous = ''
+    for (let b = 0; b < this.firstTerms.length; b++) {
+      const block = new Reader(this.read(this.dictBase + this.blockOffsets[b]!, this.blockLengths[b]!, this.blockCrcs[b]!, 'dictionary block'), this.fail)
+      const first = block.u32()
+      const entries: Array<{ text: string; df: number; docBytes: number; crc: number }> = []
+      let end = first
+      while (!block.done) {
+        const entry = { text: block.text(), df: block.varint(), docBytes: block.varint(), crc: block.u32() }
+        entries.push(entry)
+        end += entry.docBytes + entry.df
+      }
+      if (entries[0]?.text !== this.firstTerms[b]) this.fail(`dictionary block ${b} does not start with the term its index names`)
+      const postings = this.read(this.postingsBase + first, end - first, undefined, 'postings')
+      let at = 0
+      for (const { text, df, docBytes, crc } of entries) {
+        if (terms++ > 0 && !(previous < text)) this.fail(`dictionary block ${b} lists its terms out of order`)
+        previous = text
+        const posting = postings.subarray(at, at + docBytes + df)
+        at += docBytes + df
+        if (crc32(posting) !== crc) this.fail(`postings of a term in dictionary block ${b} checksum mismatch`)
+        const docs = new Reader(posting.subarray(0, docBytes), this.fail)
+        let doc = -1
+        for (let k = 0; k < df; k++) {
+          const gap = docs.varint()
+          if (gap === 0) this.fail(`postings of a term in dictionary block ${b} repeat a document`)
+          doc += gap
+        }
+        if (!docs.done || doc >= this.docEnd) this.fail(`postings of a term in dictionary block ${b} disagree with its entry`)
+      }
+    }
+    if (terms !== this.termCount) this.fail('the dictionary disagrees with the term count')
+  }
+
   close(): void {
     if (this.closed) return
     this.closed = true
