@@ -6,7 +6,7 @@
  *
  * Per corpus: cold `coderag init` (wall, CPU seconds, peak RSS, `.vlt/` size beside the source's);
  * cold CLI latency and peak RSS of status/def/refs/search/map without the daemon (a new process per
- * call, the median of three); the warm daemon's p50/p95 for def/refs/search and its resident memory;
+ * call, the median of three); `coderag verify` (wall, CPU seconds, peak RSS); the warm daemon's p50/p95 for def/refs/search and its resident memory;
  * shards N = 2 and 4 (N = 1 is the cold init) with their merge, checked against the cold init's
  * answers (bench/shard-bench.ts); a fresh clone with an empty `.vlt/` and the remote cache warm
  * (bench/remote-cache-bench.ts, nginx WebDAV on 127.0.0.1). `targets` holds issue 20's "done
@@ -110,6 +110,9 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
   const floor = { wallS: (JSON.parse(floorRun.stdout) as { wallS: number }).wallS, cpuS: floorRun.cpuS, peakRssMb: floorRun.peakRssMb }
 
   const queries = await coldQueries(dir)
+  // Every record read and decoded, the aggregates a block at a time: its memory should not grow with the tree.
+  const verified = await vlt(dir, ['coderag', 'verify'])
+  const verify = { wallS: round(verified.wallS, 1), cpuS: verified.cpuS, peakRssMb: verified.peakRssMb, whole: verified.json.whole }
   const warm = skip.has('warm') ? undefined : await warmQueries(dir)
   const shards = skip.has('shards') ? undefined : await shardRuns(dir, [2, 4], dir)
   const cache = skip.has('cache') ? undefined : await cacheRuns(dir, cold)
@@ -158,6 +161,7 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
     ctags: { wallS: round(ctags.wallS, 1), cpuS: ctags.cpuS, peakRssMb: ctags.peakRssMb, tagsMb },
     treeSitterFloor: floor,
     coldQueries: queries,
+    verify,
     ...(warm && { warm }),
     ...(shards && { shards }),
     ...(cache && { cache }),
