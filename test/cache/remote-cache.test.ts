@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { RemoteCache } from '../../src/core/cache/index.js'
 import { decodeRecord, encodeRecord } from '../../src/core/store/index.js'
 import { vlt, vltJson } from '../helpers/cli.js'
 import { cloneGitRepo, createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
@@ -222,6 +223,25 @@ describe('remote cache ([cache] remote: an HTTP cache, nginx with WebDAV PUT)', 
     const down = vlt(unreachable.dir, ['coderag', 'init'], config(`[cache]\nremote = "${gone.url}"\n`))
     assert.equal(down.status, 0, down.stderr)
     assert.match(down.stderr, /warning: cache: http:\/\/127\.0\.0\.1:\d+\/cache\/ not usable \(ECONNREFUSED\); indexing without it/)
+  })
+
+  it('a write-back that cannot read its own content says so and goes on using the cache', async () => {
+    process.env.VLT_UNIT_CACHE_AUTH = TOKEN
+    const remote = new RemoteCache({ remote: cache.url, push: true, header: 'Authorization', headerEnv: 'VLT_UNIT_CACHE_AUTH', timeoutMs: 5000 })
+    delete process.env.VLT_UNIT_CACHE_AUTH
+    const unreadable = async function* (): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('ab')
+      throw Object.assign(new Error('i/o error'), { code: 'EIO' })
+    }
+    assert.equal(await remote.putContentFrom(4, unreadable), undefined)
+    assert.equal(remote.pushing, true)
+    const sound = async function* (): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('abcd')
+    }
+    assert.equal(await remote.putContentFrom(4, sound), createHash('sha256').update('abcd').digest('hex'))
+    const warnings: string[] = []
+    remote.flush((message) => warnings.push(message))
+    assert.deepEqual(warnings, ['warning: cache: not written back: EIO'])
   })
 
   it('never sends the content of working-tree files, only of committed blobs', () => {

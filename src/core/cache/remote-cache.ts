@@ -145,17 +145,27 @@ export class RemoteCache {
   /**
    * Stores content of `length` bytes that `read` gives in parts (read twice: to hash it, then to
    * send it, if the cache lacks it), when write-back is on; returns its digest, undefined when not stored.
+   * `read` failing is this machine's fault, not the cache's: it is warned of, and the cache stays in use.
    */
   async putContentFrom(length: number, read: () => AsyncIterable<Uint8Array>): Promise<string | undefined> {
     if (!this.pushing) return undefined
+    const readHere = async function* (): AsyncGenerator<Uint8Array> {
+      try {
+        yield* read()
+      } catch (error) {
+        throw new LocalReadError(error)
+      }
+    }
     try {
       const hash = createHash('sha256')
-      for await (const part of read()) hash.update(part)
+      for await (const part of readHere()) hash.update(part)
       const named = hash.digest('hex')
-      if (!(await this.store.has(`cas/${named}`))) await this.store.put(`cas/${named}`, { length, parts: read() })
+      if (!(await this.store.has(`cas/${named}`))) await this.store.put(`cas/${named}`, { length, parts: readHere() })
       return named
     } catch (error) {
-      this.fail(error)
+      // Our own file failed to read: nothing is wrong with the cache, which stays in use.
+      if (error instanceof LocalReadError) this.notices.push(`warning: cache: not written back: ${reasonOf(error.cause)}`)
+      else this.fail(error)
       return undefined
     }
   }
@@ -233,10 +243,22 @@ export class RemoteCache {
 
   private fail(error: unknown): void {
     if (this.failure !== undefined) return
-    const reason = error instanceof CacheRefusedError ? error.message : error instanceof Error ? (error as NodeJS.ErrnoException).code ?? error.message : String(error)
+    const reason = error instanceof CacheRefusedError ? error.message : reasonOf(error)
     this.failure = reason
     this.notices.push(`warning: cache: ${this.store.where} not usable (${reason}); indexing without it`)
   }
+}
+
+/** A failure to read, on this machine, what was being written back. */
+class LocalReadError extends Error {
+  constructor(cause: unknown) {
+    super('reading content to write back failed', { cause })
+  }
+}
+
+/** An error as a warning names it: its code (ECONNREFUSED, EIO), else its message. */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? (error as NodeJS.ErrnoException).code ?? error.message : String(error)
 }
 
 function digest(data: string | Uint8Array): string {
