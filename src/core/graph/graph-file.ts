@@ -174,12 +174,11 @@ export class GraphFile {
     const slices = sliceCount(this.meta)
     const edgeCounts = new Uint32Array(this.meta.files)
     const joined = emptyEdgeColumns(this.meta.edges)
-    const columns = Object.keys(joined) as Array<keyof EdgeColumns>
     let at = 0
     for (let s = 0; s < slices; s++) {
       const block = this.readEdges(s, at)
       edgeCounts.set(block.edgeCounts, sliceFiles(this.meta, s)[0])
-      for (const key of columns) joined[key].set(block[key] as never, at)
+      for (const key of EDGE_COLUMNS) joined[key].set(block[key] as never, at)
       at += block.from.length
     }
     if (at !== this.meta.edges) throw new CorruptFileError(this.path, 'graph edges disagree with the directory')
@@ -217,9 +216,8 @@ export class GraphFile {
     const [from, to] = sliceFiles(this.meta, s)
     const block = this.file.read(sliceCount(this.meta) + s) as SliceEdges
     const rows = block?.from?.length
-    const shape = emptyEdgeColumns(0)
     const shaped = block?.edgeCounts instanceof Uint32Array && block.edgeCounts.length === to - from && block.edgeCounts.reduce((sum, count) => sum + count, 0) === rows &&
-      (Object.keys(shape) as Array<keyof EdgeColumns>).every((key) => block[key] instanceof shape[key].constructor && block[key].length === rows) && before + rows <= this.meta.edges
+      EDGE_COLUMNS.every((key) => block[key] instanceof EDGE_SHAPE[key].constructor && block[key].length === rows) && before + rows <= this.meta.edges
     if (!shaped) throw new CorruptFileError(this.path, `malformed graph edges of slice ${s}`)
     return block
   }
@@ -241,6 +239,10 @@ export class GraphFile {
     return block
   }
 }
+
+/** The edge columns' types, which a slice's edges block must have. */
+const EDGE_SHAPE = emptyEdgeColumns(0)
+const EDGE_COLUMNS = Object.keys(EDGE_SHAPE) as Array<keyof EdgeColumns>
 
 type SliceLayout = Pick<Meta, 'files' | 'filesPerSlice'>
 

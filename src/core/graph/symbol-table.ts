@@ -798,7 +798,6 @@ function diffDefinitions(before: FileSymbols | null, after: FileSymbols | null, 
   for (const name of now.keys()) if (!old.has(name)) dirtyNames.set(name, (dirtyNames.get(name) ?? 0) + 1)
 }
 
-/** `value` as a symbols snapshot whose columns agree in size and refer only to its strings; CorruptFileError otherwise. */
 /**
  * Reads and checks every block of a stored table as loading it whole would, one block at a time
  * (`verify`: loading Linux's table whole, with the graph over it, took 2.15 GB), and what a lookup
@@ -829,6 +828,7 @@ export function checkStoredTable(stored: SymbolsFile): Uint32Array {
   return nodes
 }
 
+/** `value` as a symbols snapshot whose columns agree in size and refer only to its strings; CorruptFileError otherwise. */
 function checkSnapshot(value: unknown, source: string): SymbolsSnapshot {
   const fail = (reason: string): never => {
     throw new CorruptFileError(source, reason)
