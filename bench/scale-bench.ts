@@ -7,7 +7,8 @@
  * Per corpus: cold `coderag init` (wall, CPU seconds, peak RSS, `.vlt/` size beside the source's);
  * cold CLI latency and peak RSS of status/def/refs/search/map without the daemon (a new process per
  * call, the median of three), and def/refs/search again with one file modified and one untracked
- * (what a user editing the tree waits for); `coderag verify` (wall, CPU seconds, peak RSS); the warm daemon's p50/p95 for def/refs/search and its resident memory;
+ * (what a user editing the tree waits for); `coderag verify` (wall, CPU seconds, peak RSS); the
+ * warm daemon's p50/p95 for def/refs/search and its resident memory;
  * shards N = 2 and 4 (N = 1 is the cold init) with their merge, checked against the cold init's
  * answers (bench/shard-bench.ts); a fresh clone with an empty `.vlt/` and the remote cache warm
  * (bench/remote-cache-bench.ts, nginx WebDAV on 127.0.0.1). `targets` holds issue 20's "done
@@ -54,11 +55,12 @@ function sourceOf(dir: string): { files: number; bytes: number } {
   return { files: rows.length, bytes: rows.reduce((sum, row) => sum + (Number(row.split(/\s+/)[3]) || 0), 0) }
 }
 
-async function coldQueries(dir: string) {
+/** Each of `names` (QUERIES) without the daemon, a new process per call: the median wall of three, the highest peak RSS. */
+async function coldQueries(dir: string, names = Object.keys(QUERIES)) {
   const out: Record<string, { wallMsMedian: number; peakRssMb: number }> = {}
-  for (const [name, args] of Object.entries(QUERIES)) {
+  for (const name of names) {
     const runs = []
-    for (let i = 0; i < 3; i++) runs.push(await vlt(dir, args))
+    for (let i = 0; i < 3; i++) runs.push(await vlt(dir, QUERIES[name]!))
     out[name] = { wallMsMedian: percentiles(runs.map((run) => run.wallS * 1000)).p50Ms, peakRssMb: Math.max(...runs.map((run) => run.peakRssMb)) }
   }
   return out
@@ -76,13 +78,7 @@ async function dirtyQueries(dir: string) {
   writeFileSync(join(dir, 'scratch-notes.txt'), 'notes taken while editing\n')
   try {
     await vlt(dir, ['coderag', 'sync'])
-    const out: Record<string, { wallMsMedian: number; peakRssMb: number }> = {}
-    for (const name of ['def', 'refs', 'search']) {
-      const runs = []
-      for (let i = 0; i < 3; i++) runs.push(await vlt(dir, QUERIES[name]!))
-      out[name] = { wallMsMedian: percentiles(runs.map((run) => run.wallS * 1000)).p50Ms, peakRssMb: Math.max(...runs.map((run) => run.peakRssMb)) }
-    }
-    return { modified, untracked: 'scratch-notes.txt', ...out }
+    return { modified, untracked: 'scratch-notes.txt', ...(await coldQueries(dir, ['def', 'refs', 'search'])) }
   } finally {
     rmSync(join(dir, 'scratch-notes.txt'), { force: true })
     git(dir, 'checkout', '-q', '--', modified)
@@ -137,8 +133,8 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
   const floor = { wallS: (JSON.parse(floorRun.stdout) as { wallS: number }).wallS, cpuS: floorRun.cpuS, peakRssMb: floorRun.peakRssMb }
 
   const queries = await coldQueries(dir)
-  // Every record read and decoded, the aggregates a block at a time: its memory should not grow with the tree.
   const dirty = await dirtyQueries(dir)
+  // Every record read and decoded, the aggregates a block at a time: its memory should not grow with the tree.
   const verified = await vlt(dir, ['coderag', 'verify'])
   const verify = { wallS: round(verified.wallS, 1), cpuS: verified.cpuS, peakRssMb: verified.peakRssMb, whole: verified.json.whole }
   const warm = skip.has('warm') ? undefined : await warmQueries(dir)

@@ -575,18 +575,10 @@ export class StoredPostings {
       if (this.firstTerms[middle]! <= term) low = middle
       else high = middle - 1
     }
-    const block = new Reader(this.read(this.dictBase + this.blockOffsets[low]!, this.blockLengths[low]!, this.blockCrcs[low]!, 'dictionary block'), this.fail)
-    let offset = block.u32()
-    while (!block.done) {
-      const text = block.text()
-      const df = block.varint()
-      const docBytes = block.varint()
-      const crc = block.u32()
-      if (text === term) {
-        const bytes = this.read(this.postingsBase + offset, docBytes + df, crc, 'postings')
-        return oneTermSegment(term, this.docEnd, df, bytes.subarray(0, docBytes), bytes.subarray(docBytes))
-      }
-      offset += docBytes + df
+    for (const { text, df, docBytes, crc, offset } of dictEntries(this.read(this.dictBase + this.blockOffsets[low]!, this.blockLengths[low]!, this.blockCrcs[low]!, 'dictionary block'), this.fail)) {
+      if (text !== term) continue
+      const bytes = this.read(this.postingsBase + offset, docBytes + df, crc, 'postings')
+      return oneTermSegment(term, this.docEnd, df, bytes.subarray(0, docBytes), bytes.subarray(docBytes))
     }
     return undefined
   }
@@ -606,13 +598,8 @@ export class StoredPostings {
     for (let b = 0; b < this.firstTerms.length; b++) {
       const bytes = dict.subarray(this.blockOffsets[b]!, this.blockOffsets[b]! + this.blockLengths[b]!)
       if (bytes.length !== this.blockLengths[b] || crc32(bytes) !== this.blockCrcs[b]) this.fail(`dictionary block ${b} checksum mismatch`)
-      const block = new Reader(bytes, this.fail)
-      let offset = block.u32()
-      while (!block.done) {
-        terms.push(block.text())
-        const df = block.varint()
-        const termDocBytes = block.varint()
-        const crc = block.u32()
+      for (const { text, df, docBytes: termDocBytes, crc, offset } of dictEntries(bytes, this.fail)) {
+        terms.push(text)
         const posting = postings.subarray(offset, offset + termDocBytes + df)
         if (posting.length !== termDocBytes + df || crc32(posting) !== crc) this.fail(`postings of a term in dictionary block ${b} checksum mismatch`)
         docBytes.set(posting.subarray(0, termDocBytes), docByteCount)
@@ -621,7 +608,6 @@ export class StoredPostings {
         postingCount += df
         postingStarts[terms.length] = postingCount
         docByteStarts[terms.length] = docByteCount
-        offset += termDocBytes + df
       }
     }
     if (terms.length !== this.termCount) this.fail('the dictionary disagrees with the term count')
@@ -651,23 +637,16 @@ export class StoredPostings {
     let terms = 0
     let previous = ''
     for (let b = 0; b < this.firstTerms.length; b++) {
-      const block = new Reader(this.read(this.dictBase + this.blockOffsets[b]!, this.blockLengths[b]!, this.blockCrcs[b]!, 'dictionary block'), this.fail)
-      const first = block.u32()
-      const entries: Array<{ text: string; df: number; docBytes: number; crc: number }> = []
-      let end = first
-      while (!block.done) {
-        const entry = { text: block.text(), df: block.varint(), docBytes: block.varint(), crc: block.u32() }
-        entries.push(entry)
-        end += entry.docBytes + entry.df
-      }
+      const entries = [...dictEntries(this.read(this.dictBase + this.blockOffsets[b]!, this.blockLengths[b]!, this.blockCrcs[b]!, 'dictionary block'), this.fail)]
       if (entries[0]?.text !== this.firstTerms[b]) this.fail(`dictionary block ${b} does not start with the term its index names`)
-      const postings = this.read(this.postingsBase + first, end - first, undefined, 'postings')
-      let at = 0
-      for (const { text, df, docBytes, crc } of entries) {
+      // The block's postings lie back to back: read at once.
+      const first = entries[0]!.offset
+      const last = entries[entries.length - 1]!
+      const postings = this.read(this.postingsBase + first, last.offset + last.docBytes + last.df - first, undefined, 'postings')
+      for (const { text, df, docBytes, crc, offset } of entries) {
         if (terms++ > 0 && !(previous < text)) this.fail(`dictionary block ${b} lists its terms out of order`)
         previous = text
-        const posting = postings.subarray(at, at + docBytes + df)
-        at += docBytes + df
+        const posting = postings.subarray(offset - first, offset - first + docBytes + df)
         if (crc32(posting) !== crc) this.fail(`postings of a term in dictionary block ${b} checksum mismatch`)
         const docs = new Reader(posting.subarray(0, docBytes), this.fail)
         let doc = -1
@@ -701,6 +680,26 @@ export class StoredPostings {
     if (bytes.length < length) this.fail(`truncated inside the ${what}`)
     if (crc !== undefined && crc32(bytes) !== crc) this.fail(`${what} at byte ${this.start + offset} checksum mismatch`)
     return bytes
+  }
+}
+
+/** A term's entry in a dictionary block, with where its postings start (from the postings' start). */
+interface DictEntry {
+  text: string
+  df: number
+  docBytes: number
+  crc: number
+  offset: number
+}
+
+/** The entries of a checked dictionary block, in order: its first postings' offset, then per term text, df, doc bytes and CRC. */
+function* dictEntries(bytes: Buffer, fail: (reason: string) => never): Generator<DictEntry> {
+  const block = new Reader(bytes, fail)
+  let offset = block.u32()
+  while (!block.done) {
+    const entry = { text: block.text(), df: block.varint(), docBytes: block.varint(), crc: block.u32(), offset }
+    offset += entry.docBytes + entry.df
+    yield entry
   }
 }
 
