@@ -62,7 +62,7 @@ export class CodeGraph {
   private rankedPaths: string[] = []
   private rankedBase: Uint32Array = new Uint32Array(1)
   /** The stored graph this one was opened from, until something needs its edges. */
-  private stored: GraphFile | undefined
+  protected stored: GraphFile | undefined
 
   constructor(readonly symbols: SymbolTable) {}
 
@@ -504,7 +504,7 @@ export class CodeGraph {
 }
 
 /** A node key's file and, for a symbol's node, its qualified name; null when it is neither form. */
-function parseKey(key: string): { path: string; qualifiedName?: string } | null {
+export function parseKey(key: string): { path: string; qualifiedName?: string } | null {
   if (key.startsWith('f:')) return { path: key.slice(2) }
   const hash = key.indexOf('#')
   return key.startsWith('s:') && hash >= 0 ? { path: key.slice(2, hash), qualifiedName: key.slice(hash + 1) } : null

@@ -110,7 +110,7 @@ export class SymbolTable {
    * (`def`, a name's references) and by file (definitions, imports) read only their blocks;
    * anything else loads the whole table.
    */
-  private stored: SymbolsFile | undefined
+  protected stored: SymbolsFile | undefined
   /** Runs of the stored table read so far, each a table of its own files (see symbols-file.ts). */
   private readonly runs = new Map<number, SymbolTable>()
   /** Path → its record before the first change since the last commit (null: it did not exist). */
@@ -148,7 +148,7 @@ export class SymbolTable {
   }
 
   /** Loads the whole stored table, once, for whatever needs more than a lookup by name or by file. */
-  private load(): void {
+  protected load(): void {
     if (!this.stored) return
     const { stored } = this
     const runs = Array.from({ length: stored.runCount }, (_, r) => checkSnapshot(stored.run(r), stored.path) as SymbolsRun)
@@ -283,6 +283,21 @@ export class SymbolTable {
 
   hasFile(path: string): boolean {
     return this.stored ? this.stored.fileIndex(path) >= 0 : this.files.has(path)
+  }
+
+  /** The language of the file at `path`, undefined when the table does not hold it; a stored table reads the file's run. */
+  languageOf(path: string): LanguageId | undefined {
+    return (this.stored ? this.storedFile(this.stored, path)?.file : this.files.get(path))?.language
+  }
+
+  /**
+   * Resolves this table's imports against `index` rather than an index of its own files: a table
+   * of a few files laid over a whole tree (overlaid-table.ts) resolves them among the tree's paths.
+   * Set before any file is added; the files added are added to it.
+   */
+  resolveAmong(index: PathIndex): void {
+    if (this.fileMap.size > 0 || this.stored) throw new Error('resolveAmong: set on an empty table only')
+    this.pathIndex = index
   }
 
   /**

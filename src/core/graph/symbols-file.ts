@@ -453,6 +453,11 @@ export class SymbolsFile {
     return paths[at] === path ? at : -1
   }
 
+  /** Every path, in path order (file numbers index it). */
+  allPaths(): readonly string[] {
+    return this.sortedPaths()
+  }
+
   /** The path of file number `file`. */
   pathOf(file: number): string {
     return this.sortedPaths()[file]!

@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path'
 import { totalmem } from 'node:os'
-import { checkStoredTable, CodeGraph, encodeRankedGraph, encodeSymbolsFile, GraphFile, GRAPH_VERSION, packGraphEdges, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type PackedEdges, type SnapshotRows } from '../graph/index.js'
+import { checkStoredTable, CodeGraph, encodeRankedGraph, encodeSymbolsFile, GraphFile, GRAPH_VERSION, layOver, packGraphEdges, SymbolsFile, SymbolTable, SYMBOLS_VERSION, type LaidFiles, type LaidParts, type PackedEdges, type SnapshotRows } from '../graph/index.js'
 import { Bm25Index, StoredPostings, type Bm25Recovery, type StoredRun } from '../search/index.js'
 import { checkRecordFileSync, confinedRoots, faultFromJSON, openFramedSync, ScratchFile, writeFileAtomic, writeFramedSync } from '../store/index.js'
 import { CorruptFileError } from '../errors.js'
@@ -39,10 +39,16 @@ export const GRAPH_RECORD_VERSION = GRAPH_VERSION
 export type IndexedSummary = Extract<BlobSummary, { skipped?: undefined }>
 
 export interface TreeAggregates {
+  /**
+   * A set opened for a query (loadAggregates' `open`) takes the files added and removed before any
+   * part is read as laid over its stored parts (graph/lay-over.ts): a query reads the stored blocks
+   * it needs and the laid files' rows, and nothing is loaded whole or ranked again unless a query
+   * needs all of it. Otherwise each change is applied, the parts read whole first.
+   */
   addFile(path: string, summary: IndexedSummary): void
   removeFile(path: string): void
-  /** Resolves the imports and edges the changes affect and recomputes PageRank; once per build. */
-  finish(): { edges: number }
+  /** Resolves the imports and edges the changes affect and recomputes PageRank; once per build (files laid over: nothing to do). */
+  finish(): void
   /**
    * `finish()` for a build about to save the set and drop it: `edgesResolved` is given the graph
    * once its edges are resolved, to write them out; they are let go of once regrouped for PageRank,
@@ -67,6 +73,8 @@ interface PartLoaders {
   bm25: () => Bm25Index
   symbols: () => SymbolTable
   graph: (symbols: SymbolTable) => CodeGraph
+  /** A set opened for a query: the stored table and graph with files laid over them. */
+  layOver?: (laid: LaidFiles) => LaidParts
 }
 
 type Bm25Change = { path: string; analyzed: IndexedSummary['analyzed'] | null }
@@ -84,6 +92,9 @@ class Aggregates implements TreeAggregates {
   private graphPart: CodeGraph | undefined
   /** Changes made before the BM25 index was first needed, replayed when it is. */
   private bm25Pending: Bm25Change[] = []
+  /** Files added (or removed: null) in a set opened for a query before its table or graph was read: laid over them (see TreeAggregates.addFile). */
+  private readonly laid = new Map<string, IndexedSummary | null>()
+  private laidParts: LaidParts | undefined
 
   constructor(private readonly loaders: PartLoaders, private readonly spill?: Bm25Spill) {}
 
@@ -101,16 +112,32 @@ class Aggregates implements TreeAggregates {
   }
 
   get symbols(): SymbolTable {
-    this.symbolsPart ??= this.loaders.symbols()
+    this.symbolsPart ??= this.laidOver()?.symbols ?? this.loaders.symbols()
     return this.symbolsPart
   }
 
   get graph(): CodeGraph {
-    this.graphPart ??= this.loaders.graph(this.symbols)
+    this.graphPart ??= this.laidOver()?.graph() ?? this.loaders.graph(this.symbols)
     return this.graphPart
   }
 
+  /** The table and graph with the laid files over them, made on first use; undefined when nothing is laid over. */
+  private laidOver(): LaidParts | undefined {
+    if (!this.laidParts && this.laid.size > 0 && this.loaders.layOver) this.laidParts = this.loaders.layOver(this.laid)
+    return this.laidParts
+  }
+
+  /** Changes are laid over the stored parts rather than applied: a set opened for a query whose table and graph nothing has read yet. */
+  private get laying(): boolean {
+    return this.loaders.layOver !== undefined && this.symbolsPart === undefined && this.graphPart === undefined
+  }
+
   addFile(path: string, summary: IndexedSummary): void {
+    if (this.laying) {
+      this.laid.set(path, summary)
+      this.bm25Change({ path, analyzed: summary.analyzed })
+      return
+    }
     this.beforeChange()
     if (this.bm25Part) {
       this.bm25Part.addFile(path, summary.analyzed)
@@ -129,17 +156,29 @@ class Aggregates implements TreeAggregates {
   removeFile(path: string): void {
     // A file written out in a run stays there: see createAggregates.
     if (this.bm25Runs.length > 0) throw new Error(`bm25: ${path} cannot be removed from a build that wrote runs`)
+    if (this.laying) {
+      this.laid.set(path, null)
+      this.bm25Change({ path, analyzed: null })
+      return
+    }
     this.beforeChange()
-    if (this.bm25Part) this.bm25Part.removeFile(path)
-    else this.bm25Pending.push({ path, analyzed: null })
+    this.bm25Change({ path, analyzed: null })
     this.symbols.removeFile(path)
   }
 
-  finish(): { edges: number } {
+  /** A change to the BM25 index: made, or kept until the index is first needed. */
+  private bm25Change(change: Bm25Change): void {
+    if (!this.bm25Part) this.bm25Pending.push(change)
+    else if (change.analyzed) this.bm25Part.addFile(change.path, change.analyzed)
+    else this.bm25Part.removeFile(change.path)
+  }
+
+  finish(): void {
+    // Laid over: the views are made when a part is first read.
+    if (this.laying) return
     const changes = this.symbols.commit()
     // An unloaded graph has seen no change (beforeChange loads it): its stored edges and ranks hold.
     if (this.graphPart) this.graphPart.update(changes)
-    return { edges: this.graph.edgeCount }
   }
 
   async finishSpent(edgesResolved: (graph: CodeGraph) => Promise<void>): Promise<{ edges: number }> {
@@ -225,6 +264,7 @@ export async function loadAggregates(treeDir: string, opts: { open?: boolean; re
     bm25: () => (bm25 ? Bm25Index.fromStored(bm25, opts.recovery) : openedBm25(files.bm25, opts.recovery)),
     symbols: () => SymbolTable.open(symbols),
     graph: (table) => CodeGraph.open(GraphFile.open(files.graph), table),
+    ...(opts.open ? { layOver: (laid: LaidFiles) => layOver(symbols, () => GraphFile.open(files.graph), laid) } : {}),
   })
 }
 

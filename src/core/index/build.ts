@@ -490,17 +490,19 @@ function bm25Recovery(ctx: IndexContext, manifest: TreeManifest, writeBm25: (pat
 }
 
 /**
- * A finished tree with its aggregates in memory: loaded as stored, or, for a delta tree, its
- * anchor's aggregates patched with the files that differ (their artifacts come from the blob
- * cache, extracted again only if missing). Null when something it needs is unreadable (reported).
+ * A finished tree with its aggregates opened: as stored, or, for a delta tree, its anchor's with
+ * the files that differ laid over them (their artifacts come from the blob cache, extracted again
+ * only if missing). `whole`: a delta tree's read and checked whole instead, the files applied to
+ * them, for a caller about to count its edges (a tree stored in full stores its count). Null when
+ * something it needs is unreadable (reported).
  */
-export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts: BuildOptions): Promise<IndexedTree | null> {
+export async function loadIndexedTree(ctx: IndexContext, treeHash: string, opts: BuildOptions, whole = false): Promise<IndexedTree | null> {
   const manifest = await loadManifest(ctx, treeHash)
   if (!manifest) return null
   const anchor = await anchorOf(ctx, manifest)
   if (!anchor) return null
-  // Queried as stored, its aggregates are opened rather than read; a delta tree's are patched, so read whole.
-  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor, anchor === manifest)
+  // Opened rather than read: a query reads the blocks it needs, a delta tree's files laid over them (see TreeAggregates.addFile).
+  const aggregates = await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor, !(whole && anchor !== manifest))
   if (!aggregates || anchor === manifest) return aggregates && { manifest, aggregates }
 
   const fromAnchor = new Map(anchor.files.map((file) => [file.path, file]))

@@ -84,7 +84,7 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     if (opts.sweep || lock.recovered) await sweepTempFiles(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
-    const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts) : null
+    const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts, true) : null
     let built: BuildResult
     if (existing) {
       // A query opens the BM25 index when it reads it: init checks it now, a damaged one rebuilt (and reported) here.
@@ -369,7 +369,8 @@ async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: st
 
 /** A delta tree stores no edge count: materialise its aggregates to count them (no write). */
 async function deltaEdges(ctx: IndexContext, tree: string): Promise<number> {
-  const indexed = await loadIndexedTree(ctx, tree, { warn: () => {} })
+  // Read whole: counting resolves every edge, and damage is then found (and noted) here.
+  const indexed = await loadIndexedTree(ctx, tree, { warn: () => {} }, true)
   return indexed ? indexed.aggregates.stats().edges : 0
 }
 

@@ -51,14 +51,14 @@ export async function repairTree(ctx: IndexContext, tree: string, state: IndexSt
 }
 
 /**
- * The index of `tree` with its aggregates in memory, made whole first when it is not (the caller
- * holds the index lock): what init reuses.
+ * The index of `tree` with its aggregates opened, made whole first when it is not (the caller
+ * holds the index lock): what init reuses. `whole`: see loadIndexedTree.
  */
-export async function loadWholeTreeLocked(ctx: IndexContext, tree: string, state: IndexState, opts: BuildOptions): Promise<IndexedTree | null> {
-  const indexed = await loadIndexedTree(ctx, tree, opts)
+export async function loadWholeTreeLocked(ctx: IndexContext, tree: string, state: IndexState, opts: BuildOptions, whole = false): Promise<IndexedTree | null> {
+  const indexed = await loadIndexedTree(ctx, tree, opts, whole)
   if (indexed && ctx.blobs.missing(recordItems(indexed.manifest)).length === 0) return indexed
   await repairTree(ctx, tree, state, opts)
-  return loadIndexedTree(ctx, tree, opts)
+  return loadIndexedTree(ctx, tree, opts, whole)
 }
 
 /** Extracts again the records among `items` that are missing (noted in the repairs); `readBytes` for working-tree content. */

@@ -80,22 +80,18 @@ export function nearestNames(table: SymbolTable, name: string, limit = NEAREST):
   const wanted = words(name)
   if (wanted.length === 0) return nearest
   const scored: Array<{ name: string; score: number }> = []
-  const seen = new Set<number>(nearest.map((n) => table.strings.find(n)))
-  for (const file of table.sortedFiles()) {
-    const { defName } = file.cols
-    for (let d = file.def0; d < file.def0 + file.defs; d++) {
-      const id = defName[d]!
-      if (seen.has(id)) continue
-      seen.add(id)
-      const candidate = table.strings.get(id)
-      const lower = candidate.toLowerCase()
-      // Most names share no word at all; a substring test finds them without splitting each.
-      if (!wanted.some((word) => lower.includes(word))) continue
-      const own = words(candidate)
-      const shared = own.filter((word) => wanted.includes(word)).length
-      if (shared === 0) continue
-      scored.push({ name: candidate, score: shared / new Set([...own, ...wanted]).size })
-    }
+  const seen = new Set(nearest)
+  // The defined names, as `def`'s suggestions read them (a stored table's from one block, never the
+  // whole table); its qualified names are left out, the bare names of the same definitions are there.
+  for (const candidate of table.definedNames()) {
+    if (seen.has(candidate) || lastSegment(candidate) !== candidate) continue
+    const lower = candidate.toLowerCase()
+    // Most names share no word at all; a substring test finds them without splitting each.
+    if (!wanted.some((word) => lower.includes(word))) continue
+    const own = words(candidate)
+    const shared = own.filter((word) => wanted.includes(word)).length
+    if (shared === 0) continue
+    scored.push({ name: candidate, score: shared / new Set([...own, ...wanted]).size })
   }
   scored.sort((a, b) => b.score - a.score || a.name.length - b.name.length || (a.name < b.name ? -1 : 1))
   return [...nearest, ...scored.slice(0, limit - nearest.length).map((s) => s.name)]

@@ -83,7 +83,7 @@ function topPackage(table: SymbolTable, module: string, target: string): string 
   let base = target.endsWith('/__init__.py') ? target.slice(0, -'/__init__.py'.length) : target.replace(/\.py$/, '')
   for (let up = 0; up < depth; up++) base = base.slice(0, Math.max(0, base.lastIndexOf('/')))
   const init = base ? `${base}/__init__.py` : '__init__.py'
-  return table.file(init) ? init : undefined
+  return table.hasFile(init) ? init : undefined
 }
 
 /** The statement an import reference at `line` belongs to: the last one starting at or before it that imports `name`. */

@@ -1,0 +1,323 @@
+/**
+ * A stored symbol table with files laid over it — a working tree's uncommitted files, a delta
+ * tree's committed ones — answering lookups without loading the table. Lookups by name and by file
+ * read the stored table's blocks (as `SymbolTable.open` does), leave out the paths laid over and add
+ * those files' rows from a small table of their own. Loading Linux's table whole to lay one file
+ * over it took 9 of a dirty tree's 12 s per cold query, and 2 GB.
+ *
+ * File numbers (`fileNumber`, `pathAt`, a keyed definition's `file`) are positions in the path
+ * order of the table as laid over, as in any table. An unchanged file's imports resolve as stored,
+ * unless a path was added or removed that an import row may name (the watch keys `commit()` uses):
+ * such a row is resolved again among the paths as laid over, as `commit()` would; so is every
+ * Python row when a packaging configuration is laid over (its package directories are import roots).
+ *
+ * Whatever needs the whole table (`sortedFiles`, `file`, `strings`, `paths`, a change) materialises
+ * it (see layOver): the stored table is loaded whole and the files are applied as a build applies
+ * them, so answers from then on are a patched table's.
+ */
+import type { LanguageId } from '../parse/types.js'
+import type { FileContent } from './file-symbols.js'
+import { importKeys, resolveImport, type ImportSpec } from './imports.js'
+import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
+import { basename, PathIndex, pathKeys } from './paths.js'
+import { DIRECTORY, SymbolTable, type FileImport, type KeyedImport, type ReferencePosting, type SymbolInfo } from './symbol-table.js'
+import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
+
+/** Files laid over a stored table: a path's content, or null for a path removed. */
+export type LaidFiles = ReadonlyMap<string, FileContent | null>
+
+export class OverlaidTable extends SymbolTable {
+  /** The view, until the table is materialised. */
+  private view: TableView | undefined
+
+  constructor(stored: SymbolsFile, view: TableView) {
+    super()
+    this.stored = stored
+    this.view = view
+  }
+
+  /** True until the table is materialised (see layOver). */
+  get laidOver(): boolean {
+    return this.view !== undefined
+  }
+
+  /** Forgets the view: the table is being materialised (see layOver), and answers as loaded from now on. */
+  dropView(): void {
+    this.view = undefined
+  }
+
+  protected override load(): void {
+    if (this.view) this.view.materialize()
+    else super.load()
+  }
+
+  override get fileCount(): number {
+    return this.view ? this.view.ordering().order.length : super.fileCount
+  }
+
+  override get symbolCount(): number {
+    return this.view ? this.view.symbolCount() : super.symbolCount
+  }
+
+  override pathAt(index: number): string {
+    if (!this.view) return super.pathAt(index)
+    const entry = this.view.ordering().order[index]
+    if (entry === undefined) throw new RangeError(`no file at position ${index} of ${this.fileCount}`)
+    return this.view.pathOfEntry(entry)
+  }
+
+  override fileNumber(path: string): number {
+    if (!this.view) return super.fileNumber(path)
+    const { storedToView, extraToView } = this.view.ordering()
+    if (!this.view.hidden.has(path)) {
+      const s = this.view.base.fileNumber(path)
+      return s < 0 ? -1 : storedToView[s]!
+    }
+    const e = this.view.extra().fileNumber(path)
+    return e < 0 ? -1 : extraToView[e]!
+  }
+
+  override symbolNodeOffset(path: string, qualifiedName: string): number {
+    return this.view ? this.view.tableOf(path).symbolNodeOffset(path, qualifiedName) : super.symbolNodeOffset(path, qualifiedName)
+  }
+
+  override hasFile(path: string): boolean {
+    return this.view ? this.view.tableOf(path).hasFile(path) : super.hasFile(path)
+  }
+
+  override languageOf(path: string): LanguageId | undefined {
+    return this.view ? this.view.tableOf(path).languageOf(path) : super.languageOf(path)
+  }
+
+  override keyed(key: string): KeyedDefinition[] {
+    return this.view ? this.view.keyed(key) : super.keyed(key)
+  }
+
+  override definitions(path: string): SymbolInfo[] {
+    return this.view ? this.view.tableOf(path).definitions(path) : super.definitions(path)
+  }
+
+  override referencesTo(name: string): ReferencePosting[] {
+    return this.view ? this.view.referencesTo(name) : super.referencesTo(name)
+  }
+
+  override definedNames(): readonly string[] {
+    return this.view ? this.view.definedNames() : super.definedNames()
+  }
+
+  override imports(path: string): FileImport[] {
+    return this.view ? this.view.imports(path) : super.imports(path)
+  }
+
+  override importsKeyed(key: string): KeyedImport[] {
+    return this.view ? this.view.importsKeyed(key) : super.importsKeyed(key)
+  }
+
+  override starImporters(): readonly string[] {
+    return this.view?.starImporters() ?? super.starImporters()
+  }
+}
+
+/** Where the files of the table as laid over are, in path order: a stored file's number (≥ 0), or −1 − its number among the laid files. */
+interface Ordering {
+  order: Int32Array
+  /** Stored file number → position, −1 for a path laid over. */
+  storedToView: Int32Array
+  /** Laid file number (the small table's path order) → position. */
+  extraToView: Int32Array
+}
+
+/** What an OverlaidTable answers from until it is materialised; shared with the OverlaidGraph over it. */
+export class TableView {
+  /** The stored table as stored: its lookups number files as stored (the stored graph's ranks use them). */
+  readonly base: SymbolTable
+  /** Every path laid over: its stored rows, if any, are not the table's. */
+  readonly hidden: ReadonlySet<string>
+  /** Keys (see pathKeys) of the paths added or removed: an unchanged file's import rows keyed so may resolve elsewhere now. */
+  private readonly watched = new Set<string>()
+  /** A packaging configuration is laid over: every Python import may resolve elsewhere. */
+  private readonly packagesChanged: boolean
+  /** A Python path was added or removed: a star import may resolve where it did not (see starImporters). */
+  private readonly pythonPathsChanged: boolean
+  private laidTable: SymbolTable | undefined
+  private pathIndex: PathIndex | undefined
+  private numbering: Ordering | undefined
+  private defined: readonly string[] | undefined
+  /** Stored files' import rows resolved again, by path (see imports). */
+  private readonly reresolved = new Map<string, FileImport[]>()
+
+  constructor(private readonly stored: SymbolsFile, private readonly laid: LaidFiles, readonly materialize: () => void) {
+    this.base = SymbolTable.open(stored)
+    this.hidden = new Set(laid.keys())
+    let python = false
+    for (const [path, content] of laid) {
+      if ((content === null) !== (stored.fileIndex(path) >= 0)) continue
+      // Added or removed: its keys are watched, as commit() watches them.
+      for (const key of pathKeys(path)) if (key) this.watched.add(key)
+      if (path.endsWith('.py')) python = true
+    }
+    this.pythonPathsChanged = python
+    this.packagesChanged = [...laid.keys()].some((path) => PACKAGE_CONFIGS.has(basename(path)))
+  }
+
+  /** The laid files in a table of their own, their imports resolved among the paths as laid over. */
+  extra(): SymbolTable {
+    if (!this.laidTable) {
+      const table = new SymbolTable()
+      const contents = [...this.laid].filter((entry): entry is [string, FileContent] => entry[1] !== null)
+      if (contents.some(([, content]) => content.imports.length > 0)) table.resolveAmong(this.paths())
+      for (const [path, content] of contents) table.addFile(path, content)
+      table.commit()
+      this.laidTable = table
+    }
+    return this.laidTable
+  }
+
+  /** The table answering for `path`: the laid files' for a path laid over (removed: none holds it), the stored one otherwise. */
+  tableOf(path: string): SymbolTable {
+    return this.hidden.has(path) ? this.extra() : this.base
+  }
+
+  pathOfEntry(entry: number): string {
+    return entry >= 0 ? this.stored.pathOf(entry) : this.extra().pathAt(-1 - entry)
+  }
+
+  ordering(): Ordering {
+    if (!this.numbering) {
+      const paths = this.stored.allPaths()
+      const extra = this.extra()
+      const laid = extra.fileCount
+      const storedToView = new Int32Array(paths.length).fill(-1)
+      const extraToView = new Int32Array(laid)
+      const order: number[] = []
+      let e = 0
+      const takeLaidBefore = (path: string | undefined): void => {
+        for (; e < laid && (path === undefined || extra.pathAt(e) < path); e++) {
+          extraToView[e] = order.length
+          order.push(-1 - e)
+        }
+      }
+      paths.forEach((path, s) => {
+        if (this.hidden.has(path)) return
+        takeLaidBefore(path)
+        storedToView[s] = order.length
+        order.push(s)
+      })
+      takeLaidBefore(undefined)
+      this.numbering = { order: Int32Array.from(order), storedToView, extraToView }
+    }
+    return this.numbering
+  }
+
+  symbolCount(): number {
+    let count = this.base.symbolCount + this.extra().symbolCount
+    for (const path of this.hidden) count -= this.base.definitions(path).length
+    return count
+  }
+
+  keyed(key: string): KeyedDefinition[] {
+    const { storedToView, extraToView } = this.ordering()
+    const out: KeyedDefinition[] = []
+    for (const d of this.base.keyed(key)) if (!this.hidden.has(d.info.path)) out.push({ ...d, file: storedToView[d.file]! })
+    for (const d of this.extra().keyed(key)) out.push({ ...d, file: extraToView[d.file]! })
+    return out.sort((a, b) => a.file - b.file || a.def - b.def)
+  }
+
+  referencesTo(name: string): ReferencePosting[] {
+    const out = this.base.referencesTo(name).filter((posting) => !this.hidden.has(posting.path))
+    out.push(...this.extra().referencesTo(name))
+    return out.sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
+  }
+
+  /**
+   * The stored names, less those only the files laid over defined, then the laid files' new ones.
+   * Not in first-definition order over the files as laid over: its one use (suggesting a name) does
+   * not depend on it.
+   */
+  definedNames(): readonly string[] {
+    if (!this.defined) {
+      const stored = this.base.definedNames()
+      const known = new Set(stored)
+      const gone = new Set<string>()
+      for (const path of this.hidden) for (const def of this.base.definitions(path)) gone.add(def.name).add(def.qualifiedName)
+      for (const name of gone) if (this.keyed(name).length > 0) gone.delete(name)
+      const names = gone.size > 0 ? stored.filter((name) => !gone.has(name)) : [...stored]
+      for (const name of this.extra().definedNames()) if (!known.has(name)) names.push(name)
+      this.defined = names
+    }
+    return this.defined
+  }
+
+  imports(path: string): FileImport[] {
+    if (this.hidden.has(path)) return this.extra().imports(path)
+    const rows = this.base.imports(path)
+    if (rows.length === 0 || (this.watched.size === 0 && !this.packagesChanged)) return rows
+    let again = this.reresolved.get(path)
+    if (!again) {
+      const language = this.base.languageOf(path)!
+      again = rows.map((row) => {
+        const spec: ImportSpec = { from: path, language, module: row.module, name: row.name, relative: row.relative }
+        const moved = (this.packagesChanged && language === 'python') || importKeys(spec).some((key) => this.watched.has(key))
+        return moved ? { ...row, resolved: resolveImport(this.paths(), spec) } : row
+      })
+      this.reresolved.set(path, again)
+    }
+    return again
+  }
+
+  /** The rows keyed `key` as SymbolTable.importsKeyed lists them, an unchanged file's resolved again where its imports are (see imports). */
+  importsKeyed(key: string): KeyedImport[] {
+    const again = this.watched.has(key) || this.packagesChanged
+    const out: KeyedImport[] = []
+    let last: string | undefined
+    for (const row of this.base.importsKeyed(key)) {
+      if (this.hidden.has(row.from)) continue
+      if (!again) out.push(row)
+      else if (row.from !== last) out.push(...this.keyedRows(row.from, key))
+      last = row.from
+    }
+    for (const row of this.extra().importsKeyed(key)) out.push(row)
+    // Each list is in path order; a stable sort merges them.
+    return out.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0))
+  }
+
+  /**
+   * Python files with a resolved `from m import *`. Which stored files have an unresolved one is
+   * not stored: when a Python path was added or removed, or a packaging configuration laid over,
+   * one may resolve now, and the table is materialised to know (undefined: ask the loaded table).
+   */
+  starImporters(): readonly string[] | undefined {
+    if (this.pythonPathsChanged || this.packagesChanged) {
+      this.materialize()
+      return undefined
+    }
+    return [...this.base.starImporters().filter((path) => !this.hidden.has(path)), ...this.extra().starImporters()]
+  }
+
+  /** An unchanged file's rows keyed `key`, as importsKeyed lists them: one per distinct target. */
+  private keyedRows(from: string, key: string): KeyedImport[] {
+    const language = this.base.languageOf(from)!
+    const targets = new Set<string | null>()
+    for (const row of this.imports(from)) {
+      if (!importKeys({ from, language, module: row.module, name: row.name, relative: row.relative }).includes(key)) continue
+      targets.add(row.resolved === null ? null : row.resolved.isDir ? DIRECTORY : row.resolved.path)
+    }
+    return [...targets].map((target) => ({ from, target }))
+  }
+
+  /** The paths as laid over, indexed for import resolution (with the package directories packaging configurations declare). */
+  private paths(): PathIndex {
+    if (!this.pathIndex) {
+      const index = new PathIndex()
+      for (const path of this.stored.allPaths()) {
+        if (this.hidden.has(path)) continue
+        index.add(path)
+        if (PACKAGE_CONFIGS.has(basename(path))) index.declarePackageDirs(path, this.base.imports(path).flatMap((row) => declaredDir(row.module) ?? []))
+      }
+      // The laid files' own paths (and package directories) join it as they are added to their table.
+      for (const [path, content] of this.laid) if (content) index.add(path)
+      this.pathIndex = index
+    }
+    return this.pathIndex
+  }
+}

@@ -1,0 +1,97 @@
+import { strict as assert } from 'node:assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { EXACT_RANKS_NODES, MAX_LAID_SHARE } from '../../src/core/graph/overlaid-graph.js'
+import { OverlaidTable } from '../../src/core/graph/index.js'
+import { createAggregates, finishAndSave, loadAggregates, type IndexedSummary, type TreeAggregates } from '../../src/core/index/aggregates.js'
+import { toReferenceColumns } from '../../src/core/parse/reference-columns.js'
+import type { SymbolDef, SymbolRef } from '../../src/core/parse/types.js'
+import { buildRepoMap } from '../../src/core/repomap/index.js'
+import { analyzeChunks } from '../../src/core/search/index.js'
+import { confineTo } from '../../src/core/store/index.js'
+
+/** Enough files of DEFS definitions for a graph past EXACT_RANKS_NODES, whose ranks a few laid files take from the stored ones. */
+const DEFS = 20
+const FILES = Math.ceil((EXACT_RANKS_NODES * 1.1) / (DEFS + 1))
+
+const pathOf = (i: number): string => `src/f${String(i).padStart(5, '0')}.c`
+
+/** A C file defining `names`, its first function calling the first functions of a few other files (version 0), or `calls`. */
+function summary(names: string[], calls: string[]): IndexedSummary {
+  const symbols: SymbolDef[] = names.map((name, d) => ({ name, qualifiedName: name, kind: 'function', line: d * 3 + 1, endLine: d * 3 + 2, column: 1, signature: `int ${name}(void)`, scope: '' }))
+  const references: SymbolRef[] = calls.map((name, r) => ({ name, line: r + 2, column: 2, kind: 'call', enclosing: names[0] ?? '' }))
+  return { language: 'c', chunkCount: 0, parseErrors: 0, lineCount: names.length * 3, analyzed: analyzeChunks([]), symbols, references: toReferenceColumns(references), imports: [] }
+}
+
+const namesOf = (i: number): string[] => Array.from({ length: DEFS }, (_, d) => `f${i}_${d}`)
+const fileSummary = (i: number): IndexedSummary => summary(namesOf(i), [`f${(i + 1) % FILES}_0`, `f${(i * 7 + 3) % FILES}_1`, `f${(i * 13 + 5) % 50}_0`])
+
+describe('a stored graph under files laid over it', function () {
+  this.timeout(120_000)
+  let dir: string
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vlt-overlaid-graph-'))
+    confineTo(dir)
+    const aggregates = createAggregates()
+    for (let i = 0; i < FILES; i++) aggregates.addFile(pathOf(i), fileSummary(i))
+    await finishAndSave(dir, aggregates)
+  })
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  /** The stored set opened for a query, with file 1 changed (one name kept, one new), file 2 removed and a new file. */
+  async function laidOver(): Promise<TreeAggregates> {
+    const opened = await loadAggregates(dir, { open: true })
+    opened.addFile(pathOf(1), summary(['f1_0', 'f1_new'], ['f0_0']))
+    opened.removeFile(pathOf(2))
+    opened.addFile('src/new.c', summary(['fresh_a', 'fresh_b'], ['f0_0']))
+    opened.finish()
+    return opened
+  }
+
+  it('takes the stored ranks of a large graph, a new node the mean and a removed path none, without loading it', async () => {
+    const stored = await loadAggregates(dir, { open: true })
+    const view = await laidOver()
+    const { graph } = view
+    const table = view.symbols as OverlaidTable
+    const mean = 1 / stored.graph.nodeCount
+    assert.ok(stored.graph.nodeCount > EXACT_RANKS_NODES)
+
+    assert.equal(graph.rank(`s:${pathOf(10)}#f10_3`), stored.graph.rank(`s:${pathOf(10)}#f10_3`))
+    assert.equal(graph.fileRank(pathOf(10)), stored.graph.fileRank(pathOf(10)))
+    assert.equal(graph.rank(`f:${pathOf(1)}`), stored.graph.rank(`f:${pathOf(1)}`), 'a laid file keeps its stored node')
+    assert.equal(graph.rank(`s:${pathOf(1)}#f1_0`), stored.graph.rank(`s:${pathOf(1)}#f1_0`), 'and a definition it kept')
+    assert.equal(graph.rank(`s:${pathOf(1)}#f1_new`), mean)
+    assert.equal(graph.rank(`s:${pathOf(1)}#f1_5`), 0, 'a definition it no longer has')
+    assert.equal(graph.fileRank(pathOf(1)), stored.graph.rank(`f:${pathOf(1)}`) + stored.graph.rank(`s:${pathOf(1)}#f1_0`) + mean)
+    assert.equal(graph.fileRank(pathOf(2)), 0)
+    assert.equal(graph.fileRank('src/new.c'), 3 * mean)
+    // Files 1 and 2 lose their DEFS + 1 nodes each; file 1 as laid has 3, and so has the new file.
+    assert.equal(graph.nodeCount, stored.graph.nodeCount - 2 * (DEFS + 1) + 3 + 3)
+
+    // The default map ranks every file from them: the laid ones in path order among the stored.
+    const ranks = graph.nodeRanks()
+    const bases = graph.nodeBases()
+    const fileNode = (path: string): number => bases[table.fileNumber(path)]!
+    assert.equal(ranks[fileNode('src/new.c') + 1], mean)
+    assert.equal(ranks[fileNode(pathOf(10))], stored.graph.rank(`f:${pathOf(10)}`))
+    assert.equal(table.pathAt(table.fileNumber('src/new.c')), 'src/new.c')
+    const map = buildRepoMap({ aggregates: view, freshness: { treeHash: '', stale: false, overlayFiles: 3 } })
+    assert.ok(map.symbolsIncluded > 0)
+    assert.equal(map.map.includes(pathOf(2)), false)
+    assert.ok(table.laidOver, 'nothing above loaded the table')
+  })
+
+  it('ranks again exactly once the files laid over are more than a small share of the stored ones', async () => {
+    const opened = await loadAggregates(dir, { open: true })
+    const many = Math.floor(MAX_LAID_SHARE * FILES) + 1
+    for (let i = 0; i < many; i++) opened.removeFile(pathOf(FILES - 1 - i))
+    opened.finish()
+    const table = opened.symbols as OverlaidTable
+    assert.ok(table.laidOver)
+    assert.ok(opened.graph.rank(`f:${pathOf(0)}`) > 0)
+    assert.equal(table.laidOver, false, 'ranked loaded whole, edges resolved again')
+    assert.equal(opened.graph.rank(`f:${pathOf(FILES - 1)}`), 0)
+    assert.equal(opened.symbols.fileCount, FILES - many)
+  })
+})
