@@ -6,9 +6,10 @@
  *
  * Per corpus: cold `coderag init` (wall, CPU seconds, peak RSS, `.vlt/` size beside the source's);
  * cold CLI latency and peak RSS of status/def/refs/search/map without the daemon (a new process per
- * call, the median of three), and def/refs/search again with one file modified and one untracked
- * (what a user editing the tree waits for); `coderag verify` (wall, CPU seconds, peak RSS); the
- * warm daemon's p50/p95 for def/refs/search and its resident memory;
+ * call, the median of three), the same with one file modified and one untracked (what a user
+ * editing the tree waits for; the warm daemon too, unless skipped) and after a small commit (HEAD a
+ * delta tree); `coderag verify` (wall, CPU seconds, peak RSS); the warm daemon's p50/p95 for
+ * def/refs/search and its resident memory;
  * shards N = 2 and 4 (N = 1 is the cold init) with their merge, checked against the cold init's
  * answers (bench/shard-bench.ts); a fresh clone with an empty `.vlt/` and the remote cache warm
  * (bench/remote-cache-bench.ts, nginx WebDAV on 127.0.0.1). `targets` holds issue 20's "done
