@@ -344,56 +344,64 @@ export const REPOMAP_RECORD = { name: 'repomap', kind: REPOMAP_STATS_KIND, versi
 
 /**
  * Tokens of the tree's default repo map (committed files only), computed once per tree and cached
- * beside its aggregates; a damaged cache is recomputed, rewritten and reported.
+ * beside its aggregates (see cachedCount).
  */
 async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number | null> {
-  const path = ctx.paths.treeRecord(tree, REPOMAP_RECORD.name)
-  const cached = await unlessCorrupt(
-    () => readRecord<{ tokens: number }>(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION),
-    (error) => {
-      ctx.repairs.damaged(error)
-      ctx.repairs.rebuilt('recomputed the repo map tokens')
-      return undefined
-    },
-  )
-  if (cached) return cached.tokens
-  const indexed = await loadIndexedTree(ctx, tree, { warn })
-  if (!indexed) return null
-  const { defaultRepoMapTokens } = await import('../repomap/index.js')
-  const tokens = defaultRepoMapTokens({ aggregates: indexed.aggregates, freshness: { treeHash: tree, stale: false, overlayFiles: 0 } })
-  // A cache: in a `.vlt/` that cannot be written, computed again next time.
-  await unlessUnwritable(() => writeRecord(path, REPOMAP_STATS_KIND, REPOMAP_STATS_VERSION, { tokens }, { durable: false }))
-  ctx.repairs.flush(warn)
-  return tokens
+  return cachedCount(ctx, tree, REPOMAP_COUNT, warn, async () => {
+    const indexed = await loadIndexedTree(ctx, tree, { warn })
+    if (!indexed) return null
+    const { defaultRepoMapTokens } = await import('../repomap/index.js')
+    return defaultRepoMapTokens({ aggregates: indexed.aggregates, freshness: { treeHash: tree, stale: false, overlayFiles: 0 } })
+  })
 }
-
-const TREE_EDGES_KIND = 'tree-edges'
-const TREE_EDGES_VERSION = 1
 
 /**
  * A delta tree stores no edge count: its aggregates are materialised to count them (Linux: ~17 s
- * and 2 GB; queries never do), once per tree, and the count cached beside its manifest; a damaged
- * cache is counted again, rewritten and reported.
+ * and 2 GB; queries never do), once per tree, and the count cached beside its manifest.
  */
 async function deltaEdges(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number> {
-  const path = ctx.paths.treeRecord(tree, 'edges')
+  const edges = await cachedCount(ctx, tree, DELTA_EDGES, warn, async () => {
+    // Read whole: counting resolves every edge, and damage is then found (and noted) here.
+    const indexed = await loadIndexedTree(ctx, tree, { warn }, true)
+    return indexed ? indexed.aggregates.stats().edges : null
+  })
+  return edges ?? 0
+}
+
+/** A count status caches beside a tree's aggregates: its record, the field holding it, and what a damaged one's repair says. */
+interface CountRecord {
+  name: string
+  kind: string
+  version: number
+  field: string
+  redone: string
+}
+
+const REPOMAP_COUNT: CountRecord = { ...REPOMAP_RECORD, field: 'tokens', redone: 'recomputed the repo map tokens' }
+const DELTA_EDGES: CountRecord = { name: 'edges', kind: 'tree-edges', version: 1, field: 'edges', redone: "counted the delta tree's edges again" }
+
+/**
+ * The count `record` caches for `tree`, else `compute`d (null: it could not be) and written; a
+ * damaged record is computed again, rewritten and reported.
+ */
+async function cachedCount(ctx: IndexContext, tree: string, record: CountRecord, warn: (message: string) => void, compute: () => Promise<number | null>): Promise<number | null> {
+  const path = ctx.paths.treeRecord(tree, record.name)
   const cached = await unlessCorrupt(
-    () => readRecord<{ edges: number }>(path, TREE_EDGES_KIND, TREE_EDGES_VERSION),
+    () => readRecord<Record<string, unknown>>(path, record.kind, record.version),
     (error) => {
       ctx.repairs.damaged(error)
-      ctx.repairs.rebuilt("counted the delta tree's edges again")
+      ctx.repairs.rebuilt(record.redone)
       return undefined
     },
   )
-  if (cached && Number.isInteger(cached.edges)) return cached.edges
-  // Read whole: counting resolves every edge, and damage is then found (and noted) here.
-  const indexed = await loadIndexedTree(ctx, tree, { warn }, true)
-  if (!indexed) return 0
-  const { edges } = indexed.aggregates.stats()
-  // A cache: in a `.vlt/` that cannot be written, counted again next time.
-  await unlessUnwritable(() => writeRecord(path, TREE_EDGES_KIND, TREE_EDGES_VERSION, { edges }, { durable: false }))
+  const value = cached?.[record.field]
+  if (typeof value === 'number' && Number.isInteger(value)) return value
+  const count = await compute()
+  if (count === null) return null
+  // A cache: in a `.vlt/` that cannot be written, computed again next time.
+  await unlessUnwritable(() => writeRecord(path, record.kind, record.version, { [record.field]: count }, { durable: false }))
   ctx.repairs.flush(warn)
-  return edges
+  return count
 }
 
 /** A finished index of `tree` built with the current selection settings, or null. */

@@ -47,7 +47,7 @@ export interface FileSource {
 export interface QueryContext {
   index: IndexContext
   manifest: TreeManifest
-  /** HEAD's aggregates with the overlay of uncommitted files applied (in memory only). */
+  /** HEAD's aggregates with the uncommitted files laid over them (in memory only: see TreeAggregates.addFile). */
   aggregates: TreeAggregates
   freshness: Freshness
   /** Indexed files by path, overlay included, deleted files excluded. */
@@ -218,7 +218,7 @@ function committed(file: ManifestFile): FileSource {
   return { path: file.path, blob: file.blob, language: file.language, dirty: false }
 }
 
-/** Replaces committed files by their working-tree versions in the in-memory aggregates. */
+/** Lays the working-tree versions of files over the committed ones in the aggregates (in memory only). */
 async function applyOverlay(index: IndexContext, aggregates: TreeAggregates, overlay: Overlay, files: Map<string, FileSource>, opts: BuildOptions): Promise<number> {
   const items: BlobItem[] = []
   for (const file of overlay.files) {
