@@ -262,7 +262,7 @@ export class TableView {
     if (!again) {
       const language = this.base.languageOf(path)!
       again = rows.map((row) => {
-        const spec: ImportSpec = { from: path, language, module: row.module, name: row.name, relative: row.relative }
+        const spec = specOf(path, language, row)
         const moved = (this.packagesChanged && language === 'python') || importKeys(spec).some((key) => this.watched.has(key))
         return moved ? { ...row, resolved: resolveImport(this.paths(), spec) } : row
       })
@@ -305,7 +305,7 @@ export class TableView {
     const language = this.base.languageOf(from)!
     const targets = new Set<string | null>()
     for (const row of this.imports(from)) {
-      if (!importKeys({ from, language, module: row.module, name: row.name, relative: row.relative }).includes(key)) continue
+      if (!importKeys(specOf(from, language, row)).includes(key)) continue
       targets.add(row.resolved === null ? null : row.resolved.isDir ? DIRECTORY : row.resolved.path)
     }
     return [...targets].map((target) => ({ from, target }))
@@ -326,4 +326,9 @@ export class TableView {
     }
     return this.pathIndex
   }
+}
+
+/** An import row of `from` as resolution and its watch keys take it. */
+function specOf(from: string, language: LanguageId, row: FileImport): ImportSpec {
+  return { from, language, module: row.module, name: row.name, relative: row.relative }
 }
