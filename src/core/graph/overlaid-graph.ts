@@ -28,7 +28,8 @@ export class OverlaidGraph extends CodeGraph {
   private view: TableView | undefined
   /** The stored graph over the stored table, numbered as stored. */
   private readonly base: CodeGraph
-  private merged: { bases: Uint32Array; ranks?: Float64Array } | undefined
+  /** The layout by the overlaid table's file numbers (see layout), with the node keys of the laid files by file number. */
+  private merged: { bases: Uint32Array; laidKeys: Map<number, string[]>; ranks?: Float64Array } | undefined
 
   constructor(stored: GraphFile, symbols: OverlaidTable, view: TableView) {
     super(symbols)
@@ -113,35 +114,39 @@ export class OverlaidGraph extends CodeGraph {
   /**
    * Node bases (and ranks, if asked) by the overlaid table's file numbers: the stored files' slices
    * of the stored ranks, the laid files' ranked as `rank` ranks them. For the map, which ranks
-   * every file (the ranks are as large as the stored ones: Linux, 35 MB).
+   * every file (the ranks are as large as the stored ones: Linux, 35 MB). The bases are numbered
+   * once; the ranks are laid out over them when first asked for.
    */
   private layout(withRanks: boolean): { bases: Uint32Array; ranks?: Float64Array } {
     const view = this.view!
-    if (this.merged && (this.merged.ranks || !withRanks)) return this.merged
     const { order } = view.ordering()
     const storedBases = this.base.nodeBases()
-    const laidKeys = new Map<number, string[]>()
-    const bases = new Uint32Array(order.length + 1)
-    order.forEach((entry, f) => {
-      let nodes: number
-      if (entry >= 0) nodes = storedBases[entry + 1]! - storedBases[entry]!
-      else {
-        const keys = this.laidNodeKeys(view.pathOfEntry(entry))
-        laidKeys.set(f, keys)
-        nodes = keys.length
-      }
-      bases[f + 1] = bases[f]! + nodes
-    })
-    let ranks: Float64Array | undefined
-    if (withRanks) {
-      const stored = this.base.nodeRanks()
-      ranks = new Float64Array(bases[order.length]!)
+    if (!this.merged) {
+      const laidKeys = new Map<number, string[]>()
+      const bases = new Uint32Array(order.length + 1)
       order.forEach((entry, f) => {
-        if (entry >= 0) ranks!.set(stored.subarray(storedBases[entry]!, storedBases[entry + 1]!), bases[f]!)
-        else laidKeys.get(f)!.forEach((key, node) => (ranks![bases[f]! + node] = this.rank(key)))
+        let nodes: number
+        if (entry >= 0) nodes = storedBases[entry + 1]! - storedBases[entry]!
+        else {
+          const keys = this.laidNodeKeys(view.pathOfEntry(entry))
+          laidKeys.set(f, keys)
+          nodes = keys.length
+        }
+        bases[f + 1] = bases[f]! + nodes
       })
+      this.merged = { bases, laidKeys }
     }
-    this.merged = { bases, ...(ranks ? { ranks } : {}) }
-    return this.merged
+    const merged = this.merged
+    if (withRanks && !merged.ranks) {
+      const { bases, laidKeys } = merged
+      const stored = this.base.nodeRanks()
+      const ranks = new Float64Array(bases[order.length]!)
+      order.forEach((entry, f) => {
+        if (entry >= 0) ranks.set(stored.subarray(storedBases[entry]!, storedBases[entry + 1]!), bases[f]!)
+        else laidKeys.get(f)!.forEach((key, node) => (ranks[bases[f]! + node] = this.rank(key)))
+      })
+      merged.ranks = ranks
+    }
+    return merged
   }
 }

@@ -20,7 +20,7 @@ import type { FileContent } from './file-symbols.js'
 import { importKeys, resolveImport, type ImportSpec } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
-import { DIRECTORY, SymbolTable, type FileImport, type KeyedImport, type ReferencePosting, type SymbolInfo } from './symbol-table.js'
+import { byReferences, DIRECTORY, SymbolTable, type FileImport, type KeyedImport, type ReferencePosting, type SymbolInfo } from './symbol-table.js'
 import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
 
 /** Files laid over a stored table: a path's content, or null for a path removed. */
@@ -226,7 +226,7 @@ export class TableView {
   referencesTo(name: string): ReferencePosting[] {
     const out = this.base.referencesTo(name).filter((posting) => !this.hidden.has(posting.path))
     out.push(...this.extra().referencesTo(name))
-    return out.sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
+    return out.sort(byReferences)
   }
 
   /**

@@ -43,6 +43,11 @@ export interface ReferencePosting {
   count: number
 }
 
+/** referencesTo's order: most references first, ties by path (a path is listed once). */
+export function byReferences(a: ReferencePosting, b: ReferencePosting): number {
+  return b.count - a.count || (a.path < b.path ? -1 : 1)
+}
+
 /** What `commit()` found since the previous commit. */
 export interface TableChanges {
   /** Files added, changed or removed. */
@@ -337,7 +342,7 @@ export class SymbolTable {
   /** Files referencing `name`, most references first (ties by path). */
   referencesTo(name: string): ReferencePosting[] {
     const { stored } = this
-    if (stored) return (stored.entries(name)?.refs ?? []).map(({ file, count }) => ({ path: stored.pathOf(file), count })).sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
+    if (stored) return (stored.entries(name)?.refs ?? []).map(({ file, count }) => ({ path: stored.pathOf(file), count })).sort(byReferences)
     const id = this.strings.find(name)
     if (id < 0) return []
     const postings = this.buildPostings()
@@ -345,7 +350,7 @@ export class SymbolTable {
     const files = this.sortedFiles()
     const out: ReferencePosting[] = []
     for (let e = postings.starts[id]; e < postings.starts[id + 1]; e++) out.push({ path: files[postings.files[e]]!.path, count: postings.counts[e] })
-    return out.sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
+    return out.sort(byReferences)
   }
 
   /**
