@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { crc32 } from 'node:zlib'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { GRAPH_VERSION } from '../../src/core/graph/index.js'
 import { EXTRACTOR_VERSION } from '../../src/core/parse/version.js'
 import { createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
 import { vlt, vltJson, vltSpawn } from '../helpers/cli.js'
@@ -76,6 +78,28 @@ describe('index robustness', function () {
     assert.equal(run.status, 0, run.stderr)
     assert.equal(JSON.parse(run.stdout).files, 1)
     assert.equal(existsSync(join(locks, 'index.lock')), false, 'the lock is released after the run')
+  })
+
+  it('init rebuilds an aggregate an older build stored in another format, reporting it in one line', () => {
+    repo = createGitRepo({ files: { 'a.py': 'def a():\n    return b()\n', 'b.py': 'def b():\n    return 1\n' } })
+    assert.equal(vlt(repo.dir, ['coderag', 'init']).status, 0)
+    const graph = join(repo.dir, '.vlt', 'trees', repo.git('rev-parse', 'HEAD^{tree}'), 'graph.mpk')
+    // The record as the previous format version wrote it: its header's version one lower, its checksum whole.
+    const bytes = readFileSync(graph)
+    const versionAt = 5 + bytes[4]!
+    bytes.writeUInt32LE(GRAPH_VERSION - 1, versionAt)
+    bytes.writeUInt32LE(crc32(bytes.subarray(0, bytes.length - 4)), bytes.length - 4)
+    writeFileSync(graph, bytes)
+
+    const run = vlt(repo.dir, ['coderag', 'init', '--json'])
+    assert.equal(run.status, 0, run.stderr)
+    const { edges, warnings } = JSON.parse(run.stdout) as { edges: number; warnings: string[] }
+    assert.equal(edges, 1)
+    assert.equal(warnings.length, 1, run.stdout)
+    assert.match(warnings[0]!, /graph\.mpk: unknown version: 'graph' format version \d+ is older than .*rebuilt the index of tree/)
+    const verify = vlt(repo.dir, ['coderag', 'verify'])
+    assert.equal(verify.status, 0, verify.stderr)
+    assert.equal(verify.stderr, '')
   })
 
   it('concurrent runs serialise on the lock and both succeed', async () => {

@@ -6,6 +6,7 @@ import { workingTreeChanges, type WorkingChange } from '../git/index.js'
 import { listDirConfined, listFilesConfined, readRecord, sweepTempFiles, unlessUnwritable, withLock, writeRecord } from '../store/index.js'
 import { buildTree, isCurrent, loadIndexedTree, loadManifest, type BuildOptions, type BuildResult, type IndexedTree } from './build.js'
 import { openIndexContext, type IndexContext } from './context.js'
+import { answerRebuildingDamage } from './damage.js'
 import { inspectIndex, type IndexIntegrity } from './integrity.js'
 import { countIndexed, countSkipped, emptySkipped, type SkippedCounts, type TreeManifest } from './manifest.js'
 import { readOverlay, syncOverlay, type Overlay } from './overlay.js'
@@ -84,13 +85,18 @@ export async function initIndex(cwd: string, opts: BuildOptions): Promise<InitRe
     if (opts.sweep || lock.recovered) await sweepTempFiles(ctx.paths.root)
     const { state, damaged } = await readStateRecord(ctx.paths, ctx.repairs)
     const head = ctx.repo.head
-    const existing = !opts.force && (await loadReusable(ctx, head.tree)) ? await loadWholeTreeLocked(ctx, head.tree, state, opts, true) : null
-    let built: BuildResult
-    if (existing) {
-      // A query opens the BM25 index when it reads it: init checks it now, a damaged one rebuilt (and reported) here.
+    // A query opens the BM25 index and the graph when it reads them: init opens them now, and one
+    // damaged where it was opened (or stored by an older build in another format) is rebuilt and reported here.
+    const reuse = async (): Promise<BuildResult | null> => {
+      const existing = await loadWholeTreeLocked(ctx, head.tree, state, opts, true)
+      if (!existing) return null
       void existing.aggregates.bm25
-      built = describeTree(existing.manifest, existing.aggregates.stats().edges)
-    } else {
+      return describeTree(existing.manifest, existing.aggregates.stats().edges)
+    }
+    const reused = !opts.force && (await loadReusable(ctx, head.tree)) ? await answerRebuildingDamage(reuse) : null
+    let built: BuildResult
+    if (reused) built = reused
+    else {
       const base = opts.force ? null : await nearestTree(ctx, state, head.tree)
       // A clone with nothing to build from asks the remote cache for the whole tree first.
       const shared = base === null && !opts.force ? await takeRemoteTree(ctx, head.tree, opts) : null
