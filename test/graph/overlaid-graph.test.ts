@@ -82,6 +82,26 @@ describe('a stored graph under files laid over it', function () {
     assert.ok(table.laidOver, 'nothing above loaded the table')
   })
 
+  it('maps a focus on a large graph by pushing from it over the stored out-edges: what exact ranking shows first, without loading the table', async () => {
+    const freshness = { treeHash: '', stale: false, overlayFiles: 0 }
+    const clean = await loadAggregates(dir, { open: true })
+    const focused = buildRepoMap({ aggregates: clean, freshness }, { focus: [pathOf(5), 'f900_3'], tokens: 200 })
+    assert.ok((clean.symbols as unknown as { stored?: unknown }).stored !== undefined, 'the table was not loaded')
+    const whole = await loadAggregates(dir, { open: true })
+    whole.graph.load()
+    const exact = buildRepoMap({ aggregates: whole, freshness }, { focus: [pathOf(5), 'f900_3'], tokens: 200 })
+    assert.equal(focused.map, exact.map)
+    assert.equal(focused.symbolsTotal, exact.symbolsTotal)
+
+    // Files laid over: a changed focus file keeps the stored out-edges of its kept names, a new one its own teleport.
+    const view = await laidOver()
+    const laid = buildRepoMap({ aggregates: view, freshness }, { focus: [pathOf(1), 'src/new.c'], tokens: 200 })
+    assert.ok((view.symbols as OverlaidTable).laidOver, 'nothing above loaded the table')
+    assert.match(laid.map, /f1_new/)
+    assert.match(laid.map, /fresh_a/)
+    assert.doesNotMatch(laid.map, new RegExp(`${pathOf(2)}|\\bf1_5\\b`), 'what the files laid over removed')
+  })
+
   it('ranks again exactly once the files laid over are more than a small share of the stored ones', async () => {
     const opened = await loadAggregates(dir, { open: true })
     const many = Math.floor(MAX_LAID_SHARE * FILES) + 1

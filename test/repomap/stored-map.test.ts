@@ -25,7 +25,8 @@ function graphOf(): CodeGraph {
     // Rows enough for runs of a few dozen files each.
     const calls = [`hub${f % 3}`, `fn${(f * 7) % 600}`, `fn${(f + 1) % 600}`, ...Array.from({ length: 30 }, (_, k) => `local${f}_${k}`)]
     const refs: SymbolRef[] = calls.map((callee) => ({ name: callee, line: 2, column: 0, kind: 'call', enclosing: name }))
-    const symbols = [def(name, 1), def(`helper${f}`, 5), ...(f < 3 ? [def(`hub${f}`, 20)] : [])]
+    // A name defined twice (C's #ifdef variants) ahead of the caller: definitions and graph nodes number apart.
+    const symbols = [def(`variant${f}`, 7), def(`variant${f}`, 9), def(name, 1), def(`helper${f}`, 5), ...(f < 3 ? [def(`hub${f}`, 20)] : [])]
     const content: FileContent = { language: 'c', symbols, references: toReferenceColumns(refs), imports: [] }
     table.addFile(`src/f${String(f).padStart(3, '0')}.c`, content)
   }
@@ -77,6 +78,33 @@ describe('repo map over a stored graph and symbol table', () => {
     const table = SymbolTable.open(SymbolsFile.open(symbolsPath))
     const got = buildRepoMap(context(table, CodeGraph.open(GraphFile.open(graphPath), table)), { tokens: 60 })
     assert.deepEqual(got, want)
+  })
+
+  it('pushes personalised ranks over the stored out-edges, numbered as the graph in memory numbers them, within the residual of exact PageRank, without loading the table', () => {
+    const table = SymbolTable.open(SymbolsFile.open(symbolsPath))
+    const graph = CodeGraph.open(GraphFile.open(graphPath), table)
+    const base = graph.nodeBases()[table.fileNumber('src/f010.c')]!
+    // The file and its caller, whose out-edges lead on to the hubs and other files.
+    const caller = base + 1 + table.symbolNodeOffset('src/f010.c', 'fn10')
+    assert.equal(caller, base + 2)
+    const teleport = new Map([[base, 1], [caller, 0.5]])
+    assert.equal(graph.localPersonalizedRanks(teleport), null, 'a graph this small is ranked exactly')
+    const local = graph.localPersonalizedRanks(teleport, 0)!
+    assert.ok((table as unknown as { stored?: unknown }).stored !== undefined, 'the table was not loaded')
+    const dense = new Float64Array(memory.nodeCount)
+    for (const [node, weight] of teleport) dense[node] = weight
+    const exact = memory.personalizedRanks(dense)
+    let missing = 0
+    for (let node = 0; node < exact.length; node++) {
+      const got = local.get(node) ?? 0
+      assert.ok(got <= exact[node]! + 1e-12, `node ${node}: pushed ${got} above exact ${exact[node]}`)
+      missing += exact[node]! - got
+    }
+    assert.ok(missing < 0.01, `rank missing in all: ${missing}`)
+    const top = (rank: (node: number) => number): number[] => Array.from({ length: exact.length }, (_, node) => node).sort((a, b) => rank(b) - rank(a) || a - b).slice(0, 20)
+    assert.deepEqual(top((node) => local.get(node) ?? 0), top((node) => exact[node]!))
+    memory.load()
+    assert.equal(memory.localPersonalizedRanks(teleport, 0), null, 'a graph in memory ranks exactly')
   })
 
   it('places only the entries fitting looks at: none past twice the prefix and the top-up, nor one of a new file whose path cannot fit', () => {

@@ -14,16 +14,22 @@
  */
 import { MultiDirectedGraph } from 'graphology'
 import { CorruptFileError } from '../errors.js'
-import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
-import { pagerank, prepareVisited, type PreparedEdges } from './pagerank.js'
+import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, NO_NODE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
+import { localPagerank, pagerank, prepareVisited, type NodeOutEdges, type PreparedEdges } from './pagerank.js'
 import type { DefIndex } from './def-index.js'
 import { NodeNumbering } from './node-numbering.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
-import type { GraphFile, GraphSource, SliceEdges } from './graph-file.js'
+import type { FileOutEdges, GraphFile, GraphSource, SliceEdges } from './graph-file.js'
 import type { SymbolTable, TableChanges } from './symbol-table.js'
 
 export const GRAPH_SNAPSHOT_VERSION = 1
+
+/**
+ * A stored graph this small is loaded and ranked exactly where ranks would otherwise be taken from
+ * the stored ones or pushed locally: that takes about a tenth of a second.
+ */
+export const EXACT_RANKS_NODES = 50_000
 
 export interface GraphSnapshot extends EdgeColumns {
   version: typeof GRAPH_SNAPSHOT_VERSION
@@ -340,6 +346,28 @@ export class CodeGraph {
     return pagerank(this.prepared, { personalization: teleport })
   }
 
+  /**
+   * `personalizedRanks` near the teleport nodes, on a stored graph of more than `minNodes` nodes
+   * (EXACT_RANKS_NODES by default), by local push over its stored out-edges (pagerank.ts,
+   * localPagerank): node → rank for the nodes reached, without loading the graph or the symbol
+   * table. Null where exact ranking is cheap or the edges are loaded anyway: the caller ranks exactly.
+   */
+  localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES): Map<number, number> | null {
+    const { stored } = this
+    if (!stored || stored.meta.nodes <= minNodes) return null
+    const bases = stored.ranks().bases
+    const files = new Map<number, FileOutEdges>()
+    const none: NodeOutEdges = { targets: [], weights: [], start: 0, end: 0 }
+    return localPagerank(teleport, (node) => {
+      const f = fileOfNode(bases, node)
+      if (f < 0) return none
+      let out = files.get(f)
+      if (!out) files.set(f, (out = stored.fileOutEdges(f, bases[f + 1]! - bases[f]!)))
+      const local = node - bases[f]!
+      return { targets: out.targets, weights: out.weights, start: out.starts[local]!, end: out.starts[local + 1]! }
+    })
+  }
+
   /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */
   toGraphology(): MultiDirectedGraph<NodeAttributes, EdgeAttributes> {
     this.load()
@@ -363,7 +391,8 @@ export class CodeGraph {
   /** Canonical stored form; `remap` renumbers string ids as the symbol table's snapshot did. */
   snapshot(remap: Int32Array): GraphSnapshot {
     this.load()
-    return { ...this.edgesOf(0, this.symbols.fileCount, remap), version: GRAPH_SNAPSHOT_VERSION, ranks: this.ranks }
+    const { from, toPath, toName, type, count, weight, edgeCounts } = this.edgesOf(0, this.symbols.fileCount, remap)
+    return { from, toPath, toName, type, count, weight, edgeCounts, version: GRAPH_SNAPSHOT_VERSION, ranks: this.ranks }
   }
 
   /** The graph as encodeGraphFile reads it, `remap` renumbering string ids as the symbol table's stored form does. */
@@ -387,21 +416,27 @@ export class CodeGraph {
       if (to === undefined || to < 0) throw new Error(`code graph refers to string ${id} that the symbol table does not use`)
       return to
     }
+    const fromNode = new Uint32Array(out.from.length)
+    const toNode = new Uint32Array(out.from.length)
+    const nodes = this.nodes()
     let at = 0
-    for (const file of files) {
+    for (const [i, file] of files.entries()) {
       const edges = this.edges.get(file.path)
       if (!edges) continue
       const c = edges.cols
+      const f = from + i
       for (let e = edges.start; e < edges.start + edges.count; e++, at++) {
+        fromNode[at] = c.from[e] < 0 ? 0 : nodes.defNode(f, c.from[e]) - nodes.bases[f]!
         out.from[at] = c.from[e]
         out.toPath[at] = mapped(c.toPath[e])
         out.toName[at] = mapped(c.toName[e])
         out.type[at] = c.type[e]
         out.count[at] = c.count[e]
         out.weight[at] = c.weight[e]
+        toNode[at] = targetNode(this.symbols, nodes, c.toPath[e], c.toName[e], c.type[e])
       }
     }
-    return { edgeCounts, ...out }
+    return { edgeCounts, ...out, fromNode, toNode }
   }
 
   /** A graph over `symbols` (loaded from the same tree) from `snapshot()`'s data. */
@@ -491,16 +526,36 @@ export class CodeGraph {
       const c = edges.cols
       for (let e = edges.start; e < edges.start + edges.count; e++) {
         const from = c.from[e]
-        const target = table.fileIndexOf(c.toPath[e])
-        // After update() every target exists; a missing one would be a stale edge, never ranked.
-        if (target < 0) continue
-        const offset = c.type[e] === IMPORT_EDGE ? -1 : nodes.offset(target, c.toName[e])
-        if (c.type[e] !== IMPORT_EDGE && offset < 0) continue
+        const target = targetNode(table, nodes, c.toPath[e], c.toName[e], c.type[e])
+        if (target === NO_NODE) continue
         const src = from < 0 ? base[f] : nodes.defNode(f, from)
-        edge(src, base[target] + 1 + offset, c.weight[e], c.type[e], c.count[e])
+        edge(src, target, c.weight[e], c.type[e], c.count[e])
       }
     })
   }
+}
+
+/** The node an edge leads to: its target file's node for an import, else the target definition's; NO_NODE for a stale edge (after update() every target exists). */
+function targetNode(table: SymbolTable, nodes: NodeNumbering, toPath: number, toName: number, type: number): number {
+  const target = table.fileIndexOf(toPath)
+  if (target < 0) return NO_NODE
+  if (type === IMPORT_EDGE) return nodes.bases[target]!
+  const offset = nodes.offset(target, toName)
+  return offset < 0 ? NO_NODE : nodes.bases[target]! + 1 + offset
+}
+
+/** The file (path order) whose nodes include `node`, by the files' first nodes and the count at the end; -1 past the last. */
+export function fileOfNode(bases: Uint32Array, node: number): number {
+  const files = bases.length - 1
+  if (node < 0 || files <= 0 || node >= bases[files]!) return -1
+  let lo = 0
+  let hi = files - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if (bases[mid]! <= node) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
 /** A node key's file and, for a symbol's node, its qualified name; null when it is neither form. */

@@ -21,6 +21,9 @@ export const EDGE_TYPES = ['call', 'reference', 'type', 'inherit', 'import'] as 
 export type EdgeType = (typeof EDGE_TYPES)[number]
 export const IMPORT_EDGE = EDGE_TYPES.indexOf('import')
 
+/** A stored edge's target node when the graph numbers none (a stale edge: never ranked). */
+export const NO_NODE = 0xffffffff
+
 export const AMBIGUITY_LIMIT = 4
 export const PRIVATE_WEIGHT = 0.1
 

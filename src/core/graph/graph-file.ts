@@ -1,9 +1,11 @@
 /**
- * The stored code graph (`graph` record, version 4), laid out so a query reads what it needs: the
+ * The stored code graph (`graph` record, version 5), laid out so a query reads what it needs: the
  * rank of a definition (`def` breaking a tie) or of a file (search's ranking) reads the ranks of
  * that file's slice of files, and the default repo map's ranking reads every slice, not the edges,
- * and never the whole symbol table. Anything needing the edges (personalised PageRank: a scoped or
- * focused map; a build patching the graph) reads every edges block and the whole table.
+ * and never the whole symbol table. A focused or scoped map on a large graph walks out-edges from
+ * its files by node number (`fileOutEdges`), reading the edges blocks of the slices it reaches.
+ * Anything needing every edge (exact personalised PageRank on a small graph; a build patching the
+ * graph) reads every edges block and the whole table.
  *
  * A block record (block-file.ts); its directory's meta is { files, nodes, edges, filesPerSlice }
  * and, for each slice s of files [s × filesPerSlice, (s + 1) × filesPerSlice) in path order, two
@@ -11,9 +13,12 @@
  *   s           its ranks: { bases, ranks }, the first node of each of its files and the slice's
  *               end (a file's node, then its symbols' in definition order; numbered over the whole
  *               graph) and PageRank by node
- *   slices + s  its edges: { edgeCounts, from, toPath, toName, type, count, weight }, the edges
- *               of each of its files (EdgeColumns, string ids as the stored symbol table numbers them)
- * (3: one edges block for all files, packed from a snapshot of the whole graph: at Linux's 8.8 M
+ *   slices + s  its edges: { edgeCounts, from, toPath, toName, type, count, weight, fromNode,
+ *               toNode }, the edges of each of its files (EdgeColumns, string ids as the stored
+ *               symbol table numbers them), each one's source node within its file (0 the file's,
+ *               1 + s its symbol s') and target node (NO_NODE for an edge to nothing ranked)
+ * (4: no source or target nodes: walking out-edges meant numbering every file's nodes, the whole table.
+ * 3: one edges block for all files, packed from a snapshot of the whole graph: at Linux's 8.8 M
  * edges the snapshot and its packing held ~500 MB at the end of a build. 2: one ranks block for all
  * files: decompressing Linux's 3.5 M ranks was half of a cold `def kmalloc`. 1: one msgpack snapshot,
  * decoded whole, with the whole symbol table, by every query.)
@@ -22,10 +27,10 @@ import { CorruptFileError } from '../errors.js'
 import type { ScratchFile } from '../store/index.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import { GRAPH_SNAPSHOT_VERSION } from './code-graph.js'
-import { emptyEdgeColumns, type EdgeColumns } from './edges.js'
+import { emptyEdgeColumns, NO_NODE, type EdgeColumns } from './edges.js'
 
 export const GRAPH_KIND = 'graph'
-export const GRAPH_VERSION = 4
+export const GRAPH_VERSION = 5
 
 interface Meta {
   files: number
@@ -49,6 +54,17 @@ export interface FileNodes {
 /** The edges of some files (in path order): `edgeCounts[f]` rows each, back to back in the columns. */
 export interface SliceEdges extends EdgeColumns {
   edgeCounts: Uint32Array
+  /** Each edge's source node within its file: 0 the file's own, 1 + s its symbol s (`from` numbers definitions, several of which may share a node). */
+  fromNode: Uint32Array
+  /** Each edge's target by node number, NO_NODE when the graph numbers none. */
+  toNode: Uint32Array
+}
+
+/** One file's out-edges by node: those of its node `n` (0 its file node, 1 + s its symbol s) are rows [starts[n], starts[n + 1]). */
+export interface FileOutEdges {
+  starts: Uint32Array
+  targets: Uint32Array
+  weights: Float64Array
 }
 
 /** A graph's node numbering and ranks, as stored. */
@@ -74,6 +90,8 @@ export interface PackedEdges {
 
 /** Files per slice: Linux's average of ~45 nodes a file makes a slice ~90 KB of ranks, a few hundred slices. */
 const FILES_PER_SLICE = 256
+/** Edges blocks kept decoded by `fileOutEdges` (Linux: ~30k edges, ~0.9 MB each), the least recently read let go first. */
+const KEPT_EDGE_SLICES = 64
 
 /**
  * The record's parts for a graph, its edges taken and packed a slice of files at a time, so a whole
@@ -121,6 +139,8 @@ export async function encodeRankedGraph(nodes: RankedNodes, edges: PackedEdges, 
 export class GraphFile {
   private readonly slices = new Map<number, StoredRanks>()
   private whole: StoredRanks | undefined
+  /** Edges blocks read by `fileOutEdges`, in order of last use, with the row each file's edges start at. */
+  private readonly edgeSlices = new Map<number, { edges: SliceEdges; starts: Uint32Array }>()
 
   private constructor(private readonly file: BlockFile, readonly meta: Meta) {}
 
@@ -147,6 +167,48 @@ export class GraphFile {
     const { bases, ranks } = this.slice(s)
     const at = f - s * this.meta.filesPerSlice
     return { base: bases[at]!, ranks: ranks.subarray(bases[at]! - bases[0]!, bases[at + 1]! - bases[0]!) }
+  }
+
+  /**
+   * File `f`'s out-edges grouped by source node (its `nodes` of them: bases[f + 1] − bases[f]),
+   * read from its slice's edges block, without the symbol table. Edges to nothing ranked are left out.
+   */
+  fileOutEdges(f: number, nodes: number): FileOutEdges {
+    const s = Math.floor(f / this.meta.filesPerSlice)
+    let slice = this.edgeSlices.get(s)
+    if (slice) this.edgeSlices.delete(s)
+    else {
+      const edges = this.readEdges(s, 0)
+      const starts = new Uint32Array(edges.edgeCounts.length + 1)
+      for (let i = 0; i < edges.edgeCounts.length; i++) starts[i + 1] = starts[i]! + edges.edgeCounts[i]!
+      slice = { edges, starts }
+      if (this.edgeSlices.size >= KEPT_EDGE_SLICES) this.edgeSlices.delete(this.edgeSlices.keys().next().value!)
+    }
+    this.edgeSlices.set(s, slice)
+    const { edges, starts: rows } = slice
+    const at = f - s * this.meta.filesPerSlice
+    const first = rows[at]!
+    const end = rows[at + 1]!
+    // A counting sort of the file's rows by source node.
+    const starts = new Uint32Array(nodes + 1)
+    const sourceOf = (e: number): number => {
+      const source = edges.fromNode[e]!
+      if (source >= nodes) throw new CorruptFileError(this.path, `graph edges of file ${f} come from a node it does not have`)
+      return source
+    }
+    for (let e = first; e < end; e++) if (edges.toNode[e] !== NO_NODE) starts[sourceOf(e) + 1]++
+    for (let n = 0; n < nodes; n++) starts[n + 1] += starts[n]!
+    const fill = starts.slice(0, nodes)
+    const targets = new Uint32Array(starts[nodes]!)
+    const weights = new Float64Array(starts[nodes]!)
+    for (let e = first; e < end; e++) {
+      if (edges.toNode[e] === NO_NODE) continue
+      if (edges.toNode[e]! >= this.meta.nodes) throw new CorruptFileError(this.path, `graph edges of file ${f} name a node the graph does not have`)
+      const at = fill[sourceOf(e)]!++
+      targets[at] = edges.toNode[e]!
+      weights[at] = edges.weight[e]!
+    }
+    return { starts, targets, weights }
   }
 
   /** The node bases and ranks of every file: all slices, joined. */
@@ -205,6 +267,10 @@ export class GraphFile {
       next = bases[to - from]!
       const edges = this.readEdges(s, at)
       for (let e = 0; e < edges.from.length; e++) if (edges.toPath[e]! >= strings || edges.toName[e]! >= strings) fail('graph snapshot refers to a string the symbol table does not hold')
+      for (let e = 0; e < edges.from.length; e++) if (edges.toNode[e]! >= this.meta.nodes && edges.toNode[e] !== NO_NODE) fail('graph edges name a node the graph does not have')
+      for (let f = from, e = 0; f < to; f++) {
+        for (const end = e + edges.edgeCounts[f - from]!; e < end; e++) if (edges.fromNode[e]! >= nodesPerFile[f]!) fail(`graph edges of file ${f} come from a node it does not have`)
+      }
       at += edges.from.length
     }
     if (next !== this.meta.nodes) fail('malformed graph ranks')
@@ -217,7 +283,7 @@ export class GraphFile {
     const block = this.file.read(sliceCount(this.meta) + s) as SliceEdges
     const rows = block?.from?.length
     const shaped = block?.edgeCounts instanceof Uint32Array && block.edgeCounts.length === to - from && block.edgeCounts.reduce((sum, count) => sum + count, 0) === rows &&
-      EDGE_COLUMNS.every((key) => block[key] instanceof EDGE_SHAPE[key].constructor && block[key].length === rows) && before + rows <= this.meta.edges
+      EDGE_COLUMNS.every((key) => block[key] instanceof EDGE_SHAPE[key].constructor && block[key].length === rows) && [block.fromNode, block.toNode].every((column) => column instanceof Uint32Array && column.length === rows) && before + rows <= this.meta.edges
     if (!shaped) throw new CorruptFileError(this.path, `malformed graph edges of slice ${s}`)
     return block
   }

@@ -8,15 +8,16 @@
  * 1 / nodes, and a path removed 0: a few files move the ranks of a large graph too little to compute
  * them again for every query. Ranks are exact instead (the set materialised on first use, see
  * layOver) where that costs little or the guess would be poor: a graph of at most EXACT_RANKS_NODES
- * nodes, or files laid over beyond MAX_LAID_SHARE of its files. Anything that needs the edges
- * (`load`: a personalised map, the graph in graphology) materialises the set too.
+ * nodes, or files laid over beyond MAX_LAID_SHARE of its files. A personalised map pushes rank over
+ * the stored out-edges (`localPersonalizedRanks`); anything else needing the edges (`load`: the graph
+ * in graphology) materialises the set too.
  */
-import { CodeGraph, parseKey } from './code-graph.js'
+import { CodeGraph, EXACT_RANKS_NODES, fileOfNode, parseKey } from './code-graph.js'
 import type { GraphFile } from './graph-file.js'
+import { PAGERANK_DAMPING } from './pagerank.js'
 import type { OverlaidTable, TableView } from './overlaid-table.js'
 
-/** A stored graph this small is ranked again exactly: loading and ranking it takes about a tenth of a second. */
-export const EXACT_RANKS_NODES = 50_000
+export { EXACT_RANKS_NODES }
 /**
  * Files laid over beyond this share of the stored files are ranked again exactly: the stored ranks
  * would then say little (a delta tree of a small repository can differ from its anchor in most files).
@@ -89,6 +90,83 @@ export class OverlaidGraph extends CodeGraph {
     return this.ranksFromView() ? this.layout(true).ranks! : super.nodeRanks()
   }
 
+  /**
+   * The local push over the stored graph, the teleport translated to its numbering and the ranks
+   * back: a laid file's nodes by path and qualified name, as `rank` matches them, so its stored
+   * out-edges stand for its own. A teleport node the stored graph lacks (a new file or definition)
+   * keeps (1 − damping) of its share, as a node pushed once whose out-edges are unknown would; ranks
+   * reaching a removed path or definition are dropped.
+   */
+  override localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES): Map<number, number> | null {
+    const view = this.ranksFromView()
+    if (!view) return super.localPersonalizedRanks(teleport, minNodes)
+    const { bases } = this.layout(false)
+    const storedBases = this.base.nodeBases()
+    let total = 0
+    for (const weight of teleport.values()) if (weight > 0) total += weight
+    const storedTeleport = new Map<number, number>()
+    const ranks = new Map<number, number>()
+    let pushed = 0
+    for (const [node, weight] of teleport) {
+      if (!(weight > 0)) continue
+      const f = fileOfNode(bases, node)
+      const { file, offsets } = this.storedFileOf(f)
+      const offset = file < 0 ? -1 : offsets ? offsets[node - bases[f]!]! : node - bases[f]!
+      if (offset < 0) ranks.set(node, (ranks.get(node) ?? 0) + ((1 - PAGERANK_DAMPING) * weight) / total)
+      else {
+        const target = storedBases[file]! + offset
+        storedTeleport.set(target, (storedTeleport.get(target) ?? 0) + weight)
+        pushed += weight
+      }
+    }
+    const stored = this.base.localPersonalizedRanks(storedTeleport, minNodes) ?? new Map<number, number>()
+    const { storedToView } = view.ordering()
+    const laidBack = new Map<number, { file: number; offsets: Map<number, number> }>()
+    for (const [node, rank] of stored) {
+      const s = fileOfNode(storedBases, node)
+      let f = storedToView[s]!
+      let offset = node - storedBases[s]!
+      if (f < 0) {
+        let back = laidBack.get(s)
+        if (!back) {
+          const file = this.symbols.fileNumber(view.base.pathAt(s))
+          const offsets = new Map<number, number>()
+          if (file >= 0) this.storedFileOf(file).offsets!.forEach((from, to) => from >= 0 && offsets.set(from, to))
+          laidBack.set(s, (back = { file, offsets }))
+        }
+        f = back.file
+        offset = back.offsets.get(offset) ?? -1
+        if (f < 0 || offset < 0) continue
+      }
+      const at = bases[f]! + offset
+      ranks.set(at, (ranks.get(at) ?? 0) + (rank * pushed) / total)
+    }
+    return ranks
+  }
+
+  /**
+   * The stored file number of the view's file `f` (−1 when the stored table lacks its path) and,
+   * for a laid file, the stored offset of each of its nodes (−1 where the stored file lacks the
+   * name); null offsets: the same as the view's.
+   */
+  private storedFileOf(f: number): { file: number; offsets: Int32Array | null } {
+    const view = this.view!
+    const entry = view.ordering().order[f]!
+    if (entry >= 0) return { file: entry, offsets: null }
+    const path = view.pathOfEntry(entry)
+    const file = view.base.fileNumber(path)
+    const names = this.laidNodeNames(path)
+    const offsets = new Int32Array(1 + names.length).fill(-1)
+    if (file >= 0) {
+      offsets[0] = 0
+      names.forEach((name, k) => {
+        const offset = view.base.symbolNodeOffset(path, name)
+        if (offset >= 0) offsets[1 + k] = 1 + offset
+      })
+    }
+    return { file, offsets }
+  }
+
   /** The view, when ranks are answered from it; otherwise the set is materialised (once) and undefined returned. */
   private ranksFromView(): TableView | undefined {
     const { view } = this
@@ -100,11 +178,14 @@ export class OverlaidGraph extends CodeGraph {
 
   /** The node keys of a laid file, in node order: its file node, then each distinct qualified name (as FileSymbols numbers them). */
   private laidNodeKeys(path: string): string[] {
-    const keys = [`f:${path}`]
+    return [`f:${path}`, ...this.laidNodeNames(path).map((name) => `s:${path}#${name}`)]
+  }
+
+  /** A laid file's distinct qualified names, in the order of its symbol nodes. */
+  private laidNodeNames(path: string): string[] {
     const names = new Set<string>()
     for (const def of this.view!.extra().definitions(path)) names.add(def.qualifiedName)
-    for (const name of names) keys.push(`s:${path}#${name}`)
-    return keys
+    return [...names]
   }
 
   private meanRank(): number {

@@ -261,3 +261,63 @@ function teleportOf(nodes: number, personalization: Float64Array | undefined): T
   if (!personalization || total <= 0) return 1 / nodes
   return personalization.map((value) => value / total)
 }
+
+/** A node's out-edges for `localPagerank`: rows [start, end) of `targets` and `weights` (positive); none for a dangling node. */
+export interface NodeOutEdges {
+  targets: ArrayLike<number>
+  weights: ArrayLike<number>
+  start: number
+  end: number
+}
+
+export interface LocalPagerankOptions {
+  damping?: number
+  /** A node is pushed while the rank it holds back is at least this (see localPagerank). */
+  threshold?: number
+}
+
+/** The default push threshold: measured against exact personalised PageRank in test/graph/pagerank.test.ts. */
+export const LOCAL_PAGERANK_THRESHOLD = 1e-6
+
+/**
+ * Personalised PageRank near its teleport nodes, by forward push (Andersen, Chung & Lang, 2006):
+ * rank held back at a node (its residual, the teleport weights to begin with) is pushed a node at a
+ * time — a 1 − damping part kept as its rank, the rest passed along its out-edges by weight, or,
+ * from a node without out-edges, back to the teleport nodes as a random jump would be — until no
+ * node holds back `threshold` or more. Only the out-edges of nodes pushed are asked for, so a large
+ * stored graph is read around the teleport nodes, not whole. Each rank is at most the exact one and
+ * short of it by no more than the residual left (summed over the graph, a fraction of the total);
+ * pushes number at most 1 / ((1 − damping) × threshold).
+ *
+ * Returns node → rank for each node pushed. Deterministic: nodes are pushed in first-come order.
+ */
+export function localPagerank(teleport: ReadonlyMap<number, number>, outEdges: (node: number) => NodeOutEdges, options: LocalPagerankOptions = {}): Map<number, number> {
+  const damping = options.damping ?? PAGERANK_DAMPING
+  const threshold = options.threshold ?? LOCAL_PAGERANK_THRESHOLD
+  let total = 0
+  for (const weight of teleport.values()) if (weight > 0) total += weight
+  const rank = new Map<number, number>()
+  if (!(total > 0)) return rank
+  const jumps = [...teleport].filter(([, weight]) => weight > 0).map(([node, weight]) => [node, weight / total] as const)
+  const residual = new Map<number, number>()
+  const queue: number[] = []
+  const add = (node: number, amount: number): void => {
+    const before = residual.get(node) ?? 0
+    residual.set(node, before + amount)
+    if (before < threshold && before + amount >= threshold) queue.push(node)
+  }
+  for (const [node, share] of jumps) add(node, share)
+  for (let head = 0; head < queue.length; head++) {
+    const node = queue[head]!
+    const held = residual.get(node)!
+    residual.set(node, 0)
+    rank.set(node, (rank.get(node) ?? 0) + (1 - damping) * held)
+    const passed = damping * held
+    const { targets, weights, start, end } = outEdges(node)
+    let out = 0
+    for (let e = start; e < end; e++) out += weights[e]!
+    if (out > 0) for (let e = start; e < end; e++) add(targets[e]!, (passed * weights[e]!) / out)
+    else for (const [seed, share] of jumps) add(seed, passed * share)
+  }
+  return rank
+}
