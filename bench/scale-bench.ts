@@ -39,6 +39,9 @@ const QUERIES: Record<string, string[]> = {
   refs: ['coderag', 'refs', 'schedule_work'],
   search: ['coderag', 'search', 'allocate dma buffer'],
   map: ['coderag', 'map'],
+  // A personalised map, and the oracle (offline), whose context includes a map focused on the files it cites.
+  focusedMap: ['coderag', 'map', '--focus', 'kmalloc'],
+  oracle: ['oracle', 'how does kmalloc pick a slab cache', '--no-log', '--new'],
 }
 const WARM_ROUNDS = 12
 const MB = 1024 * 1024
