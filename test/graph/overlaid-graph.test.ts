@@ -93,6 +93,13 @@ describe('a stored graph under files laid over it', function () {
     assert.equal(focused.map, exact.map)
     assert.equal(focused.symbolsTotal, exact.symbolsTotal)
 
+    // A file laid over as stored (touched, not changed) is translated to its stored nodes and back: the same map.
+    const touched = await loadAggregates(dir, { open: true })
+    touched.addFile(pathOf(5), fileSummary(5))
+    touched.finish()
+    assert.equal(buildRepoMap({ aggregates: touched, freshness }, { focus: [pathOf(5), 'f900_3'], tokens: 200 }).map, focused.map)
+    assert.ok((touched.symbols as OverlaidTable).laidOver, 'the table was not loaded')
+
     // Files laid over: a changed focus file keeps the stored out-edges of its kept names, a new one its own teleport.
     const view = await laidOver()
     const laid = buildRepoMap({ aggregates: view, freshness }, { focus: [pathOf(1), 'src/new.c'], tokens: 200 })

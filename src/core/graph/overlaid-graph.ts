@@ -100,6 +100,7 @@ export class OverlaidGraph extends CodeGraph {
   override localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES): Map<number, number> | null {
     const view = this.ranksFromView()
     if (!view) return super.localPersonalizedRanks(teleport, minNodes)
+    if (this.base.nodeCount <= minNodes) return null
     const { bases } = this.layout(false)
     const storedBases = this.base.nodeBases()
     let total = 0
@@ -119,7 +120,8 @@ export class OverlaidGraph extends CodeGraph {
         pushed += weight
       }
     }
-    const stored = this.base.localPersonalizedRanks(storedTeleport, minNodes) ?? new Map<number, number>()
+    const stored = this.base.localPersonalizedRanks(storedTeleport, minNodes)
+    if (!stored) return null
     const { storedToView } = view.ordering()
     const laidBack = new Map<number, { file: number; offsets: Map<number, number> }>()
     for (const [node, rank] of stored) {

@@ -177,11 +177,8 @@ function filesInScope(symbols: SymbolTable, scope: string): number[] {
  */
 function personalization(symbols: SymbolTable, bases: Uint32Array, scopeFiles: readonly number[] | null, focus: readonly string[], warn?: (message: string) => void): Map<number, number> | null {
   const weights = new Map<number, number>()
-  let any = false
   const add = (node: number, weight: number): void => {
-    if (node < 0 || !(weight > 0)) return
-    any = true
-    weights.set(node, (weights.get(node) ?? 0) + weight)
+    if (node >= 0 && weight > 0) weights.set(node, (weights.get(node) ?? 0) + weight)
   }
   if (scopeFiles !== null) for (const f of scopeFiles) add(bases[f]!, 1 / scopeFiles.length)
   for (const item of focus) {
@@ -202,7 +199,7 @@ function personalization(symbols: SymbolTable, bases: Uint32Array, scopeFiles: r
       add(offset < 0 ? -1 : bases[defined]! + 1 + offset, share / defs.length)
     }
   }
-  return any ? weights : null
+  return weights.size > 0 ? weights : null
 }
 
 /** Teleport weights as a vector over every node, for exact PageRank. */
