@@ -20,7 +20,7 @@ import type { DefIndex } from './def-index.js'
 import { NodeNumbering } from './node-numbering.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
-import type { FileOutEdges, GraphFile, GraphSource, SliceEdges } from './graph-file.js'
+import type { GraphFile, GraphSource, SliceEdges, SliceOutEdges } from './graph-file.js'
 import type { SymbolTable, TableChanges } from './symbol-table.js'
 
 export const GRAPH_SNAPSHOT_VERSION = 1
@@ -356,16 +356,17 @@ export class CodeGraph {
     const { stored } = this
     if (!stored || stored.meta.nodes <= minNodes) return null
     const bases = stored.ranks().bases
-    const files = new Map<number, FileOutEdges>()
+    const slices = new Map<number, SliceOutEdges>()
     const none: NodeOutEdges = { targets: [], weights: [], start: 0, end: 0 }
     return localPagerank(teleport, (node) => {
       const f = fileOfNode(bases, node)
       if (f < 0) return none
-      let out = files.get(f)
-      if (!out) files.set(f, (out = stored.fileOutEdges(f, bases[f + 1]! - bases[f]!)))
-      const local = node - bases[f]!
+      const s = stored.sliceOf(f)
+      let out = slices.get(s)
+      if (!out) slices.set(s, (out = stored.sliceOutEdges(s, bases)))
+      const local = node - out.first
       return { targets: out.targets, weights: out.weights, start: out.starts[local]!, end: out.starts[local + 1]! }
-    })
+    }, stored.meta.nodes)
   }
 
   /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */

@@ -3,7 +3,7 @@
  * rank of a definition (`def` breaking a tie) or of a file (search's ranking) reads the ranks of
  * that file's slice of files, and the default repo map's ranking reads every slice, not the edges,
  * and never the whole symbol table. A focused or scoped map on a large graph walks out-edges from
- * its files by node number (`fileOutEdges`), reading the edges blocks of the slices it reaches.
+ * its files by node number (`sliceOutEdges`), reading the edges blocks of the slices it reaches.
  * Anything needing every edge (exact personalised PageRank on a small graph; a build patching the
  * graph) reads every edges block and the whole table.
  *
@@ -60,8 +60,10 @@ export interface SliceEdges extends EdgeColumns {
   toNode: Uint32Array
 }
 
-/** One file's out-edges by node: those of its node `n` (0 its file node, 1 + s its symbol s) are rows [starts[n], starts[n + 1]). */
-export interface FileOutEdges {
+/** A slice's out-edges by node: those of node `first + n` are rows [starts[n], starts[n + 1]). */
+export interface SliceOutEdges {
+  /** The slice's first node. */
+  first: number
   starts: Uint32Array
   targets: Uint32Array
   weights: Float64Array
@@ -90,8 +92,6 @@ export interface PackedEdges {
 
 /** Files per slice: Linux's average of ~45 nodes a file makes a slice ~90 KB of ranks, a few hundred slices. */
 const FILES_PER_SLICE = 256
-/** Edges blocks kept decoded by `fileOutEdges` (Linux: ~30k edges, ~0.9 MB each), the least recently read let go first. */
-const KEPT_EDGE_SLICES = 64
 
 /**
  * The record's parts for a graph, its edges taken and packed a slice of files at a time, so a whole
@@ -139,8 +139,6 @@ export async function encodeRankedGraph(nodes: RankedNodes, edges: PackedEdges, 
 export class GraphFile {
   private readonly slices = new Map<number, StoredRanks>()
   private whole: StoredRanks | undefined
-  /** Edges blocks read by `fileOutEdges`, in order of last use, with the row each file's edges start at. */
-  private readonly edgeSlices = new Map<number, { edges: SliceEdges; starts: Uint32Array }>()
 
   private constructor(private readonly file: BlockFile, readonly meta: Meta) {}
 
@@ -169,46 +167,50 @@ export class GraphFile {
     return { base: bases[at]!, ranks: ranks.subarray(bases[at]! - bases[0]!, bases[at + 1]! - bases[0]!) }
   }
 
+  /** The slice holding file `f` (path order). */
+  sliceOf(f: number): number {
+    return Math.floor(f / this.meta.filesPerSlice)
+  }
+
   /**
-   * File `f`'s out-edges grouped by source node (its `nodes` of them: bases[f + 1] − bases[f]),
-   * read from its slice's edges block, without the symbol table. Edges to nothing ranked are left out.
+   * Slice `s`'s out-edges grouped by source node, read from its edges block and numbered by
+   * `bases` (every file's first node, as `ranks()` gives them), without the symbol table. Edges to
+   * nothing ranked are left out. A caller walking out-edges keeps these rather than the block: a
+   * walk from many files (a scoped map) meets a slice again and again, and decoding its block each
+   * time cost more than the walk (Linux, a map of drivers/: minutes).
    */
-  fileOutEdges(f: number, nodes: number): FileOutEdges {
-    const s = Math.floor(f / this.meta.filesPerSlice)
-    let slice = this.edgeSlices.get(s)
-    if (slice) this.edgeSlices.delete(s)
-    else {
-      const edges = this.readEdges(s, 0)
-      const starts = new Uint32Array(edges.edgeCounts.length + 1)
-      for (let i = 0; i < edges.edgeCounts.length; i++) starts[i + 1] = starts[i]! + edges.edgeCounts[i]!
-      slice = { edges, starts }
-      if (this.edgeSlices.size >= KEPT_EDGE_SLICES) this.edgeSlices.delete(this.edgeSlices.keys().next().value!)
+  sliceOutEdges(s: number, bases: Uint32Array): SliceOutEdges {
+    const [from, to] = sliceFiles(this.meta, s)
+    const edges = this.readEdges(s, 0)
+    const first = bases[from]!
+    const nodes = bases[to]! - first
+    const fail = (f: number, what: string): never => {
+      throw new CorruptFileError(this.path, `graph edges of file ${f} ${what}`)
     }
-    this.edgeSlices.set(s, slice)
-    const { edges, starts: rows } = slice
-    const at = f - s * this.meta.filesPerSlice
-    const first = rows[at]!
-    const end = rows[at + 1]!
-    // A counting sort of the file's rows by source node.
+    // A counting sort of the slice's rows by source node.
     const starts = new Uint32Array(nodes + 1)
-    const sourceOf = (e: number): number => {
-      const source = edges.fromNode[e]!
-      if (source >= nodes) throw new CorruptFileError(this.path, `graph edges of file ${f} come from a node it does not have`)
-      return source
+    const sourceOf = new Uint32Array(edges.from.length)
+    for (let f = from, e = 0; f < to; f++) {
+      const own = bases[f + 1]! - bases[f]!
+      for (const end = e + edges.edgeCounts[f - from]!; e < end; e++) {
+        if (edges.fromNode[e]! >= own) fail(f, 'come from a node it does not have')
+        if (edges.toNode[e] === NO_NODE) continue
+        if (edges.toNode[e]! >= this.meta.nodes) fail(f, 'name a node the graph does not have')
+        sourceOf[e] = bases[f]! - first + edges.fromNode[e]!
+        starts[sourceOf[e]! + 1]++
+      }
     }
-    for (let e = first; e < end; e++) if (edges.toNode[e] !== NO_NODE) starts[sourceOf(e) + 1]++
     for (let n = 0; n < nodes; n++) starts[n + 1] += starts[n]!
     const fill = starts.slice(0, nodes)
     const targets = new Uint32Array(starts[nodes]!)
     const weights = new Float64Array(starts[nodes]!)
-    for (let e = first; e < end; e++) {
+    for (let e = 0; e < edges.from.length; e++) {
       if (edges.toNode[e] === NO_NODE) continue
-      if (edges.toNode[e]! >= this.meta.nodes) throw new CorruptFileError(this.path, `graph edges of file ${f} name a node the graph does not have`)
-      const at = fill[sourceOf(e)]!++
+      const at = fill[sourceOf[e]!]!++
       targets[at] = edges.toNode[e]!
       weights[at] = edges.weight[e]!
     }
-    return { starts, targets, weights }
+    return { first, starts, targets, weights }
   }
 
   /** The node bases and ranks of every file: all slices, joined. */

@@ -22,6 +22,21 @@ import { TASKS_PER_WORKER } from './pool.js'
 const aggregatesModule = () => import('./aggregates.js')
 
 /**
+ * A cold build's aggregates, the tree's files yet to be added: its BM25 index written out in runs
+ * past the memory budget (`[index] memory_mb`), as every build from nothing — init's, or a repair's
+ * from the blob records — must, or a large tree's memory grows with it.
+ */
+export async function coldAggregates(ctx: IndexContext, treeHash: string): Promise<TreeAggregates> {
+  const { bm25MemoryBytes, createAggregates } = await aggregatesModule()
+  return createAggregates({ memoryBytes: bm25MemoryBytes(ctx.config.index.memoryMb), treeDir: ctx.paths.treeDir(treeHash) })
+}
+
+/** Aggregates past OVERLAPPED_FINISHING_SYMBOLS: finishAndSave writes their BM25 index first (`bm25First`). */
+export function largeAggregates(aggregates: TreeAggregates): boolean {
+  return aggregates.symbols.symbolCount > OVERLAPPED_FINISHING_SYMBOLS
+}
+
+/**
  * Up to this many symbols a build's finishing overlaps its parts: BuildOptions.afterAggregates runs
  * beside the writing of the aggregates, whose encoding then stays well under the memory peak of adding files (Linux 10k: 327 K symbols,
  * the finishing ~60–130 MB under it), and the learning thread uses the core the main thread's
@@ -143,9 +158,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   let aggregates: TreeAggregates | null = null
   if (!delta) {
-    const { bm25MemoryBytes, createAggregates } = await aggregatesModule()
-    const spill = { memoryBytes: bm25MemoryBytes(ctx.config.index.memoryMb), treeDir: ctx.paths.treeDir(treeHash) }
-    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : createAggregates(spill)
+    aggregates = anchor ? await loadTreeAggregatesFile(ctx, anchor.treeHash, anchor) : await coldAggregates(ctx, treeHash)
     // Unreadable anchor aggregates: build this tree cold (blob artifacts are still reused).
     if (!aggregates) {
       ctx.repairs.rebuilt(`built the index of tree ${treeHash.slice(0, 12)} from the blob records`)
@@ -170,7 +183,7 @@ export async function buildTree(ctx: IndexContext, treeHash: string, base: TreeM
 
   const built: TreeBeingBuilt = { repo: ctx.repo, vltDir: ctx.paths.root, dir: ctx.paths.treeDir(treeHash), files }
   const { afterAggregates } = opts
-  const small = !aggregates || aggregates.symbols.symbolCount <= OVERLAPPED_FINISHING_SYMBOLS
+  const small = !aggregates || !largeAggregates(aggregates)
   const besideSaving = afterAggregates && small
   const finishing = { beside: besideSaving ? () => afterAggregates(built) : undefined, bm25First: !small }
   const edges = aggregates ? (await (await aggregatesModule()).finishAndSave(built.dir, aggregates, finishing)).edges : null

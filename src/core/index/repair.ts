@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { CorruptFileError } from '../errors.js'
 import type { BlobItem, BuildOptions, IndexedTree } from './build.js'
-import { anchorOf, buildTree, isCurrent, loadIndexedTree, loadManifest, loadTreeAggregatesFile, summarizeBlobs } from './build.js'
+import { anchorOf, buildTree, coldAggregates, isCurrent, largeAggregates, loadIndexedTree, loadManifest, loadTreeAggregatesFile, summarizeBlobs } from './build.js'
 import type { IndexContext } from './context.js'
 import type { TreeManifest } from './manifest.js'
 import type { IndexState } from './state.js'
@@ -69,8 +69,8 @@ export async function restoreMissing(ctx: IndexContext, items: BlobItem[], opts:
 
 /** Rebuilds a tree's stored aggregates (BM25, symbols, graph) from the blob records of its files. */
 export async function rebuildAggregates(ctx: IndexContext, manifest: TreeManifest, opts: BuildOptions): Promise<void> {
-  const { createAggregates, finishAndSave } = await import('./aggregates.js')
-  const aggregates = createAggregates()
+  const { finishAndSave } = await import('./aggregates.js')
+  const aggregates = await coldAggregates(ctx, manifest.treeHash)
   await summarizeBlobs(
     ctx,
     recordItems(manifest),
@@ -80,7 +80,7 @@ export async function rebuildAggregates(ctx: IndexContext, manifest: TreeManifes
     },
     { expected: true },
   )
-  await finishAndSave(ctx.paths.treeDir(manifest.treeHash), aggregates)
+  await finishAndSave(ctx.paths.treeDir(manifest.treeHash), aggregates, { bm25First: largeAggregates(aggregates) })
   ctx.repairs.rebuilt(`rebuilt the index of tree ${manifest.treeHash.slice(0, 12)} from the blob records`)
 }
 
