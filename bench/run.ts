@@ -22,7 +22,7 @@ const SUITES: Record<string, { describe: string; load: () => Promise<Suite> }> =
   search: { describe: 'natural-language recall (Django, docstrings removed) and search latency on Linux 10k', load: () => import('./search-bench.js') },
   history: { describe: 'agent history: ingest speed for 100k transcript lines, search latency', load: () => import('./history-bench.js') },
   notes: { describe: 'notes index build (cold, one edit, revert) and search latency on node_modules markdown', load: () => import('./notes-bench.js') },
-  repomap: { describe: 'repo map over Linux 10k (whole tree, drivers/ 5k files, focus): in process and cold CLI', load: () => import('./repomap-bench.js') },
+  repomap: { describe: 'repo map over Linux 10k, or the whole tree with --corpus=linux (whole tree, drivers/, focus): in process, cold CLI, served; scoped and focused maps compared with the exact ones', load: () => import('./repomap-bench.js') },
   oracle: { describe: "oracle answers on flask, click, express (gold-evidence recall, cited-location precision, latency, tokens; offline and LLM/loopback); `latency`/`citations`: issue 4's Django slice and this repository's commits", load: () => import('./oracle-bench.js') },
   mcp: { describe: 'MCP warm tool-call latency and 10 concurrent clients on Linux 10k', load: () => import('./mcp-bench.js') },
   daemon: { describe: 'CLI wall time of search/def/refs on Linux 10k: served by the warm query daemon, in process, and the first call', load: () => import('./daemon-bench.js') },
