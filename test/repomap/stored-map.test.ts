@@ -51,9 +51,9 @@ describe('repo map over a stored graph and symbol table', () => {
     confineTo(dir)
     symbolsPath = join(dir, 'symbols.mpk')
     graphPath = join(dir, 'graph.mpk')
-    const { data, remap } = memory.symbols.snapshot()
+    const { data } = memory.symbols.snapshot()
     writeFileSync(symbolsPath, Buffer.concat([...await encodeSymbolsFile(data)]))
-    writeFileSync(graphPath, Buffer.concat([...await encodeGraphFile(memory.storedSource(remap))]))
+    writeFileSync(graphPath, Buffer.concat([...await encodeGraphFile(memory.storedSource())]))
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -17,7 +17,7 @@ import { CorruptFileError } from '../errors.js'
 import { AMBIGUITY_LIMIT, EDGE_TYPES, edgeChunks, emptyEdgeColumns, IMPORT_EDGE, NO_NODE, resolveFileEdges, type EdgeColumns, type EdgeType, type FileEdges } from './edges.js'
 import { localPagerank, pagerank, prepareVisited, type NodeOutEdges, type PreparedEdges } from './pagerank.js'
 import type { DefIndex } from './def-index.js'
-import { NodeNumbering } from './node-numbering.js'
+import { fileOfNode, NodeNumbering, targetFits } from './node-numbering.js'
 import { dirname } from './paths.js'
 import type { FileSymbols } from './file-symbols.js'
 import type { GraphFile, GraphSource, SliceEdges, SliceOutEdges } from './graph-file.js'
@@ -87,7 +87,7 @@ export class CodeGraph {
   load(): void {
     const { stored } = this
     if (!stored) return
-    const whole = CodeGraph.fromSnapshot(stored.snapshot(), this.symbols, stored.path)
+    const whole = CodeGraph.fromSnapshot(withTargets(stored.joinedEdges(), this.symbols, stored.path), this.symbols, stored.path)
     this.stored = undefined
     for (const [path, edges] of whole.edges) this.edges.set(path, edges)
     this.ranks = whole.ranks
@@ -389,27 +389,10 @@ export class CodeGraph {
     return graph
   }
 
-  /** Canonical stored form; `remap` renumbers string ids as the symbol table's snapshot did. */
+  /** Canonical form in memory (tests compare graphs so); `remap` renumbers string ids as the symbol table's snapshot did. */
   snapshot(remap: Int32Array): GraphSnapshot {
     this.load()
-    const { from, toPath, toName, type, count, weight, edgeCounts } = this.edgesOf(0, this.symbols.fileCount, remap)
-    return { from, toPath, toName, type, count, weight, edgeCounts, version: GRAPH_SNAPSHOT_VERSION, ranks: this.ranks }
-  }
-
-  /** The graph as encodeGraphFile reads it, `remap` renumbering string ids as the symbol table's stored form does. */
-  storedSource(remap: Int32Array): GraphSource {
-    return { edgesOf: this.storedEdges(remap), bases: this.bases(), ranks: this.ranks }
-  }
-
-  /** The edges as encodeGraphFile reads them (see `storedSource`), for packGraphEdges. */
-  storedEdges(remap: Int32Array): GraphSource['edgesOf'] {
-    this.load()
-    return (from, to) => this.edgesOf(from, to, remap)
-  }
-
-  /** The edges of files [from, to) in path order, copied into columns of their own, string ids mapped by `remap`. */
-  private edgesOf(from: number, to: number, remap: Int32Array): SliceEdges {
-    const files = this.symbols.sortedFiles().slice(from, to)
+    const files = this.symbols.sortedFiles()
     const edgeCounts = Uint32Array.from(files, (file) => this.edges.get(file.path)?.count ?? 0)
     const out = emptyEdgeColumns(edgeCounts.reduce((sum, count) => sum + count, 0))
     const mapped = (id: number): number => {
@@ -417,27 +400,69 @@ export class CodeGraph {
       if (to === undefined || to < 0) throw new Error(`code graph refers to string ${id} that the symbol table does not use`)
       return to
     }
-    const fromNode = new Uint32Array(out.from.length)
-    const toNode = new Uint32Array(out.from.length)
-    const nodes = this.nodes()
     let at = 0
-    for (const [i, file] of files.entries()) {
+    for (const file of files) {
       const edges = this.edges.get(file.path)
       if (!edges) continue
       const c = edges.cols
-      const f = from + i
       for (let e = edges.start; e < edges.start + edges.count; e++, at++) {
-        fromNode[at] = c.from[e] < 0 ? 0 : nodes.defNode(f, c.from[e]) - nodes.bases[f]!
         out.from[at] = c.from[e]
         out.toPath[at] = mapped(c.toPath[e])
         out.toName[at] = mapped(c.toName[e])
         out.type[at] = c.type[e]
         out.count[at] = c.count[e]
         out.weight[at] = c.weight[e]
-        toNode[at] = targetNode(this.symbols, nodes, c.toPath[e], c.toName[e], c.type[e])
       }
     }
-    return { edgeCounts, ...out, fromNode, toNode }
+    return { ...out, edgeCounts, version: GRAPH_SNAPSHOT_VERSION, ranks: this.ranks }
+  }
+
+  /** The graph as encodeGraphFile reads it. */
+  storedSource(): GraphSource {
+    return { edgesOf: this.storedEdges(), bases: this.bases(), ranks: this.ranks }
+  }
+
+  /** The edges as encodeGraphFile reads them (see `storedSource`), for packGraphEdges. */
+  storedEdges(): GraphSource['edgesOf'] {
+    this.load()
+    return (from, to) => this.edgesOf(from, to)
+  }
+
+  /**
+   * The edges of files [from, to) in path order as stored: by node, copied into columns of their
+   * own. A stale edge (to nothing the graph numbers, never ranked; none after `update`) is left out.
+   */
+  private edgesOf(from: number, to: number): SliceEdges {
+    const files = this.symbols.sortedFiles().slice(from, to)
+    const nodes = this.nodes()
+    const targets: number[][] = files.map((file) => {
+      const edges = this.edges.get(file.path)
+      if (!edges) return []
+      const c = edges.cols
+      return Array.from({ length: edges.count }, (_, i) => targetNode(this.symbols, nodes, c.toPath[edges.start + i]!, c.toName[edges.start + i]!, c.type[edges.start + i]!))
+    })
+    const edgeCounts = Uint32Array.from(targets, (rows) => rows.filter((node) => node !== NO_NODE).length)
+    const rows = edgeCounts.reduce((sum, count) => sum + count, 0)
+    const { from: source, type, count, weight } = emptyEdgeColumns(rows)
+    const fromNode = new Uint32Array(rows)
+    const toNode = new Uint32Array(rows)
+    let at = 0
+    files.forEach((file, i) => {
+      const edges = this.edges.get(file.path)
+      if (!edges) return
+      const c = edges.cols
+      const f = from + i
+      for (let e = edges.start, k = 0; e < edges.start + edges.count; e++, k++) {
+        if (targets[i]![k] === NO_NODE) continue
+        source[at] = c.from[e]
+        fromNode[at] = c.from[e] < 0 ? 0 : nodes.defNode(f, c.from[e]) - nodes.bases[f]!
+        toNode[at] = targets[i]![k]!
+        type[at] = c.type[e]
+        count[at] = c.count[e]
+        weight[at++] = c.weight[e]
+      }
+    })
+    return { edgeCounts, from: source, type, count, weight, fromNode, toNode }
   }
 
   /** A graph over `symbols` (loaded from the same tree) from `snapshot()`'s data. */
@@ -536,6 +561,30 @@ export class CodeGraph {
   }
 }
 
+/**
+ * Stored edges (graph-file.ts, targets by node) as a snapshot names them: each target's file path
+ * and qualified name (0 for an import's file), from the node numbering of `symbols`, the table the
+ * graph was stored with.
+ */
+function withTargets(stored: SliceEdges & { ranks: Float64Array }, symbols: SymbolTable, source: string): GraphSnapshot {
+  const files = symbols.sortedFiles()
+  const numbering = NodeNumbering.build(files)
+  const { bases } = numbering
+  if (stored.ranks.length !== bases[files.length]) throw new CorruptFileError(source, 'graph ranks do not match the symbol table')
+  const names = numbering.nodeNames()
+  const rows = stored.toNode.length
+  const toPath = new Uint32Array(rows)
+  const toName = new Uint32Array(rows)
+  for (let e = 0; e < rows; e++) {
+    const node = stored.toNode[e]!
+    if (node >= names.length || !targetFits(bases, node, stored.type[e]!)) throw new CorruptFileError(source, 'graph edges name a node the graph does not have')
+    toPath[e] = files[fileOfNode(bases, node)]!.pathId
+    toName[e] = names[node]!
+  }
+  const { edgeCounts, from, type, count, weight, ranks } = stored
+  return { version: GRAPH_SNAPSHOT_VERSION, edgeCounts, from, toPath, toName, type, count, weight, ranks }
+}
+
 /** The node an edge leads to: its target file's node for an import, else the target definition's; NO_NODE for a stale edge (after update() every target exists). */
 function targetNode(table: SymbolTable, nodes: NodeNumbering, toPath: number, toName: number, type: number): number {
   const target = table.fileIndexOf(toPath)
@@ -543,20 +592,6 @@ function targetNode(table: SymbolTable, nodes: NodeNumbering, toPath: number, to
   if (type === IMPORT_EDGE) return nodes.bases[target]!
   const offset = nodes.offset(target, toName)
   return offset < 0 ? NO_NODE : nodes.bases[target]! + 1 + offset
-}
-
-/** The file (path order) whose nodes include `node`, by the files' first nodes and the count at the end; -1 past the last. */
-export function fileOfNode(bases: Uint32Array, node: number): number {
-  const files = bases.length - 1
-  if (node < 0 || files <= 0 || node >= bases[files]!) return -1
-  let lo = 0
-  let hi = files - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if (bases[mid]! <= node) lo = mid
-    else hi = mid - 1
-  }
-  return lo
 }
 
 /** A node key's file and, for a symbol's node, its qualified name; null when it is neither form. */

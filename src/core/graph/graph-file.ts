@@ -13,11 +13,14 @@
  *   s           its ranks: { bases, ranks }, the first node of each of its files and the slice's
  *               end (a file's node, then its symbols' in definition order; numbered over the whole
  *               graph) and PageRank by node
- *   slices + s  its edges: { edgeCounts, from, toPath, toName, type, count, weight, fromNode,
- *               toNode }, the edges of each of its files (EdgeColumns, string ids as the stored
- *               symbol table numbers them), each one's source node within its file (0 the file's,
- *               1 + s its symbol s') and target node (NO_NODE for an edge to nothing ranked)
- * (4: no source or target nodes: walking out-edges meant numbering every file's nodes, the whole table.
+ *   slices + s  its edges: { edgeCounts, from, type, count, weight, fromNode, toNode }, the edges
+ *               of each of its files: the defining source (EdgeColumns' `from`), its node within
+ *               the file (0 the file's, 1 + s its symbol s'), the target node, and the edge's type,
+ *               count and weight. A whole load names each target again by its file's path and its
+ *               qualified name (EdgeColumns' toPath, toName) from the table's node numbering.
+ * (4: targets by path and name, no nodes: walking out-edges meant numbering every file's nodes,
+ * the whole table; storing both made Linux 10k's graph 5.2 MB, its `.vlt/` larger than its source.
+ * 
  * 3: one edges block for all files, packed from a snapshot of the whole graph: at Linux's 8.8 M
  * edges the snapshot and its packing held ~500 MB at the end of a build. 2: one ranks block for all
  * files: decompressing Linux's 3.5 M ranks was half of a cold `def kmalloc`. 1: one msgpack snapshot,
@@ -26,8 +29,8 @@
 import { CorruptFileError } from '../errors.js'
 import type { ScratchFile } from '../store/index.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
-import { GRAPH_SNAPSHOT_VERSION } from './code-graph.js'
-import { emptyEdgeColumns, NO_NODE, type EdgeColumns } from './edges.js'
+import { emptyEdgeColumns, type EdgeColumns } from './edges.js'
+import { targetFits } from './node-numbering.js'
 
 export const GRAPH_KIND = 'graph'
 export const GRAPH_VERSION = 5
@@ -51,12 +54,12 @@ export interface FileNodes {
   ranks: Float64Array
 }
 
-/** The edges of some files (in path order): `edgeCounts[f]` rows each, back to back in the columns. */
-export interface SliceEdges extends EdgeColumns {
+/** The edges of some files (in path order) as stored: `edgeCounts[f]` rows each, back to back in the columns. */
+export interface SliceEdges extends Omit<EdgeColumns, 'toPath' | 'toName'> {
   edgeCounts: Uint32Array
   /** Each edge's source node within its file: 0 the file's own, 1 + s its symbol s (`from` numbers definitions, several of which may share a node). */
   fromNode: Uint32Array
-  /** Each edge's target by node number, NO_NODE when the graph numbers none. */
+  /** Each edge's target by node number. */
   toNode: Uint32Array
 }
 
@@ -174,8 +177,7 @@ export class GraphFile {
 
   /**
    * Slice `s`'s out-edges grouped by source node, read from its edges block and numbered by
-   * `bases` (every file's first node, as `ranks()` gives them), without the symbol table. Edges to
-   * nothing ranked are left out. A caller walking out-edges keeps these rather than the block: a
+   * `bases` (every file's first node, as `ranks()` gives them), without the symbol table. A caller walking out-edges keeps these rather than the block: a
    * walk from many files (a scoped map) meets a slice again and again, and decoding its block each
    * time cost more than the walk (Linux, a map of drivers/: minutes).
    */
@@ -194,7 +196,6 @@ export class GraphFile {
       const own = bases[f + 1]! - bases[f]!
       for (const end = e + edges.edgeCounts[f - from]!; e < end; e++) {
         if (edges.fromNode[e]! >= own) fail(f, 'come from a node it does not have')
-        if (edges.toNode[e] === NO_NODE) continue
         if (edges.toNode[e]! >= this.meta.nodes) fail(f, 'name a node the graph does not have')
         sourceOf[e] = bases[f]! - first + edges.fromNode[e]!
         starts[sourceOf[e]! + 1]++
@@ -205,7 +206,6 @@ export class GraphFile {
     const targets = new Uint32Array(starts[nodes]!)
     const weights = new Float64Array(starts[nodes]!)
     for (let e = 0; e < edges.from.length; e++) {
-      if (edges.toNode[e] === NO_NODE) continue
       const at = fill[sourceOf[e]!]!++
       targets[at] = edges.toNode[e]!
       weights[at] = edges.weight[e]!
@@ -233,32 +233,33 @@ export class GraphFile {
     return this.whole
   }
 
-  /** The whole graph as `CodeGraph.fromSnapshot` takes it: every slice's edges joined. */
-  snapshot(): unknown {
+  /** Every slice's edges joined, and the ranks (CodeGraph.load names their targets again). */
+  joinedEdges(): SliceEdges & { ranks: Float64Array } {
     const slices = sliceCount(this.meta)
-    const edgeCounts = new Uint32Array(this.meta.files)
-    const joined = emptyEdgeColumns(this.meta.edges)
+    const joined = { ...emptyStoredColumns(this.meta.edges), edgeCounts: new Uint32Array(this.meta.files) }
     let at = 0
     for (let s = 0; s < slices; s++) {
       const block = this.readEdges(s, at)
-      edgeCounts.set(block.edgeCounts, sliceFiles(this.meta, s)[0])
-      for (const key of EDGE_COLUMNS) joined[key].set(block[key] as never, at)
+      joined.edgeCounts.set(block.edgeCounts, sliceFiles(this.meta, s)[0])
+      for (const key of STORED_COLUMNS) joined[key].set(block[key] as never, at)
       at += block.from.length
     }
     if (at !== this.meta.edges) throw new CorruptFileError(this.path, 'graph edges disagree with the directory')
-    return { ...joined, version: GRAPH_SNAPSHOT_VERSION, edgeCounts, ranks: this.ranks().ranks }
+    return { ...joined, ranks: this.ranks().ranks }
   }
 
   /**
-   * Reads and checks every block as `ranks()` and `snapshot()` (with CodeGraph.fromSnapshot) would,
+   * Reads and checks every block as `ranks()` and `joinedEdges()` (with CodeGraph.load) would,
    * one slice at a time, none kept (`verify`), against the stored symbol table: its files' node
-   * counts (checkStoredTable's) and its number of strings, which the edges' targets name.
+   * counts (checkStoredTable's).
    */
-  checkBlocks(nodesPerFile: Uint32Array, strings: number): void {
+  checkBlocks(nodesPerFile: Uint32Array): void {
     const fail = (reason: string): never => {
       throw new CorruptFileError(this.path, reason)
     }
     if (nodesPerFile.length !== this.meta.files) fail('graph does not match the symbol table')
+    const fileBases = new Uint32Array(this.meta.files + 1)
+    for (let f = 0; f < this.meta.files; f++) fileBases[f + 1] = fileBases[f]! + nodesPerFile[f]!
     let next = 0
     let at = 0
     for (let s = 0; s < sliceCount(this.meta); s++) {
@@ -268,8 +269,7 @@ export class GraphFile {
       for (let f = from; f < to; f++) if (bases[f - from + 1]! - bases[f - from]! !== nodesPerFile[f]) fail(`graph ranks do not match the symbols of file ${f}`)
       next = bases[to - from]!
       const edges = this.readEdges(s, at)
-      for (let e = 0; e < edges.from.length; e++) if (edges.toPath[e]! >= strings || edges.toName[e]! >= strings) fail('graph snapshot refers to a string the symbol table does not hold')
-      for (let e = 0; e < edges.from.length; e++) if (edges.toNode[e]! >= this.meta.nodes && edges.toNode[e] !== NO_NODE) fail('graph edges name a node the graph does not have')
+      for (let e = 0; e < edges.from.length; e++) if (!targetFits(fileBases, edges.toNode[e]!, edges.type[e]!)) fail('graph edges name a node the graph does not have')
       for (let f = from, e = 0; f < to; f++) {
         for (const end = e + edges.edgeCounts[f - from]!; e < end; e++) if (edges.fromNode[e]! >= nodesPerFile[f]!) fail(`graph edges of file ${f} come from a node it does not have`)
       }
@@ -285,7 +285,7 @@ export class GraphFile {
     const block = this.file.read(sliceCount(this.meta) + s) as SliceEdges
     const rows = block?.from?.length
     const shaped = block?.edgeCounts instanceof Uint32Array && block.edgeCounts.length === to - from && block.edgeCounts.reduce((sum, count) => sum + count, 0) === rows &&
-      EDGE_COLUMNS.every((key) => block[key] instanceof EDGE_SHAPE[key].constructor && block[key].length === rows) && [block.fromNode, block.toNode].every((column) => column instanceof Uint32Array && column.length === rows) && before + rows <= this.meta.edges
+      STORED_COLUMNS.every((key) => block[key] instanceof STORED_SHAPE[key].constructor && block[key].length === rows) && before + rows <= this.meta.edges
     if (!shaped) throw new CorruptFileError(this.path, `malformed graph edges of slice ${s}`)
     return block
   }
@@ -309,8 +309,13 @@ export class GraphFile {
 }
 
 /** The edge columns' types, which a slice's edges block must have. */
-const EDGE_SHAPE = emptyEdgeColumns(0)
-const EDGE_COLUMNS = Object.keys(EDGE_SHAPE) as Array<keyof EdgeColumns>
+const STORED_SHAPE = emptyStoredColumns(0)
+const STORED_COLUMNS = Object.keys(STORED_SHAPE) as Array<keyof typeof STORED_SHAPE>
+
+function emptyStoredColumns(rows: number): Omit<SliceEdges, 'edgeCounts'> {
+  const { from, type, count, weight } = emptyEdgeColumns(rows)
+  return { from, type, count, weight, fromNode: new Uint32Array(rows), toNode: new Uint32Array(rows) }
+}
 
 type SliceLayout = Pick<Meta, 'files' | 'filesPerSlice'>
 

@@ -12,9 +12,10 @@
  * the stored out-edges (`localPersonalizedRanks`); anything else needing the edges (`load`: the graph
  * in graphology) materialises the set too.
  */
-import { CodeGraph, EXACT_RANKS_NODES, fileOfNode, parseKey } from './code-graph.js'
 import type { GraphFile } from './graph-file.js'
 import { PAGERANK_DAMPING } from './pagerank.js'
+import { CodeGraph, EXACT_RANKS_NODES, parseKey } from './code-graph.js'
+import { fileOfNode } from './node-numbering.js'
 import type { OverlaidTable, TableView } from './overlaid-table.js'
 
 export { EXACT_RANKS_NODES }

@@ -283,7 +283,7 @@ export function checkStoredAggregates(treeDir: string): void {
     bm25.close()
   }
   const symbols = SymbolsFile.open(files.symbols)
-  GraphFile.open(files.graph).checkBlocks(checkStoredTable(symbols), symbols.stringCount)
+  GraphFile.open(files.graph).checkBlocks(checkStoredTable(symbols))
 }
 
 /**
@@ -298,7 +298,7 @@ export async function saveAggregates(treeDir: string, aggregates: TreeAggregates
   const stored = storedRows(aggregates.symbols)
   const edgesSpool = new ScratchFile(`${files.graph}.edges`)
   try {
-    await saveGraph(files.graph, aggregates.graph, await packGraphEdges(aggregates.symbols.fileCount, aggregates.graph.storedEdges(stored.remap), { spool: edgesSpool }))
+    await saveGraph(files.graph, aggregates.graph, await packGraphEdges(aggregates.symbols.fileCount, aggregates.graph.storedEdges(), { spool: edgesSpool }))
   } finally {
     edgesSpool.close()
   }
@@ -420,7 +420,7 @@ export async function finishAndSave(treeDir: string, aggregates: TreeAggregates,
     const { edges } = await aggregates.finishSpent(async (graph) => {
       stored = storedRows(aggregates.symbols)
       edgesSpool = new ScratchFile(`${files.graph}.edges`)
-      packed = await packGraphEdges(aggregates.symbols.fileCount, graph.storedEdges(stored.remap), { spool: edgesSpool })
+      packed = await packGraphEdges(aggregates.symbols.fileCount, graph.storedEdges(), { spool: edgesSpool })
     })
     aggregates.graph.releaseRanking()
     await saveGraph(files.graph, aggregates.graph, packed!)
