@@ -87,8 +87,11 @@ export class CodeGraph {
   load(): void {
     const { stored } = this
     if (!stored) return
-    const whole = CodeGraph.fromSnapshot(withTargets(stored.joinedEdges(), this.symbols, stored.path), this.symbols, stored.path)
+    const edges = stored.joinedEdges()
+    const numbering = NodeNumbering.build(this.symbols.sortedFiles())
+    const whole = CodeGraph.fromSnapshot(withTargets(edges, this.symbols, numbering, stored.path), this.symbols, stored.path)
     this.stored = undefined
+    this.numbering = numbering
     for (const [path, edges] of whole.edges) this.edges.set(path, edges)
     this.ranks = whole.ranks
     this.rememberLayout()
@@ -435,34 +438,31 @@ export class CodeGraph {
   private edgesOf(from: number, to: number): SliceEdges {
     const files = this.symbols.sortedFiles().slice(from, to)
     const nodes = this.nodes()
-    const targets: number[][] = files.map((file) => {
-      const edges = this.edges.get(file.path)
-      if (!edges) return []
-      const c = edges.cols
-      return Array.from({ length: edges.count }, (_, i) => targetNode(this.symbols, nodes, c.toPath[edges.start + i]!, c.toName[edges.start + i]!, c.type[edges.start + i]!))
-    })
-    const edgeCounts = Uint32Array.from(targets, (rows) => rows.filter((node) => node !== NO_NODE).length)
-    const rows = edgeCounts.reduce((sum, count) => sum + count, 0)
+    const rows = files.reduce((sum, file) => sum + (this.edges.get(file.path)?.count ?? 0), 0)
     const { from: source, type, count, weight } = emptyEdgeColumns(rows)
     const fromNode = new Uint32Array(rows)
     const toNode = new Uint32Array(rows)
+    const edgeCounts = new Uint32Array(files.length)
     let at = 0
     files.forEach((file, i) => {
       const edges = this.edges.get(file.path)
       if (!edges) return
       const c = edges.cols
       const f = from + i
-      for (let e = edges.start, k = 0; e < edges.start + edges.count; e++, k++) {
-        if (targets[i]![k] === NO_NODE) continue
+      for (let e = edges.start; e < edges.start + edges.count; e++) {
+        const target = targetNode(this.symbols, nodes, c.toPath[e], c.toName[e], c.type[e])
+        if (target === NO_NODE) continue
         source[at] = c.from[e]
         fromNode[at] = c.from[e] < 0 ? 0 : nodes.defNode(f, c.from[e]) - nodes.bases[f]!
-        toNode[at] = targets[i]![k]!
+        toNode[at] = target
         type[at] = c.type[e]
         count[at] = c.count[e]
         weight[at++] = c.weight[e]
+        edgeCounts[i]++
       }
     })
-    return { edgeCounts, from: source, type, count, weight, fromNode, toNode }
+    // Stale edges, if any, leave the columns' ends unused.
+    return { edgeCounts, from: source.subarray(0, at), type: type.subarray(0, at), count: count.subarray(0, at), weight: weight.subarray(0, at), fromNode: fromNode.subarray(0, at), toNode: toNode.subarray(0, at) }
   }
 
   /** A graph over `symbols` (loaded from the same tree) from `snapshot()`'s data. */
@@ -563,12 +563,11 @@ export class CodeGraph {
 
 /**
  * Stored edges (graph-file.ts, targets by node) as a snapshot names them: each target's file path
- * and qualified name (0 for an import's file), from the node numbering of `symbols`, the table the
- * graph was stored with.
+ * and qualified name (0 for an import's file), from `numbering`, the node numbering of `symbols`,
+ * the table the graph was stored with.
  */
-function withTargets(stored: SliceEdges & { ranks: Float64Array }, symbols: SymbolTable, source: string): GraphSnapshot {
+function withTargets(stored: SliceEdges & { ranks: Float64Array }, symbols: SymbolTable, numbering: NodeNumbering, source: string): GraphSnapshot {
   const files = symbols.sortedFiles()
-  const numbering = NodeNumbering.build(files)
   const { bases } = numbering
   if (stored.ranks.length !== bases[files.length]) throw new CorruptFileError(source, 'graph ranks do not match the symbol table')
   const names = numbering.nodeNames()
