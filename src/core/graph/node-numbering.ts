@@ -5,6 +5,7 @@
  * FileSymbols builds a Map per file instead, and at Linux's 3.5 M nodes those Maps were ~180 MB of
  * objects alive from PageRank to the end of a build.
  */
+import { lowerBound } from '../sorted.js'
 import { IMPORT_EDGE } from './edges.js'
 import type { FileSymbols } from './file-symbols.js'
 
@@ -99,14 +100,8 @@ export class NodeNumbering {
 export function fileOfNode(bases: Uint32Array, node: number): number {
   const files = bases.length - 1
   if (node < 0 || files <= 0 || node >= bases[files]!) return -1
-  let lo = 0
-  let hi = files - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if (bases[mid]! <= node) lo = mid
-    else hi = mid - 1
-  }
-  return lo
+  // Every file has a node of its own, so the bases ascend strictly: the last at or below `node`.
+  return lowerBound(bases, node + 1) - 1
 }
 
 /** Whether `node` (below the node count, the last of `bases`) can be an edge's target: a file's own node for an import, a symbol's for any other type. */

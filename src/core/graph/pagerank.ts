@@ -276,6 +276,9 @@ export interface LocalPagerankOptions {
   threshold?: number
 }
 
+/** Queue entries already pushed from which localPagerank drops them. */
+const QUEUE_COMPACTED_FROM = 1 << 16
+
 /** The default push threshold: measured against exact personalised PageRank in test/graph/graph.test.ts and bench/repomap-bench.ts. */
 export const LOCAL_PAGERANK_THRESHOLD = 1e-7
 
@@ -324,15 +327,20 @@ export function localPagerank(teleport: ReadonlyMap<number, number>, outEdges: (
   // nodes for each (a scoped map), most of the whole walk.
   let jumping = 0
   const jumpBar = threshold * jumps.length
-  for (let head = 0; head < queue.length || jumping >= jumpBar; head++) {
-    if (head === queue.length || jumping >= jumpBar) {
+  for (let head = 0; ; ) {
+    if (jumping >= jumpBar) {
       const spread = jumping
       jumping = 0
       for (const [seed, share] of jumps) add(seed, spread * share)
-      head--
       continue
     }
-    const node = queue[head]!
+    if (head === queue.length) break
+    // Nodes pushed are let go of: a wide walk queues millions of them.
+    if (head >= QUEUE_COMPACTED_FROM && 2 * head >= queue.length) {
+      queue.splice(0, head)
+      head = 0
+    }
+    const node = queue[head++]!
     queued[node] = 0
     const edges = outEdges(node)
     degree[node] = edges.end - edges.start + 1
