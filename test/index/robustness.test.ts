@@ -64,6 +64,27 @@ describe('index robustness', function () {
     assert.equal(after.files, 3000)
   })
 
+  it('an init ended by SIGTERM (or Ctrl-C) releases its lock, and the next run clears the temp files it left', async () => {
+    repo = largeRepo(3000)
+    const vltDir = join(repo.dir, '.vlt')
+    const temps = (): string[] => (existsSync(vltDir) ? (readdirSync(vltDir, { recursive: true }) as string[]).filter((name) => name.endsWith('.vlt-tmp')) : [])
+    const child = vltSpawn(repo.dir, ['coderag', 'init'])
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    // A pack is written through a temp file: end the run while one is.
+    const deadline = Date.now() + 60_000
+    while (temps().length === 0 && Date.now() < deadline) await sleep(5)
+    child.kill('SIGTERM')
+    await exited
+    const left = temps()
+    assert.ok(left.length > 0, 'the run ended with no temp file in flight')
+    assert.equal(existsSync(join(vltDir, 'locks', 'index.lock')), false, 'the lock is released on the way out')
+
+    const sync = vlt(repo.dir, ['coderag', 'sync', '--json'])
+    assert.equal(sync.status, 0, sync.stderr)
+    assert.deepEqual(temps(), [], `left by the interrupted run: ${left.join(', ')}`)
+    assert.equal(vltJson(repo.dir, ['coderag', 'status']).files, 3000)
+  })
+
   it('a stale lock left by a dead process does not block', () => {
     repo = createGitRepo({ files: { 'a.py': 'def a():\n    pass\n' } })
     const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)'])

@@ -88,6 +88,39 @@ describe('lock: a holder that will not let go', () => {
   })
 })
 
+describe('lock: a holder ended by a signal', () => {
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vlt-lock-'))
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`a holder ended by ${signal} releases the lock, and the next holder is told to clear what it left (recovered), once`, async () => {
+      const holder = spawnFixture('lock-holder', [dir, '60000'])
+      await waitForLine(holder, /^acquired \d+$/)
+      holder.kill(signal)
+      await once(holder, 'exit')
+      assert.equal(existsSync(join(dir, 'locks', 'index.lock')), false, 'the lock is released on the way out')
+      const next = await acquireLock(dir, { waitMs: 0 })
+      next.release()
+      assert.equal(next.recovered, true, 'the next holder is not told the last one was interrupted')
+      const after = await acquireLock(dir, { waitMs: 0 })
+      after.release()
+      assert.equal(after.recovered, false, 'told again')
+    })
+  }
+
+  it('a holder that releases its lock leaves no mark', async () => {
+    const holder = spawnFixture('lock-holder', [dir, '10'])
+    await waitForLine(holder, /^acquired \d+$/)
+    await once(holder, 'exit')
+    const next = await acquireLock(dir, { waitMs: 0 })
+    next.release()
+    assert.equal(next.recovered, false)
+  })
+})
+
 describe('lock: what a killed acquirer leaves', () => {
   let dir: string
   beforeEach(() => {

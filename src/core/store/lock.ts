@@ -12,7 +12,10 @@
  *   is dead and other breakers are kept out by the claim. A claim left by a breaker killed in those
  *   few microseconds is itself ignored after ten seconds.
  * - A SIGKILLed holder leaves its lock behind; the next acquirer finds the pid dead and recovers
- *   (`recovered`: it may clear what the dead holder left unfinished). An acquirer killed before it
+ *   (`recovered`: it may clear what the dead holder left unfinished). A holder ended by a signal it
+ *   handles (Ctrl-C, SIGTERM, SIGHUP) or exiting with the lock held releases it on the way out,
+ *   which would hide its unfinished work from the next holder: it leaves `<name>.lock.interrupted`
+ *   beside it, and whoever takes the lock next removes that and is `recovered` too. An acquirer killed before it
  *   linked the lock leaves only its temp file, which nobody would judge stale: whoever takes a lock
  *   removes the temp files of dead acquirers from `locks/` (a few names: cheap on every take).
  * - A stopped holder (SIGSTOP, Ctrl-Z) is alive and keeps its lock, but will do nothing until it is
@@ -25,7 +28,7 @@
  * - `locks/` must be a real folder inside `.vlt/`, and a lock file is only read if it is a regular
  *   file (confine.ts): a repository that commits one as a link to a FIFO must not hang us.
  */
-import { unlinkSync } from 'node:fs'
+import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs'
 import { link, lstat, open, unlink, writeFile } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
@@ -124,9 +127,10 @@ export async function acquireLock(vltDir: string, opts: LockOptions = {}): Promi
   let recovered = false
   for (;;) {
     if (await tryCreate(dir, path, JSON.stringify(holder))) {
-      const lock = new HeldLock(path, holder, recovered)
+      const lock = new HeldLock(path, holder)
       track(lock)
       try {
+        lock.recovered = (await takeInterruptedMark(path)) || recovered
         await sweepTempFiles(dir)
       } catch (error) {
         lock.release()
@@ -167,24 +171,65 @@ export async function withLock<T>(vltDir: string, fn: (lock: Lock) => Promise<T>
 
 class HeldLock implements Lock {
   private released = false
+  /** Set once taken, before the lock is handed out (see Lock.recovered). */
+  recovered = false
 
   constructor(
     readonly path: string,
     readonly holder: LockHolder,
-    readonly recovered: boolean,
   ) {}
 
   release(): void {
+    this.releaseAs(false)
+  }
+
+  /**
+   * Synchronous so that it also works from an 'exit' handler. `interrupted`: the holder is ending
+   * mid-work (a signal, an exit with the lock held), so the next holder is told to clear what it
+   * left. A lock replaced by a link or a FIFO meanwhile is not ours: left alone.
+   */
+  releaseAs(interrupted: boolean): void {
     if (this.released) return
     this.released = true
     untrack(this)
-    // Synchronous so that it also works from an 'exit' handler. A lock replaced by a link or a
-    // FIFO meanwhile is not ours: left alone.
     try {
-      if (parseHolder(readFileConfinedSync(this.path)?.toString('utf8') ?? '')?.token === this.holder.token) unlinkSync(this.path)
+      if (parseHolder(readFileConfinedSync(this.path)?.toString('utf8') ?? '')?.token !== this.holder.token) return
+      // The mark first: a process killed between the two leaves a lock that is stale, recovered either way.
+      if (interrupted) writeInterruptedMark(this.path)
+      unlinkSync(this.path)
     } catch (error) {
       if (!(error instanceof ConfinementError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }
+  }
+}
+
+function interruptedMarkOf(lockPath: string): string {
+  return `${lockPath}.interrupted`
+}
+
+/** Never through a link, never blocking on a FIFO put in its place (either fails, and the mark is not left). */
+const MARK_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK
+
+/** Best effort: a process on its way out cannot report a failure (a full disk) to anyone. */
+function writeInterruptedMark(lockPath: string): void {
+  try {
+    const fd = openSync(interruptedMarkOf(lockPath), MARK_FLAGS, 0o644)
+    try {
+      writeSync(fd, `${process.pid}\n`)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {}
+}
+
+/** Whether the previous holder left an interrupted mark; removes it (the caller now holds the lock). */
+async function takeInterruptedMark(lockPath: string): Promise<boolean> {
+  try {
+    await unlink(interruptedMarkOf(lockPath))
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw faultOr(error, interruptedMarkOf(lockPath))
   }
 }
 
@@ -325,8 +370,9 @@ function commandLine(): string {
 const held = new Set<HeldLock>()
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
+/** Locks still held as the process ends belong to work it did not finish. */
 function releaseAll(): void {
-  for (const lock of [...held]) lock.release()
+  for (const lock of [...held]) lock.releaseAs(true)
 }
 
 function onSignal(signal: NodeJS.Signals): void {
