@@ -10,3 +10,4 @@ export { encodeGraphFile, encodeRankedGraph, GraphFile, GRAPH_VERSION, packGraph
 export { layOver, type LaidFiles, type LaidParts } from './lay-over.js'
 export { OverlaidTable } from './overlaid-table.js'
 export { fileOfNode } from './node-numbering.js'
+export type { NameList } from './name-list.js'

@@ -22,6 +22,7 @@ import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
 import { byReferences, DIRECTORY, SymbolTable, type FileImport, type KeyedImport, type ReferencePosting, type SymbolInfo } from './symbol-table.js'
 import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
+import { nameListOf, type NameList } from './name-list.js'
 
 /** Files laid over a stored table: a path's content, or null for a path removed. */
 export type LaidFiles = ReadonlyMap<string, FileContent | null>
@@ -101,7 +102,7 @@ export class OverlaidTable extends SymbolTable {
     return this.view ? this.view.referencesTo(name) : super.referencesTo(name)
   }
 
-  override definedNames(): readonly string[] {
+  override definedNames(): NameList {
     return this.view ? this.view.definedNames() : super.definedNames()
   }
 
@@ -142,7 +143,7 @@ export class TableView {
   private laidTable: SymbolTable | undefined
   private pathIndex: PathIndex | undefined
   private numbering: Ordering | undefined
-  private defined: readonly string[] | undefined
+  private defined: NameList | undefined
   /** Stored files' import rows resolved again, by path (see imports). */
   private readonly reresolved = new Map<string, FileImport[]>()
 
@@ -236,14 +237,14 @@ export class TableView {
    * its definitions (which read their files' runs), and the stored list (Linux: 4 M names) is
    * copied only when it changes.
    */
-  definedNames(): readonly string[] {
+  definedNames(): NameList {
     if (!this.defined) {
       const stored = this.base.definedNames()
       const gone = new Set<string>()
       for (const path of this.hidden) for (const def of this.base.definitions(path)) gone.add(def.name).add(def.qualifiedName)
       for (const name of gone) if (this.definedBesideLaid(name)) gone.delete(name)
-      const added = this.extra().definedNames().filter((name) => (this.stored.entries(name)?.defs.length ?? 0) === 0)
-      this.defined = gone.size === 0 && added.length === 0 ? stored : [...stored.filter((name) => !gone.has(name)), ...added]
+      const added = [...this.extra().definedNames()].filter((name) => (this.stored.entries(name)?.defs.length ?? 0) === 0)
+      this.defined = gone.size === 0 && added.length === 0 ? stored : nameListOf([...[...stored].filter((name) => !gone.has(name)), ...added])
     }
     return this.defined
   }

@@ -14,6 +14,7 @@ import { Signatures } from './signatures.js'
 import { STRING_SEPARATOR, StringTable, type StringList } from './strings.js'
 import { IMPORT_DIRECTORY, IMPORT_UNRESOLVED, type KeyedDefinition, type SymbolsFile } from './symbols-file.js'
 import { joinSnapshots, placeRunStrings, type SymbolsRun } from './table-slices.js'
+import { nameListOf, type NameList } from './name-list.js'
 
 /** A definition as extracted, plus the file that holds it. */
 export interface SymbolInfo extends SymbolDef {
@@ -129,7 +130,7 @@ export class SymbolTable {
   private starImporting: string[] | undefined
   /** Import key → the import rows keyed so (see importsKeyed). */
   private importing: Map<string, KeyedImport[]> | undefined
-  private defined: readonly string[] | undefined
+  private defined: NameList | undefined
 
   constructor(strings = new StringTable()) {
     this.stringTable = strings
@@ -356,9 +357,9 @@ export class SymbolTable {
   /**
    * The distinct names and qualified names definitions have, in order of first definition over
    * files in path order: what `def` compares a name matching nothing with (query/symbols/suggest.ts).
-   * The same array until the table changes.
+   * The same list until the table changes.
    */
-  definedNames(): readonly string[] {
+  definedNames(): NameList {
     if (this.defined) return this.defined
     if (this.stored) return (this.defined = this.stored.definedNames())
     const seen = new Uint8Array(this.strings.size)
@@ -373,7 +374,7 @@ export class SymbolTable {
         }
       }
     }
-    return (this.defined = names)
+    return (this.defined = nameListOf(names))
   }
 
   imports(path: string): FileImport[] {

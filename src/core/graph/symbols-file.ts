@@ -34,6 +34,7 @@ import { STRING_SEPARATOR } from './strings.js'
 import { fileStarts, SliceScratch, sliceSnapshot, snapshotRows } from './table-slices.js'
 import type { SnapshotColumns, SnapshotRows, SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
+import { joinedNameList, type NameList } from './name-list.js'
 
 export const SYMBOLS_KIND = 'symbols'
 export const SYMBOLS_VERSION = 5
@@ -470,9 +471,8 @@ export class SymbolsFile {
   }
 
   /** The distinct defined names and qualified names (see SymbolTable.definedNames). */
-  definedNames(): string[] {
-    const joined = this.joinedNames()
-    return joined === '' ? [] : joined.split(STRING_SEPARATOR)
+  definedNames(): NameList {
+    return joinedNameList(this.joinedNames())
   }
 
   private joinedNames(): string {

@@ -7,9 +7,10 @@
  * cost ~100 ms each. The distinct names are therefore catalogued once per table — grouped by
  * length and by their first two characters, each with bitmasks of its characters — so that a
  * miss visits only the names that can match and skips, by mask, those too different to be
- * within the budget.
+ * within the budget. The catalogue is built as misses need it: a cold CLI's one miss on Linux
+ * (4 M names) spent 0.7 s cataloguing every name's characters, where it visits a few lengths.
  */
-import type { SymbolTable } from '../../graph/symbol-table.js'
+import type { NameList, SymbolTable } from '../../graph/index.js'
 
 export function suggestNames(table: SymbolTable, query: string, limit = 5): string[] {
   const wanted = query.toLowerCase()
@@ -17,29 +18,36 @@ export function suggestNames(table: SymbolTable, query: string, limit = 5): stri
   // A non-ASCII query shares at most its ASCII characters with an ASCII name (bit 31 stands for the rest).
   const [wanted1, wanted2] = charClasses(wanted.replace(/[^\x00-\x7f]/g, '$'))
   const catalogue = catalogueOf(table)
+  const { names } = catalogue
   const scored: Array<{ name: string; score: number }> = []
   const consider = (i: number, score: number | null): void => {
-    if (score !== null) scored.push({ name: catalogue.names[i]!, score })
+    if (score !== null) scored.push({ name: names.at(i), score })
   }
   // Names of other lengths are too short, or (for a short query) too long, to match at all.
   const longestNear = Math.min(wanted.length + budget, catalogue.starts.length - 2)
   for (let length = Math.max(0, wanted.length - budget); length <= longestNear; length++) {
-    for (let at = catalogue.starts[length]!; at < catalogue.starts[length + 1]!; at++) {
-      const i = catalogue.order[at]!
-      if (differingChars(catalogue.once[i]!, catalogue.twice[i]!, wanted1, wanted2) <= budget) consider(i, closenessOfLower(catalogue.names[i]!.toLowerCase(), length, wanted, budget))
+    const from = catalogue.starts[length]!
+    const group = lengthGroup(catalogue, length)
+    for (let k = 0; k < group.once.length; k++) {
+      const i = catalogue.order[from + k]!
+      // Names whose lowercase is not character for character (non-ASCII) take the general test.
+      if (!group.ascii[k]) consider(i, closeness(names.at(i), wanted, budget))
+      else if (differingChars(group.once[k]!, group.twice[k]!, wanted1, wanted2) <= budget) consider(i, closenessOfLower(names.at(i).toLowerCase(), length, wanted, budget))
     }
   }
   // Only a prefix match reaches a longer name: those sharing the query's first two characters.
-  const key = wanted.length >= 3 ? prefixKey(wanted) : -1
-  if (key >= 0) {
-    for (let at = catalogue.prefixStarts[key]!; at < catalogue.prefixStarts[key + 1]!; at++) {
-      const i = catalogue.prefixOrder[at]!
-      const name = catalogue.names[i]!
-      if (name.length > wanted.length + budget && name.slice(0, wanted.length).toLowerCase() === wanted) consider(i, 1 + (name.length - wanted.length) / 1000)
+  if (wanted.length >= 3) {
+    const longer = (i: number): void => {
+      if (names.lengthAt(i) <= wanted.length + budget) return
+      const name = names.at(i)
+      if (name.slice(0, wanted.length).toLowerCase() === wanted) consider(i, 1 + (name.length - wanted.length) / 1000)
     }
+    const prefixes = prefixGroups(catalogue)
+    const key = prefixKey(wanted)
+    if (key >= 0) for (let at = prefixes.starts[key]!; at < prefixes.starts[key + 1]!; at++) longer(prefixes.order[at]!)
+    // Names beginning with other characters than ASCII are in no group: a non-ASCII query may prefix them.
+    for (const i of prefixes.exotic) longer(i)
   }
-  // Names whose lowercase is not character for character (non-ASCII) take the general test.
-  for (const i of catalogue.exotic) consider(i, closeness(catalogue.names[i]!, wanted, budget))
   scored.sort((a, b) => a.score - b.score || a.name.length - b.name.length || (a.name < b.name ? -1 : 1))
   return scored.slice(0, limit).map((s) => s.name)
 }
@@ -89,20 +97,33 @@ let rowA = new Int32Array(64)
 let rowB = new Int32Array(64)
 
 /**
- * A table's distinct definition names (bare and qualified). ASCII names are listed twice, as
- * indexes into `names`: grouped by length (`order`, group `length` from `starts[length]` to
- * `starts[length + 1]`) and, when two characters or longer, by the key of their lowercase's first
- * two (`prefixOrder`, `prefixStarts`). The others are listed in `exotic`.
+ * A table's distinct definition names (bare and qualified), grouped by length (`order`, group
+ * `length` from `starts[length]` to `starts[length + 1]`). The rest is filled in when a miss first
+ * needs it: the characters of a length group's names, the names grouped by their first two
+ * characters.
  */
 interface NameCatalogue {
-  names: readonly string[]
-  /** Character classes (see `charClasses`) of each ASCII name's lowercase. */
-  once: Uint32Array
-  twice: Uint32Array
+  names: NameList
   order: Uint32Array
   starts: Uint32Array
-  prefixOrder: Uint32Array
-  prefixStarts: Uint32Array
+  groups: Array<LengthGroup | undefined>
+  prefixes?: PrefixGroups
+}
+
+/** Character classes (see `charClasses`) of the lowercase of each name of one length group, in `order`; `ascii` 0 for the others. */
+interface LengthGroup {
+  once: Uint32Array
+  twice: Uint32Array
+  ascii: Uint8Array
+}
+
+/**
+ * Names by the key of their lowercase's first two characters (`prefixKey`), and `exotic`: the
+ * names of two characters or more whose first two are not both ASCII, which no key groups.
+ */
+interface PrefixGroups {
+  order: Uint32Array
+  starts: Uint32Array
   exotic: number[]
 }
 
@@ -110,36 +131,53 @@ interface NameCatalogue {
  * Keyed by the table's list of defined names, which the table replaces on every change: a patched
  * table (an overlay applied) gets a fresh catalogue, an unchanged one keeps it.
  */
-const catalogues = new WeakMap<readonly string[], NameCatalogue>()
+const catalogues = new WeakMap<NameList, NameCatalogue>()
 
 function catalogueOf(table: SymbolTable): NameCatalogue {
   const names = table.definedNames()
   let catalogue = catalogues.get(names)
-  if (!catalogue) catalogues.set(names, (catalogue = buildCatalogue(names)))
+  if (!catalogue) {
+    const lengths = new Int32Array(names.size)
+    let longest = 0
+    for (let i = 0; i < names.size; i++) if ((lengths[i] = names.lengthAt(i)) > longest) longest = lengths[i]!
+    catalogues.set(names, (catalogue = { names, ...groupBy(lengths, longest + 1), groups: [] }))
+  }
   return catalogue
 }
 
-function buildCatalogue(names: readonly string[]): NameCatalogue {
-  const once = new Uint32Array(names.length)
-  const twice = new Uint32Array(names.length)
-  const lengths = new Int32Array(names.length)
-  const keys = new Int32Array(names.length)
-  const exotic: number[] = []
-  let longest = 0
-  for (let i = 0; i < names.length; i++) {
-    if (!isAscii(names[i]!)) {
-      exotic.push(i)
-      lengths[i] = keys[i] = -1
-      continue
+function lengthGroup(catalogue: NameCatalogue, length: number): LengthGroup {
+  let group = catalogue.groups[length]
+  if (!group) {
+    const from = catalogue.starts[length]!
+    const size = catalogue.starts[length + 1]! - from
+    group = { once: new Uint32Array(size), twice: new Uint32Array(size), ascii: new Uint8Array(size) }
+    for (let k = 0; k < size; k++) {
+      const name = catalogue.names.at(catalogue.order[from + k]!)
+      if (!isAscii(name)) continue
+      group.ascii[k] = 1
+      ;[group.once[k], group.twice[k]] = charClasses(name)
     }
-    ;[once[i], twice[i]] = charClasses(names[i]!)
-    lengths[i] = names[i]!.length
-    keys[i] = prefixKey(names[i]!)
-    if (lengths[i]! > longest) longest = lengths[i]!
+    catalogue.groups[length] = group
   }
-  const { order, starts } = groupBy(lengths, longest + 1)
-  const { order: prefixOrder, starts: prefixStarts } = groupBy(keys, PREFIX_KEYS)
-  return { names, once, twice, order, starts, prefixOrder, prefixStarts, exotic }
+  return group
+}
+
+function prefixGroups(catalogue: NameCatalogue): PrefixGroups {
+  if (!catalogue.prefixes) {
+    const { names } = catalogue
+    const keys = new Int32Array(names.size)
+    const exotic: number[] = []
+    for (let i = 0; i < names.size; i++) {
+      if (names.lengthAt(i) < 2) {
+        keys[i] = -1
+        continue
+      }
+      keys[i] = prefixKeyOf(names.codeAt(i, 0), names.codeAt(i, 1))
+      if (keys[i]! < 0) exotic.push(i)
+    }
+    catalogue.prefixes = { ...groupBy(keys, PREFIX_KEYS), exotic }
+  }
+  return catalogue.prefixes
 }
 
 /** Indexes 0… of `keys` grouped by key (a counting sort; key -1 left out), with each group's start. */
@@ -157,9 +195,13 @@ const PREFIX_KEYS = 128 * 128
 
 /** The lowercase of the first two characters of a string as one number; -1 when shorter or not ASCII. */
 function prefixKey(text: string): number {
-  if (text.length < 2) return -1
-  const a = foldCase(text.charCodeAt(0))
-  const b = foldCase(text.charCodeAt(1))
+  return text.length < 2 ? -1 : prefixKeyOf(text.charCodeAt(0), text.charCodeAt(1))
+}
+
+/** `prefixKey` of a string beginning with these two code units. */
+function prefixKeyOf(first: number, second: number): number {
+  const a = foldCase(first)
+  const b = foldCase(second)
   return a < 128 && b < 128 ? (a << 7) | b : -1
 }
 
