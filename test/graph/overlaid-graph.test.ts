@@ -24,6 +24,17 @@ function summary(names: string[], calls: string[]): IndexedSummary {
   return { language: 'c', chunkCount: 0, parseErrors: 0, lineCount: names.length * 3, analyzed: analyzeChunks([]), symbols, references: toReferenceColumns(references), imports: [] }
 }
 
+/** A map's lines as `file: line` entries, sorted. */
+function mapEntries(map: string): string[] {
+  let file = ''
+  const entries: string[] = []
+  for (const line of map.split('\n')) {
+    if (!line.startsWith(' ')) file = line
+    else entries.push(`${file} ${line.trim()}`)
+  }
+  return entries.sort()
+}
+
 const namesOf = (i: number): string[] => Array.from({ length: DEFS }, (_, d) => `f${i}_${d}`)
 const fileSummary = (i: number): IndexedSummary => summary(namesOf(i), [`f${(i + 1) % FILES}_0`, `f${(i * 7 + 3) % FILES}_1`, `f${(i * 13 + 5) % 50}_0`])
 
@@ -100,13 +111,41 @@ describe('a stored graph under files laid over it', function () {
     assert.equal(buildRepoMap({ aggregates: touched, freshness }, { focus: [pathOf(5), 'f900_3'], tokens: 200 }).map, focused.map)
     assert.ok((touched.symbols as OverlaidTable).laidOver, 'the table was not loaded')
 
-    // Files laid over: a changed focus file keeps the stored out-edges of its kept names, a new one its own teleport.
+    // Files laid over: a changed focus file keeps the stored out-edges of its kept names; a new one pushes over its own.
     const view = await laidOver()
     const laid = buildRepoMap({ aggregates: view, freshness }, { focus: [pathOf(1), 'src/new.c'], tokens: 200 })
     assert.ok((view.symbols as OverlaidTable).laidOver, 'nothing above loaded the table')
     assert.match(laid.map, /f1_new/)
     assert.match(laid.map, /fresh_a/)
     assert.doesNotMatch(laid.map, new RegExp(`${pathOf(2)}|\\bf1_5\\b`), 'what the files laid over removed')
+  })
+
+  it('pushes from a new file laid over along its own out-edges, resolved as laid over: the map exact ranking gives', async () => {
+    const freshness = { treeHash: '', stale: false, overlayFiles: 1 }
+    const withNewFile = async (): Promise<TreeAggregates> => {
+      const opened = await loadAggregates(dir, { open: true })
+      // fresh_a calls a function of a stored file, and one a file laid over gained (its other rows as stored); fresh_b calls fresh_a.
+      opened.addFile(pathOf(3), { ...fileSummary(3), symbols: [...fileSummary(3).symbols, summary(['f3_new'], []).symbols[0]!] })
+      opened.addFile('src/new.c', { ...summary(['fresh_a', 'fresh_b'], ['f900_0', 'f3_new']), references: toReferenceColumns([
+        { name: 'f900_0', line: 2, column: 2, kind: 'call', enclosing: 'fresh_a' },
+        { name: 'f3_new', line: 3, column: 2, kind: 'call', enclosing: 'fresh_a' },
+        { name: 'fresh_a', line: 5, column: 2, kind: 'call', enclosing: 'fresh_b' },
+      ]) })
+      opened.finish()
+      return opened
+    }
+    const focus = { focus: ['src/new.c'], tokens: 300 }
+    const view = await withNewFile()
+    const pushed = buildRepoMap({ aggregates: view, freshness }, focus)
+    assert.ok((view.symbols as OverlaidTable).laidOver, 'the table was not loaded')
+    const whole = await withNewFile()
+    whole.graph.load()
+    assert.equal((whole.symbols as OverlaidTable).laidOver, false)
+    const exact = buildRepoMap({ aggregates: whole, freshness }, focus)
+    assert.match(exact.map, new RegExp(`${pathOf(900)}[^]*f900_0`), 'what the new file calls')
+    // The same lines; near-tied files may come in another order (the push stops short of exact by its residual).
+    assert.deepEqual(mapEntries(pushed.map), mapEntries(exact.map))
+    assert.equal(pushed.map.split('\n')[0], 'src/new.c:')
   })
 
   it('ranks again exactly once the files laid over are more than a small share of the stored ones', async () => {

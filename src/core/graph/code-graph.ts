@@ -39,6 +39,15 @@ export interface GraphSnapshot extends EdgeColumns {
   ranks: Float64Array
 }
 
+/**
+ * Nodes pushed beside a stored graph's (see localPersonalizedRanks), numbered on from its node
+ * count: each one's out-edges, to stored nodes or to these, with their weights.
+ */
+export interface ExtraNodes {
+  count: number
+  outEdges(k: number): { targets: number[]; weights: number[] }
+}
+
 export interface NodeAttributes {
   kind: 'file' | 'symbol'
   path: string
@@ -354,14 +363,20 @@ export class CodeGraph {
    * (EXACT_RANKS_NODES by default), by local push over its stored out-edges (pagerank.ts,
    * localPagerank): node → rank for the nodes reached, without loading the graph or the symbol
    * table. Null where exact ranking is cheap or the edges are loaded anyway: the caller ranks exactly.
+   * `extra`: nodes the stored graph lacks (files laid over it), numbered on from its last node.
    */
-  localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES): Map<number, number> | null {
+  localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES, extra?: ExtraNodes): Map<number, number> | null {
     const { stored } = this
     if (!stored || stored.meta.nodes <= minNodes) return null
     const bases = stored.ranks().bases
     const slices = new Map<number, SliceOutEdges>()
     const none: NodeOutEdges = { targets: [], weights: [], start: 0, end: 0 }
+    const nodes = stored.meta.nodes
     return localPagerank(teleport, (node) => {
+      if (node >= nodes) {
+        const { targets, weights } = extra!.outEdges(node - nodes)
+        return { targets, weights, start: 0, end: targets.length }
+      }
       const f = fileOfNode(bases, node)
       if (f < 0) return none
       const s = stored.sliceOf(f)
@@ -369,7 +384,7 @@ export class CodeGraph {
       if (!out) slices.set(s, (out = stored.sliceOutEdges(s, bases)))
       const local = node - out.first
       return { targets: out.targets, weights: out.weights, start: out.starts[local]!, end: out.starts[local + 1]! }
-    }, stored.meta.nodes)
+    }, nodes + (extra?.count ?? 0))
   }
 
   /** The graph in graphology, nodes carrying their `pagerank`, edges their type, count and weight. */

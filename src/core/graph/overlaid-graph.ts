@@ -13,8 +13,7 @@
  * in graphology) materialises the set too.
  */
 import type { GraphFile } from './graph-file.js'
-import { PAGERANK_DAMPING } from './pagerank.js'
-import { CodeGraph, EXACT_RANKS_NODES, parseKey } from './code-graph.js'
+import { CodeGraph, EXACT_RANKS_NODES, parseKey, type ExtraNodes } from './code-graph.js'
 import { fileOfNode } from './node-numbering.js'
 import type { OverlaidTable, TableView } from './overlaid-table.js'
 
@@ -95,8 +94,9 @@ export class OverlaidGraph extends CodeGraph {
    * The local push over the stored graph, the teleport translated to its numbering and the ranks
    * back: a laid file's nodes by path and qualified name, as `rank` matches them, so its stored
    * out-edges stand for its own. A teleport node the stored graph lacks (a new file or definition)
-   * keeps (1 − damping) of its share, as a node pushed once whose out-edges are unknown would; ranks
-   * reaching a removed path or definition are dropped.
+   * is pushed here first, over its own out-edges as the table laid over resolves them
+   * (`pushFromLaid`): what reaches the stored graph is teleported there, as a push from that node
+   * would carry it on. Ranks reaching a removed path or definition are dropped.
    */
   override localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES): Map<number, number> | null {
     const view = this.ranksFromView()
@@ -104,28 +104,26 @@ export class OverlaidGraph extends CodeGraph {
     if (this.base.nodeCount <= minNodes) return null
     const { bases } = this.layout(false)
     const storedBases = this.base.nodeBases()
-    let total = 0
-    for (const weight of teleport.values()) if (weight > 0) total += weight
+    const laid = this.laidNodes(bases, storedBases)
     const storedTeleport = new Map<number, number>()
-    const ranks = new Map<number, number>()
-    let pushed = 0
     for (const [node, weight] of teleport) {
       if (!(weight > 0)) continue
-      const f = fileOfNode(bases, node)
-      const { file, offsets } = this.storedFileOf(f)
-      const offset = file < 0 ? -1 : offsets ? offsets[node - bases[f]!]! : node - bases[f]!
-      if (offset < 0) ranks.set(node, (ranks.get(node) ?? 0) + ((1 - PAGERANK_DAMPING) * weight) / total)
-      else {
-        const target = storedBases[file]! + offset
-        storedTeleport.set(target, (storedTeleport.get(target) ?? 0) + weight)
-        pushed += weight
-      }
+      const target = this.storedNodeOf(node, bases, storedBases)
+      const at = target >= 0 ? target : laid.idOf.get(node)
+      if (at !== undefined) storedTeleport.set(at, (storedTeleport.get(at) ?? 0) + weight)
     }
-    const stored = this.base.localPersonalizedRanks(storedTeleport, minNodes)
+    const stored = this.base.localPersonalizedRanks(storedTeleport, minNodes, laid)
     if (!stored) return null
+    const ranks = new Map<number, number>()
+    const storedNodes = this.base.nodeCount
     const { storedToView } = view.ordering()
     const laidBack = new Map<number, { file: number; offsets: Map<number, number> }>()
     for (const [node, rank] of stored) {
+      if (node >= storedNodes) {
+        const at = laid.viewNodes[node - storedNodes]!
+        ranks.set(at, (ranks.get(at) ?? 0) + rank)
+        continue
+      }
       const s = fileOfNode(storedBases, node)
       let f = storedToView[s]!
       let offset = node - storedBases[s]!
@@ -142,9 +140,96 @@ export class OverlaidGraph extends CodeGraph {
         if (f < 0 || offset < 0) continue
       }
       const at = bases[f]! + offset
-      ranks.set(at, (ranks.get(at) ?? 0) + (rank * pushed) / total)
+      ranks.set(at, (ranks.get(at) ?? 0) + rank)
     }
     return ranks
+  }
+
+  /** The stored graph's node for the view's `node`, -1 when it has none (a new file or definition, a removed one). */
+  private storedNodeOf(node: number, bases: Uint32Array, storedBases: Uint32Array): number {
+    const f = fileOfNode(bases, node)
+    const { file, offsets } = this.storedFileOf(f)
+    const offset = file < 0 ? -1 : offsets ? offsets[node - bases[f]!]! : node - bases[f]!
+    return offset < 0 ? -1 : storedBases[file]! + offset
+  }
+
+  /**
+   * The nodes of the laid files the stored graph lacks (a new file's, a new definition's), as
+   * localPersonalizedRanks pushes them beside the stored ones: each numbered on from the stored
+   * graph's last node (`idOf`, by view node; `viewNodes` back), its out-edges resolved in the table
+   * as laid over when first pushed (TableView.laidOutEdges) — to a stored node where the stored graph
+   * has the target, else to another of these.
+   */
+  private laidNodes(bases: Uint32Array, storedBases: Uint32Array): ExtraNodes & { idOf: Map<number, number>; viewNodes: number[] } {
+    const view = this.view!
+    const { order } = view.ordering()
+    const storedNodes = this.base.nodeCount
+    const idOf = new Map<number, number>()
+    const viewNodes: number[] = []
+    const fileOf: number[] = []
+    order.forEach((entry, f) => {
+      if (entry >= 0) return
+      for (let node = bases[f]!; node < bases[f + 1]!; node++) {
+        if (this.storedNodeOf(node, bases, storedBases) >= 0) continue
+        idOf.set(node, storedNodes + viewNodes.length)
+        viewNodes.push(node)
+        fileOf.push(f)
+      }
+    })
+    const resolved = new Map<number, Map<number, Array<{ target: number; weight: number }>>>()
+    return {
+      idOf,
+      viewNodes,
+      count: viewNodes.length,
+      outEdges: (k) => {
+        const f = fileOf[k]!
+        let edges = resolved.get(f)
+        if (!edges) resolved.set(f, (edges = this.laidFileEdges(f, bases, storedBases, idOf)))
+        const out = edges.get(viewNodes[k]!) ?? []
+        return { targets: out.map((edge) => edge.target), weights: out.map((edge) => edge.weight) }
+      },
+    }
+  }
+
+  /**
+   * The out-edges of the laid file `f` (view numbering), by source node (view numbering), each
+   * target in the push's numbering (see laidNodes): the stored graph's node where it has one, else
+   * the laid node's. Parallel edges are summed, and a node's edges to itself left out, as the stored
+   * graph's are.
+   */
+  private laidFileEdges(f: number, bases: Uint32Array, storedBases: Uint32Array, idOf: ReadonlyMap<number, number>): Map<number, Array<{ target: number; weight: number }>> {
+    const view = this.view!
+    const path = view.pathOfEntry(view.ordering().order[f]!)
+    /** A laid file's node (view numbering) for its file (null) or a qualified name: -1 when it has none. */
+    const laidNode = (at: string, name: string | null): number => {
+      const file = this.symbols.fileNumber(at)
+      if (file < 0) return -1
+      if (name === null) return bases[file]!
+      const k = this.laidNodeNames(at).indexOf(name)
+      return k < 0 ? -1 : bases[file]! + 1 + k
+    }
+    const pushNode = (at: string, name: string | null): number => {
+      if (view.hidden.has(at)) {
+        const node = laidNode(at, name)
+        if (node < 0) return -1
+        const stored = this.storedNodeOf(node, bases, storedBases)
+        return stored >= 0 ? stored : (idOf.get(node) ?? -1)
+      }
+      const file = view.base.fileNumber(at)
+      const offset = file < 0 ? -1 : name === null ? 0 : view.base.symbolNodeOffset(at, name)
+      return offset < 0 ? -1 : storedBases[file]! + (name === null ? 0 : 1 + offset)
+    }
+    const out = new Map<number, Map<number, number>>()
+    for (const edge of view.laidOutEdges(path)) {
+      const source = laidNode(path, edge.from)
+      const from = source < 0 ? undefined : idOf.get(source)
+      const target = pushNode(edge.toPath, edge.toName)
+      if (from === undefined || target < 0 || target === from) continue
+      let targets = out.get(source)
+      if (!targets) out.set(source, (targets = new Map()))
+      targets.set(target, (targets.get(target) ?? 0) + edge.weight)
+    }
+    return new Map([...out].map(([source, targets]) => [source, [...targets].map(([target, weight]) => ({ target, weight }))]))
   }
 
   /**

@@ -15,7 +15,9 @@
  * it (see layOver): the stored table is loaded whole and the files are applied as a build applies
  * them, so answers from then on are a patched table's.
  */
-import type { LanguageId } from '../parse/types.js'
+import { toReferenceColumns } from '../parse/reference-columns.js'
+import type { LanguageId, SymbolDef } from '../parse/types.js'
+import { AMBIGUITY_LIMIT, edgeChunks, IMPORT_EDGE, resolveFileEdges } from './edges.js'
 import type { FileContent } from './file-symbols.js'
 import { importKeys, resolveImport, type ImportSpec } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
@@ -23,6 +25,14 @@ import { basename, PathIndex, pathKeys } from './paths.js'
 import { byReferences, DIRECTORY, SymbolTable, type FileImport, type KeyedImport, type ReferencePosting, type SymbolInfo } from './symbol-table.js'
 import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
 import { nameListOf, type NameList } from './name-list.js'
+
+/** An edge out of a laid file (TableView.laidOutEdges): from its definition qualified `from` (null: the file), to a file (`toName` null: an import) or a definition in it. */
+export interface LaidEdge {
+  from: string | null
+  toPath: string
+  toName: string | null
+  weight: number
+}
 
 /** Files laid over a stored table: a path's content, or null for a path removed. */
 export type LaidFiles = ReadonlyMap<string, FileContent | null>
@@ -299,6 +309,57 @@ export class TableView {
       return undefined
     }
     return [...this.base.starImporters().filter((path) => !this.hidden.has(path)), ...this.extra().starImporters()]
+  }
+
+  /**
+   * The edges out of the laid file at `path` (none for a path removed), resolved as a build would
+   * resolve them in the table as laid over (edges.ts), without loading it: in a table of that file
+   * and its neighbourhood — the files it imports (a directory's every file), and for each name it
+   * references the files defining it, up to one past AMBIGUITY_LIMIT (all resolution tells apart:
+   * beyond it only its own and imported files count, and those are there). Its imports resolve among
+   * the paths as laid over, as its own table's do. A packaging configuration is left out of the
+   * neighbourhood: added without its import rows, it would withdraw the package roots it declares.
+   */
+  laidOutEdges(path: string): LaidEdge[] {
+    const content = this.laid.get(path)
+    if (!content) return []
+    const table = new SymbolTable()
+    table.resolveAmong(this.paths())
+    table.addFile(path, content)
+    const neighbours = new Set<string>()
+    for (const row of this.extra().imports(path)) {
+      if (!row.resolved) continue
+      if (row.resolved.isDir) for (const member of this.paths().filesIn(row.resolved.path)) neighbours.add(member)
+      else neighbours.add(row.resolved.path)
+    }
+    const laidFile = table.file(path)!
+    const referenced = new Set<string>()
+    for (let r = laidFile.ref0; r < laidFile.ref0 + laidFile.refs; r++) referenced.add(table.strings.get(laidFile.cols.refName[r]!))
+    for (const name of referenced) {
+      const defining = new Set<string>()
+      for (const d of this.keyed(name)) if (d.byName && defining.size <= AMBIGUITY_LIMIT) defining.add(d.info.path)
+      for (const other of defining) neighbours.add(other)
+    }
+    neighbours.delete(path)
+    for (const other of neighbours) {
+      if (PACKAGE_CONFIGS.has(basename(other))) continue
+      const laid = this.laid.get(other)
+      if (laid) table.addFile(other, laid)
+      else if (laid === undefined) {
+        const symbols = this.base.definitions(other).map(({ path: _path, ...def }): SymbolDef => def)
+        table.addFile(other, { language: this.base.languageOf(other)!, symbols, references: toReferenceColumns([]), imports: [] })
+      }
+    }
+    table.commit()
+    const file = table.file(path)!
+    const { cols, start, count } = resolveFileEdges(table, file, table.buildNameIndex(), edgeChunks())
+    const edges: LaidEdge[] = []
+    for (let e = start; e < start + count; e++) {
+      const toName = cols.type[e] === IMPORT_EDGE ? null : table.strings.get(cols.toName[e]!)
+      const from = cols.from[e]! < 0 ? null : table.strings.get(file.cols.defQName[file.def0 + cols.from[e]!]!)
+      edges.push({ from, toPath: table.strings.get(cols.toPath[e]!), toName, weight: cols.weight[e]! })
+    }
+    return edges
   }
 
   /** An unchanged file's rows keyed `key`, as importsKeyed lists them: one per distinct target. */
