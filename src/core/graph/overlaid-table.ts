@@ -335,11 +335,7 @@ export class TableView {
     const laidFile = table.file(path)!
     const referenced = new Set<string>()
     for (let r = laidFile.ref0; r < laidFile.ref0 + laidFile.refs; r++) referenced.add(table.strings.get(laidFile.cols.refName[r]!))
-    for (const name of referenced) {
-      const defining = new Set<string>()
-      for (const d of this.keyed(name)) if (d.byName && defining.size <= AMBIGUITY_LIMIT) defining.add(d.info.path)
-      for (const other of defining) neighbours.add(other)
-    }
+    for (const name of referenced) for (const other of this.filesNaming(name, AMBIGUITY_LIMIT + 1)) neighbours.add(other)
     neighbours.delete(path)
     for (const other of neighbours) {
       if (PACKAGE_CONFIGS.has(basename(other))) continue
@@ -360,6 +356,25 @@ export class TableView {
       edges.push({ from, toPath: table.strings.get(cols.toPath[e]!), toName, weight: cols.weight[e]! })
     }
     return edges
+  }
+
+  /**
+   * Up to `limit` files (as laid over) defining something named `name`: the laid ones first, then
+   * stored ones in path order. The key's bucket lists files defining it as a name or a qualified name,
+   * so each stored candidate's definitions are read until `limit` define it as a name: `keyed` would
+   * read every one (`init` is defined in hundreds of Linux files).
+   */
+  private filesNaming(name: string, limit: number): string[] {
+    const out = [...new Set(this.extra().keyed(name).filter((d) => d.byName).map((d) => d.info.path))].slice(0, limit)
+    let last = -1
+    for (const { file } of this.stored.entries(name)?.defs ?? []) {
+      if (out.length >= limit) break
+      if (file === last) continue
+      last = file
+      const path = this.stored.pathOf(file)
+      if (!this.hidden.has(path) && this.base.definitions(path).some((def) => def.name === name)) out.push(path)
+    }
+    return out
   }
 
   /** An unchanged file's rows keyed `key`, as importsKeyed lists them: one per distinct target. */
