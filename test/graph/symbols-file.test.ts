@@ -26,6 +26,7 @@ function bigTable(): SymbolTable {
   for (let f = 0; f < 400; f++) {
     const defs = [def(`f${f}`, 'function', 1, `def f${f}():`), def(`C${f % 7}.area`, 'method', 5, 'def area(self):'), def('area', 'function', 9 + f)]
     if (f % 50 === 0) defs.push(def('area', 'function', 2000)) // a name a file defines twice
+    if (f % 40 === 3) defs.push(def(`größe${f % 3}`, 'function', 3000)) // names not ASCII: bucketed by their UTF-16 code units
     table.addFile(`pkg/m${String(f).padStart(3, '0')}.py`, content(defs, [`f${(f + 1) % 400}`, 'area', 'area', `C${f % 7}`]))
   }
   table.addFile('pkg/__init__.py', { ...content([]), imports: [{ module: '.m001', names: [{ name: '*' }], line: 1, relative: true }] })
@@ -51,7 +52,7 @@ describe('stored symbol table (symbols-file.ts)', () => {
     const stored = SymbolTable.open(SymbolsFile.open(path))
     assert.equal(stored.fileCount, 401)
     assert.equal(stored.symbolCount, memory.symbolCount)
-    for (const name of ['area', 'C3.area', 'f17', 'f399', 'missing']) {
+    for (const name of ['area', 'C3.area', 'f17', 'f399', 'größe1', 'missing']) {
       assert.deepEqual(stored.byName(name), memory.byName(name), name)
       assert.deepEqual(stored.byQualifiedName(name), memory.byQualifiedName(name), name)
       assert.deepEqual(stored.lookup(name), memory.lookup(name), name)

@@ -30,7 +30,7 @@
 import { CorruptFileError } from '../errors.js'
 import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
 import type { ScratchFile } from '../store/index.js'
-import { STRING_SEPARATOR } from './strings.js'
+import { STRING_SEPARATOR, utf16Fnv1a } from './strings.js'
 import { fileStarts, SliceScratch, sliceSnapshot, snapshotRows } from './table-slices.js'
 import type { SnapshotColumns, SnapshotRows, SymbolInfo, SymbolsSnapshot } from './symbol-table.js'
 import { lowerBound } from '../sorted.js'
@@ -96,9 +96,7 @@ const ROWS_PER_RUN = 2048
 
 /** FNV-1a over UTF-16 code units: stable across runs and platforms, as the layout must be. */
 export function bucketOf(key: string, buckets: number): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
-  return (hash >>> 0) % buckets
+  return utf16Fnv1a(key) % buckets
 }
 
 /**
@@ -181,7 +179,7 @@ export async function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, o
   const importers = imports.keyed(strings.size)
   const buckets = Math.max(1, Math.ceil((survey.entries + survey.posts + importers.key.length) / ROWS_PER_BUCKET))
   const bucketOfString = new Uint32Array(strings.size)
-  for (let id = 0; id < strings.size; id++) bucketOfString[id] = bucketOf(strings.get(id), buckets)
+  for (let id = 0; id < strings.size; id++) bucketOfString[id] = (strings.fnv1a ? strings.fnv1a(id) : utf16Fnv1a(strings.get(id))) % buckets
   const defsByBucket = groupBy(entryKey, bucketOfString, buckets)
   const postsByBucket = groupBy(postName, bucketOfString, buckets)
   const importsByBucket = groupBy(importers.key, bucketOfString, buckets)
