@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { StringTable } from '../../src/core/graph/strings.js'
+import { packedUtf8, STRING_HEADROOM } from '../../src/core/graph/block-file.js'
+import { StringTable, utf16Fnv1a } from '../../src/core/graph/strings.js'
+import { Packr } from '../../src/core/store/msgpack.js'
 
 /** V8's collector, reachable without starting node with --expose-gc. */
 function collector(): () => void {
@@ -51,6 +53,30 @@ describe('StringTable', () => {
     const table = new StringTable(['', 'kmalloc', 'après', '名前', 'x'.repeat(2_000_000)])
     for (const ids of [[], [0], [1, 2, 3], [3, 0, 1, 4, 1], [4]]) assert.equal(table.join(ids), ids.map((id) => table.get(id)).join('\u0000'))
     assert.throws(() => table.join([5]), RangeError)
+  })
+
+  it("hashes a string as utf16Fnv1a hashes the string itself, from its bytes when ASCII", () => {
+    const texts = ['', 'kmalloc', 'Éclair', '名前', '\u{1F600}smile', 'x'.repeat(70_000)]
+    const interned = new StringTable()
+    const ids = texts.map((text) => interned.id(text))
+    const listed = new StringTable(texts)
+    texts.forEach((text, k) => {
+      assert.equal(interned.fnv1a(ids[k]!), utf16Fnv1a(text), text.slice(0, 20))
+      assert.equal(listed.fnv1a(k), utf16Fnv1a(text), text.slice(0, 20))
+    })
+    assert.equal(utf16Fnv1a('a'), 0xe40c292c, 'FNV-1a of "a"')
+  })
+
+  it('packs joined bytes into the msgpack string msgpackr writes for the joined text, at every header size', () => {
+    const packr = new Packr({ moreTypes: true })
+    for (const size of [0, 1, 31, 32, 255, 256, 65_535, 65_536, 70_000]) {
+      for (const texts of [['x'.repeat(size)], ['é'.repeat(Math.ceil(size / 2)), '名前']]) {
+        for (const table of [new StringTable(texts), (() => { const t = new StringTable(); texts.forEach((text) => t.id(text)); return t })()]) {
+          const ids = table.size === texts.length ? texts.map((_, k) => k) : texts.map((_, k) => k + 1)
+          assert.deepEqual(packedUtf8(table.joinBytes(ids, STRING_HEADROOM)), packr.pack(table.join(ids)), `${size} ${texts[0]!.slice(0, 3)}`)
+        }
+      }
+    }
   })
 
   it('keeps its text outside the JS heap: a build interns millions of names and paths', () => {

@@ -81,8 +81,13 @@ export class BlockSink {
   async add(value: unknown): Promise<void> {
     // msgpackr packs each value after the last in its buffer (a new one once full): `body` stays intact while compressed.
     const body = packr.pack(value)
+    if (body.length > LARGE_BLOCK) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
+    await this.addPacked(body)
+  }
+
+  /** A block packed already (see packedUtf8). */
+  async addPacked(body: Buffer): Promise<void> {
     const large = body.length > LARGE_BLOCK
-    if (large) packr.useBuffer(Buffer.allocUnsafeSlow(1 << 16))
     const block = body.length >= ASIDE_FROM ? compress(body, BROTLI).then(storedBlock) : Promise.resolve(storedBlock(brotliCompressSync(body, BROTLI)))
     // Waited for in order below; handled now, so a failure while earlier blocks are awaited is not reported as unhandled.
     block.catch(() => {})
@@ -102,6 +107,35 @@ export class BlockSink {
     if (this.spool) this.spool.write(block)
     else this.held.push(block)
   }
+}
+
+/** Spare bytes before a string's UTF-8 bytes where `packedUtf8` writes its msgpack header: the longest one. */
+export const STRING_HEADROOM = 5
+
+/**
+ * The msgpack string of the UTF-8 bytes after STRING_HEADROOM spare bytes of `buffer`, its header
+ * as msgpackr writes it for that string (the shortest that holds the length): a block of names
+ * packed without decoding them into a JS string for msgpackr to encode again (Linux: 60 MB each).
+ */
+export function packedUtf8(buffer: Buffer): Buffer {
+  const length = buffer.length - STRING_HEADROOM
+  if (length < 0x20) {
+    buffer[4] = 0xa0 | length
+    return buffer.subarray(4)
+  }
+  if (length < 0x100) {
+    buffer[3] = 0xd9
+    buffer[4] = length
+    return buffer.subarray(3)
+  }
+  if (length < 0x10000) {
+    buffer[2] = 0xda
+    buffer.writeUInt16BE(length, 3)
+    return buffer.subarray(2)
+  }
+  buffer[0] = 0xdb
+  buffer.writeUInt32BE(length, 1)
+  return buffer
 }
 
 /** The record's parts (`frameParts`): header, the directory with `meta`, the blocks of each sink in turn, trailer. */

@@ -36,6 +36,8 @@ export interface StringList {
   join(ids: ArrayLike<number>): string
   /** `utf16Fnv1a(get(id))`, where it can be had without decoding the string (see StringTable.fnv1a). */
   fnv1a?(id: number): number
+  /** `join(ids)` as UTF-8 bytes after `headroom` spare bytes, where it can be had without a JS string (see StringTable.joinBytes). */
+  joinBytes?(ids: ArrayLike<number>, headroom: number): Buffer
 }
 
 /** FNV-1a over a string's UTF-16 code units, unsigned: stable across runs and platforms (symbols-file.ts buckets by it). */
@@ -148,15 +150,30 @@ export class StringTable implements StringList {
   /** Decoded once from the bytes joined, rather than a string for each id first. */
   join(ids: ArrayLike<number>): string {
     if (this.listed) return Array.from(ids, (id) => this.get(id)).join(STRING_SEPARATOR)
-    let total = Math.max(ids.length - 1, 0)
+    return this.joinBytes(ids, 0).toString('utf8')
+  }
+
+  /**
+   * The strings `ids` name joined by STRING_SEPARATOR, as UTF-8 bytes after `headroom` spare bytes
+   * (for a header the caller writes there): a table's tens of megabytes of names go to their block
+   * without becoming a JS string to be encoded back (symbols-file.ts).
+   */
+  joinBytes(ids: ArrayLike<number>, headroom: number): Buffer {
+    if (this.listed) {
+      const text = this.join(ids)
+      const joined = Buffer.allocUnsafe(headroom + Buffer.byteLength(text))
+      joined.write(text, headroom)
+      return joined
+    }
+    let total = headroom + Math.max(ids.length - 1, 0)
     for (let i = 0; i < ids.length; i++) total += this.span(ids[i]!).length
-    const joined = Buffer.alloc(total)
-    for (let i = 0, at = 0; i < ids.length; i++) {
+    const joined = Buffer.allocUnsafe(total)
+    for (let i = 0, at = headroom; i < ids.length; i++) {
       if (i > 0) joined[at++] = SEPARATOR_BYTE
       const { page, offset, length } = this.span(ids[i]!)
       at += page.copy(joined, at, offset, offset + length)
     }
-    return joined.toString('utf8')
+    return joined
   }
 
   /** Where the bytes of `id` are. */

@@ -563,6 +563,7 @@ export class SymbolTable {
       get: (id) => table.get(tableIdOf[stored(id)]),
       join: (ids) => table.join(Uint32Array.from(ids, (id) => tableIdOf[stored(id)])),
       fnv1a: (id) => table.fnv1a(tableIdOf[stored(id)]),
+      joinBytes: (ids, headroom) => table.joinBytes(Uint32Array.from(ids, (id) => tableIdOf[stored(id)]), headroom),
     }
     use(0)
     const rows: SnapshotRows = {

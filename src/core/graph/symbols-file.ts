@@ -28,7 +28,7 @@
  * compressed: 117 MB on Linux 10k. 2: one msgpack snapshot, decoded whole by every query.)
  */
 import { CorruptFileError } from '../errors.js'
-import { BlockFile, blockFileParts, BlockSink } from './block-file.js'
+import { BlockFile, blockFileParts, BlockSink, packedUtf8, STRING_HEADROOM } from './block-file.js'
 import type { ScratchFile } from '../store/index.js'
 import { STRING_SEPARATOR, utf16Fnv1a } from './strings.js'
 import { fileStarts, SliceScratch, sliceSnapshot, snapshotRows } from './table-slices.js'
@@ -135,7 +135,8 @@ export async function encodeSymbolsFile(given: SymbolsSnapshot | SnapshotRows, o
   const survey = surveyRows(table, eachRun)
   const blocks = new BlockSink(opts.spool)
   await blocks.add({ paths: table.paths.join(STRING_SEPARATOR), stars: survey.stars })
-  await blocks.add(strings.join(survey.names))
+  if (strings.joinBytes) await blocks.addPacked(packedUtf8(strings.joinBytes(survey.names, STRING_HEADROOM)))
+  else await blocks.add(strings.join(survey.names))
   // Definition entries: each definition under its name, and under its qualified name when it differs.
   const entryDef = new Uint32Array(survey.entries)
   const entryKey = new Uint32Array(survey.entries)
