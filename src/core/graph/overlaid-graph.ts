@@ -93,10 +93,9 @@ export class OverlaidGraph extends CodeGraph {
   /**
    * The local push over the stored graph, the teleport translated to its numbering and the ranks
    * back: a laid file's nodes by path and qualified name, as `rank` matches them, so its stored
-   * out-edges stand for its own. A teleport node the stored graph lacks (a new file or definition)
-   * is pushed here first, over its own out-edges as the table laid over resolves them
-   * (`pushFromLaid`): what reaches the stored graph is teleported there, as a push from that node
-   * would carry it on. Ranks reaching a removed path or definition are dropped.
+   * out-edges stand for its own. A node the stored graph lacks (a new file or definition) is pushed
+   * beside the stored ones, over its own out-edges as the table laid over resolves them
+   * (`laidNodes`). Ranks reaching a removed path or definition are dropped.
    */
   override localPersonalizedRanks(teleport: ReadonlyMap<number, number>, minNodes = EXACT_RANKS_NODES): Map<number, number> | null {
     const view = this.ranksFromView()
@@ -200,12 +199,15 @@ export class OverlaidGraph extends CodeGraph {
   private laidFileEdges(f: number, bases: Uint32Array, storedBases: Uint32Array, idOf: ReadonlyMap<number, number>): Map<number, Array<{ target: number; weight: number }>> {
     const view = this.view!
     const path = view.pathOfEntry(view.ordering().order[f]!)
+    const namesOf = new Map<string, string[]>()
     /** A laid file's node (view numbering) for its file (null) or a qualified name: -1 when it has none. */
     const laidNode = (at: string, name: string | null): number => {
       const file = this.symbols.fileNumber(at)
       if (file < 0) return -1
       if (name === null) return bases[file]!
-      const k = this.laidNodeNames(at).indexOf(name)
+      let names = namesOf.get(at)
+      if (!names) namesOf.set(at, (names = this.laidNodeNames(at)))
+      const k = names.indexOf(name)
       return k < 0 ? -1 : bases[file]! + 1 + k
     }
     const pushNode = (at: string, name: string | null): number => {
