@@ -148,6 +148,28 @@ describe('a stored graph under files laid over it', function () {
     assert.equal(pushed.map.split('\n')[0], 'src/new.c:')
   })
 
+  it('pushes from a changed file laid over along its edges as changed, not its stored ones: the map exact ranking gives', async () => {
+    const freshness = { treeHash: '', stale: false, overlayFiles: 2 }
+    const changed = async (): Promise<TreeAggregates> => {
+      const opened = await loadAggregates(dir, { open: true })
+      // File 1's first function now calls f900_0 only (it called f2_0, f10_1 and f18_0); its last definition is gone. File 4 is removed.
+      opened.addFile(pathOf(1), summary(namesOf(1).slice(0, DEFS - 1), ['f900_0']))
+      opened.removeFile(pathOf(4))
+      opened.finish()
+      return opened
+    }
+    const focus = { focus: [pathOf(1)], tokens: 300 }
+    const view = await changed()
+    const pushed = buildRepoMap({ aggregates: view, freshness }, focus)
+    assert.ok((view.symbols as OverlaidTable).laidOver, 'the table was not loaded')
+    const whole = await changed()
+    whole.graph.load()
+    const exact = buildRepoMap({ aggregates: whole, freshness }, focus)
+    assert.match(exact.map, new RegExp(`${pathOf(900)}[^]*f900_0`), 'what the changed file calls now')
+    assert.doesNotMatch(exact.map, new RegExp(pathOf(2)), 'what it called before')
+    assert.deepEqual(mapEntries(pushed.map), mapEntries(exact.map))
+  })
+
   it('ranks again exactly once the files laid over are more than a small share of the stored ones', async () => {
     const opened = await loadAggregates(dir, { open: true })
     const many = Math.floor(MAX_LAID_SHARE * FILES) + 1

@@ -41,11 +41,13 @@ export interface GraphSnapshot extends EdgeColumns {
 
 /**
  * Nodes pushed beside a stored graph's (see localPersonalizedRanks), numbered on from its node
- * count: each one's out-edges, to stored nodes or to these, with their weights.
+ * count: each one's out-edges, to stored nodes or to these, with their weights; and, for a stored
+ * node whose file was laid over, the out-edges it has as laid (undefined: its stored ones).
  */
 export interface ExtraNodes {
   count: number
   outEdges(k: number): { targets: number[]; weights: number[] }
+  storedOutEdges(node: number): { targets: number[]; weights: number[] } | undefined
 }
 
 export interface NodeAttributes {
@@ -373,10 +375,8 @@ export class CodeGraph {
     const none: NodeOutEdges = { targets: [], weights: [], start: 0, end: 0 }
     const nodes = stored.meta.nodes
     return localPagerank(teleport, (node) => {
-      if (node >= nodes) {
-        const { targets, weights } = extra!.outEdges(node - nodes)
-        return { targets, weights, start: 0, end: targets.length }
-      }
+      const laid = node >= nodes ? extra!.outEdges(node - nodes) : extra?.storedOutEdges(node)
+      if (laid) return { targets: laid.targets, weights: laid.weights, start: 0, end: laid.targets.length }
       const f = fileOfNode(bases, node)
       if (f < 0) return none
       const s = stored.sliceOf(f)

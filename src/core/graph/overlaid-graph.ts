@@ -31,6 +31,8 @@ export class OverlaidGraph extends CodeGraph {
   private readonly base: CodeGraph
   /** The layout by the overlaid table's file numbers (see layout), with the node keys of the laid files by file number. */
   private merged: { bases: Uint32Array; laidKeys: Map<number, string[]>; ranks?: Float64Array } | undefined
+  /** storedFileOf's answers for the laid files, by the view's file number: each a lookup per name of the file. */
+  private readonly laidInStored = new Map<number, { file: number; offsets: Int32Array }>()
 
   constructor(stored: GraphFile, symbols: OverlaidTable, view: TableView) {
     super(symbols)
@@ -43,6 +45,7 @@ export class OverlaidGraph extends CodeGraph {
   dropView(): void {
     this.view = undefined
     this.merged = undefined
+    this.laidInStored.clear()
   }
 
   override load(): void {
@@ -153,11 +156,12 @@ export class OverlaidGraph extends CodeGraph {
   }
 
   /**
-   * The nodes of the laid files the stored graph lacks (a new file's, a new definition's), as
-   * localPersonalizedRanks pushes them beside the stored ones: each numbered on from the stored
-   * graph's last node (`idOf`, by view node; `viewNodes` back), its out-edges resolved in the table
-   * as laid over when first pushed (TableView.laidOutEdges) — to a stored node where the stored graph
-   * has the target, else to another of these.
+   * The laid files' nodes as localPersonalizedRanks pushes them, over their out-edges as the table
+   * laid over resolves them (TableView.laidOutEdges), resolved when one is first pushed: a node the
+   * stored graph has (a laid file's kept definitions, its file node) under its stored number, its
+   * stored out-edges replaced; one it lacks (a new file's, a new definition's) numbered on from the
+   * stored graph's last node (`idOf`, by view node; `viewNodes` back). A stored node of a laid path
+   * with no node as laid (a removed file or definition) has no out-edges: what reaches it jumps.
    */
   private laidNodes(bases: Uint32Array, storedBases: Uint32Array): ExtraNodes & { idOf: Map<number, number>; viewNodes: number[] } {
     const view = this.view!
@@ -166,8 +170,12 @@ export class OverlaidGraph extends CodeGraph {
     const idOf = new Map<number, number>()
     const viewNodes: number[] = []
     const fileOf: number[] = []
+    /** Stored file number → the view's file number of its path laid over (-1: removed). */
+    const laidStored = new Map<number, number>()
     order.forEach((entry, f) => {
       if (entry >= 0) return
+      const stored = this.storedFileOf(f).file
+      if (stored >= 0) laidStored.set(stored, f)
       for (let node = bases[f]!; node < bases[f + 1]!; node++) {
         if (this.storedNodeOf(node, bases, storedBases) >= 0) continue
         idOf.set(node, storedNodes + viewNodes.length)
@@ -175,28 +183,36 @@ export class OverlaidGraph extends CodeGraph {
         fileOf.push(f)
       }
     })
-    const resolved = new Map<number, Map<number, Array<{ target: number; weight: number }>>>()
+    for (const path of view.hidden) {
+      const stored = view.base.fileNumber(path)
+      if (stored >= 0 && !laidStored.has(stored)) laidStored.set(stored, -1)
+    }
+    const resolved = new Map<number, Map<number, { targets: number[]; weights: number[] }>>()
+    const edgesOf = (f: number, node: number): { targets: number[]; weights: number[] } => {
+      let edges = resolved.get(f)
+      if (!edges) resolved.set(f, (edges = this.laidFileEdges(f, bases, storedBases, idOf)))
+      return edges.get(node) ?? { targets: [], weights: [] }
+    }
     return {
       idOf,
       viewNodes,
       count: viewNodes.length,
-      outEdges: (k) => {
-        const f = fileOf[k]!
-        let edges = resolved.get(f)
-        if (!edges) resolved.set(f, (edges = this.laidFileEdges(f, bases, storedBases, idOf)))
-        const out = edges.get(viewNodes[k]!) ?? []
-        return { targets: out.map((edge) => edge.target), weights: out.map((edge) => edge.weight) }
+      outEdges: (k) => edgesOf(fileOf[k]!, storedNodes + k),
+      storedOutEdges: (node) => {
+        const f = laidStored.get(fileOfNode(storedBases, node))
+        if (f === undefined) return undefined
+        return f < 0 ? { targets: [], weights: [] } : edgesOf(f, node)
       },
     }
   }
 
   /**
-   * The out-edges of the laid file `f` (view numbering), by source node (view numbering), each
-   * target in the push's numbering (see laidNodes): the stored graph's node where it has one, else
-   * the laid node's. Parallel edges are summed, and a node's edges to itself left out, as the stored
-   * graph's are.
+   * The out-edges of the laid file `f` (view numbering) by source node, sources and targets in the
+   * push's numbering (see laidNodes): the stored graph's node where it has one, else the number
+   * `idOf` gives the laid node. Parallel edges are summed, and a node's edges to itself left out, as
+   * the stored graph's are.
    */
-  private laidFileEdges(f: number, bases: Uint32Array, storedBases: Uint32Array, idOf: ReadonlyMap<number, number>): Map<number, Array<{ target: number; weight: number }>> {
+  private laidFileEdges(f: number, bases: Uint32Array, storedBases: Uint32Array, idOf: ReadonlyMap<number, number>): Map<number, { targets: number[]; weights: number[] }> {
     const view = this.view!
     const path = view.pathOfEntry(view.ordering().order[f]!)
     const namesOf = new Map<string, string[]>()
@@ -210,12 +226,15 @@ export class OverlaidGraph extends CodeGraph {
       const k = names.indexOf(name)
       return k < 0 ? -1 : bases[file]! + 1 + k
     }
+    /** A laid node's number in the push. */
+    const pushed = (node: number): number => {
+      const stored = this.storedNodeOf(node, bases, storedBases)
+      return stored >= 0 ? stored : (idOf.get(node) ?? -1)
+    }
     const pushNode = (at: string, name: string | null): number => {
       if (view.hidden.has(at)) {
         const node = laidNode(at, name)
-        if (node < 0) return -1
-        const stored = this.storedNodeOf(node, bases, storedBases)
-        return stored >= 0 ? stored : (idOf.get(node) ?? -1)
+        return node < 0 ? -1 : pushed(node)
       }
       const file = view.base.fileNumber(at)
       const offset = file < 0 ? -1 : name === null ? 0 : view.base.symbolNodeOffset(at, name)
@@ -224,14 +243,14 @@ export class OverlaidGraph extends CodeGraph {
     const out = new Map<number, Map<number, number>>()
     for (const edge of view.laidOutEdges(path)) {
       const source = laidNode(path, edge.from)
-      const from = source < 0 ? undefined : idOf.get(source)
+      const from = source < 0 ? -1 : pushed(source)
       const target = pushNode(edge.toPath, edge.toName)
-      if (from === undefined || target < 0 || target === from) continue
-      let targets = out.get(source)
-      if (!targets) out.set(source, (targets = new Map()))
+      if (from < 0 || target < 0 || target === from) continue
+      let targets = out.get(from)
+      if (!targets) out.set(from, (targets = new Map()))
       targets.set(target, (targets.get(target) ?? 0) + edge.weight)
     }
-    return new Map([...out].map(([source, targets]) => [source, [...targets].map(([target, weight]) => ({ target, weight }))]))
+    return new Map([...out].map(([from, targets]) => [from, { targets: [...targets.keys()], weights: [...targets.values()] }]))
   }
 
   /**
@@ -243,18 +262,22 @@ export class OverlaidGraph extends CodeGraph {
     const view = this.view!
     const entry = view.ordering().order[f]!
     if (entry >= 0) return { file: entry, offsets: null }
-    const path = view.pathOfEntry(entry)
-    const file = view.base.fileNumber(path)
-    const names = this.laidNodeNames(path)
-    const offsets = new Int32Array(1 + names.length).fill(-1)
-    if (file >= 0) {
-      offsets[0] = 0
-      names.forEach((name, k) => {
-        const offset = view.base.symbolNodeOffset(path, name)
-        if (offset >= 0) offsets[1 + k] = 1 + offset
-      })
+    let found = this.laidInStored.get(f)
+    if (!found) {
+      const path = view.pathOfEntry(entry)
+      const file = view.base.fileNumber(path)
+      const names = this.laidNodeNames(path)
+      const offsets = new Int32Array(1 + names.length).fill(-1)
+      if (file >= 0) {
+        offsets[0] = 0
+        names.forEach((name, k) => {
+          const offset = view.base.symbolNodeOffset(path, name)
+          if (offset >= 0) offsets[1 + k] = 1 + offset
+        })
+      }
+      this.laidInStored.set(f, (found = { file, offsets }))
     }
-    return { file, offsets }
+    return found
   }
 
   /** The view, when ranks are answered from it; otherwise the set is materialised (once) and undefined returned. */
