@@ -15,9 +15,10 @@
  *   (`recovered`: it may clear what the dead holder left unfinished). A holder ended by a signal it
  *   handles (Ctrl-C, SIGTERM, SIGHUP) or exiting with the lock held releases it on the way out,
  *   which would hide its unfinished work from the next holder: it leaves `<name>.lock.interrupted`
- *   beside it, and whoever takes the lock next removes that and is `recovered` too. An acquirer killed before it
- *   linked the lock leaves only its temp file, which nobody would judge stale: whoever takes a lock
- *   removes the temp files of dead acquirers from `locks/` (a few names: cheap on every take).
+ *   beside it, and whoever takes the lock next removes that and is `recovered` too. An acquirer
+ *   killed before it linked the lock leaves only its temp file, which nobody would judge stale:
+ *   whoever takes a lock removes the temp files of dead acquirers from `locks/` (a few names: cheap
+ *   on every take).
  * - A stopped holder (SIGSTOP, Ctrl-Z) is alive and keeps its lock, but will do nothing until it is
  *   resumed: waiting for it is pointless, so an acquirer gives up at once with a LockBusyError
  *   saying so (a query then answers from what is indexed, a writer tells the user whom to resume).
