@@ -17,7 +17,7 @@
  *     commits/index.mpk          the commit index of HEAD's history: which packs hold it (see core/commits)
  *     commits/packs/<id>.mpk     commit records, many per file
  *     scip/index.mpk             the imported SCIP index, with the commit it was built for (see core/scip)
- *     locks/<name>.lock          see lock.ts
+ *     locks/<name>.lock          see lock.ts (and <name>.lock.interrupted: its last holder ended mid-work)
  *     logs/
  *     threads/                   shared conversation threads, committed with the repository
  */
