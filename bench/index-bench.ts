@@ -12,7 +12,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { corpus, directoryBytes, git, type CorpusName } from './corpus.js'
+import { corpus, directoryBytes, git, warmPageCache, type CorpusName } from './corpus.js'
 
 const BENCH = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(BENCH, '..')
@@ -48,6 +48,7 @@ function benchCorpus(name: CorpusName) {
   const files = git(dir, 'ls-files').split('\n').filter(Boolean)
   const sourceBytes = files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0)
 
+  warmPageCache(dir)
   const cold = timed(['node', CLI, 'coderag', 'init', '--json'], dir)
   const init = JSON.parse(cold.stdout)
   const vltBytes = directoryBytes(join(dir, '.vlt'))

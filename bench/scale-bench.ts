@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { corpus, directoryBytes, git, type CorpusName } from './corpus.js'
+import { corpus, directoryBytes, git, warmPageCache, type CorpusName } from './corpus.js'
 import { percentiles, type Latency } from './defs-bench.js'
 import { cacheRuns } from './remote-cache-bench.js'
 import { shardRuns } from './shard-bench.js'
@@ -143,6 +143,7 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
   cliSync(dir, ['daemon', 'stop'])
   rmSync(join(dir, '.vlt'), { recursive: true, force: true })
   const source = sourceOf(dir)
+  warmPageCache(dir)
   const loadBefore = loadavg()[0]!
 
   const cold = await vlt(dir, ['coderag', 'init'])
