@@ -29,6 +29,34 @@ export function joinedNameList(joined: string): NameList {
   return new JoinedNames(joined)
 }
 
+/**
+ * `base` less the names in `removed`, then `added`, without reading every name out of `base`: only
+ * those as long as a removed one are compared (a table laid over removes a few names, and its
+ * stored list is Linux's 4 M). Positions of kept names are listed only when some are removed.
+ */
+export function editedNameList(base: NameList, removed: ReadonlySet<string>, added: readonly string[]): NameList {
+  let kept: Uint32Array | undefined
+  if (removed.size > 0) {
+    const lengths = new Set([...removed].map((name) => name.length))
+    const positions = new Uint32Array(base.size)
+    let count = 0
+    for (let i = 0; i < base.size; i++) if (!lengths.has(base.lengthAt(i)) || !removed.has(base.at(i))) positions[count++] = i
+    kept = positions.subarray(0, count)
+  }
+  const keptCount = kept ? kept.length : base.size
+  const position = (i: number): number => (kept ? kept[i]! : i)
+  const list: NameList = {
+    size: keptCount + added.length,
+    at: (i) => (i < keptCount ? base.at(position(i)) : added[i - keptCount]!),
+    lengthAt: (i) => (i < keptCount ? base.lengthAt(position(i)) : added[i - keptCount]!.length),
+    codeAt: (i, k) => (i < keptCount ? base.codeAt(position(i), k) : added[i - keptCount]!.charCodeAt(k)),
+    *[Symbol.iterator]() {
+      for (let i = 0; i < list.size; i++) yield list.at(i)
+    },
+  }
+  return list
+}
+
 class JoinedNames implements NameList {
   /** Where each name ends in `joined`; the next starts one past it. */
   private readonly ends: Uint32Array

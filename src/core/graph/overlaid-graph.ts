@@ -199,6 +199,8 @@ export class OverlaidGraph extends CodeGraph {
       count: viewNodes.length,
       outEdges: (k) => edgesOf(fileOf[k]!, storedNodes + k),
       storedOutEdges: (node) => {
+        // Asked of every stored node pushed: most pushes (a new file's) replace no stored file's edges.
+        if (laidStored.size === 0) return undefined
         const f = laidStored.get(fileOfNode(storedBases, node))
         if (f === undefined) return undefined
         return f < 0 ? { targets: [], weights: [] } : edgesOf(f, node)

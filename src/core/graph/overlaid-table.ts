@@ -24,7 +24,7 @@ import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
 import { basename, PathIndex, pathKeys } from './paths.js'
 import { byReferences, DIRECTORY, SymbolTable, type FileImport, type KeyedImport, type ReferencePosting, type SymbolInfo } from './symbol-table.js'
 import type { KeyedDefinition, SymbolsFile } from './symbols-file.js'
-import { nameListOf, type NameList } from './name-list.js'
+import { editedNameList, type NameList } from './name-list.js'
 
 /** An edge out of a laid file (TableView.laidOutEdges): from its definition qualified `from` (null: the file), to a file (`toName` null: an import) or a definition in it. */
 export interface LaidEdge {
@@ -244,8 +244,8 @@ export class TableView {
    * The stored names, less those only the files laid over defined, then the laid files' new ones.
    * Not in first-definition order over the files as laid over: its one use (suggesting a name) does
    * not depend on it. Whether a name is defined elsewhere is read from its bucket's entries, not
-   * its definitions (which read their files' runs), and the stored list (Linux: 4 M names) is
-   * copied only when it changes.
+   * its definitions (which read their files' runs), and the stored list (Linux: 4 M names) is never
+   * copied (see editedNameList).
    */
   definedNames(): NameList {
     if (!this.defined) {
@@ -254,7 +254,7 @@ export class TableView {
       for (const path of this.hidden) for (const def of this.base.definitions(path)) gone.add(def.name).add(def.qualifiedName)
       for (const name of gone) if (this.definedBesideLaid(name)) gone.delete(name)
       const added = [...this.extra().definedNames()].filter((name) => (this.stored.entries(name)?.defs.length ?? 0) === 0)
-      this.defined = gone.size === 0 && added.length === 0 ? stored : nameListOf([...[...stored].filter((name) => !gone.has(name)), ...added])
+      this.defined = gone.size === 0 && added.length === 0 ? stored : editedNameList(stored, gone, added)
     }
     return this.defined
   }
