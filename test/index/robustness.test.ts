@@ -68,12 +68,25 @@ describe('index robustness', function () {
     repo = largeRepo(3000)
     const vltDir = join(repo.dir, '.vlt')
     const temps = (): string[] => (existsSync(vltDir) ? (readdirSync(vltDir, { recursive: true }) as string[]).filter((name) => name.endsWith('.vlt-tmp')) : [])
+    const packs = join(vltDir, 'objects', String(EXTRACTOR_VERSION), 'packs')
+    const packTemp = (): boolean => existsSync(packs) && readdirSync(packs).some((name) => name.endsWith('.vlt-tmp'))
     const child = vltSpawn(repo.dir, ['coderag', 'init'])
     const exited = new Promise((resolve) => child.on('exit', resolve))
-    // A pack is written through a temp file: end the run while one is.
+    // A pack is written through a temp file for the ~1,000 records it holds: end the run while the
+    // first one is. The run is stopped while that is checked, so the temp cannot be renamed between
+    // the check and the signal (a short-lived temp seen and gone by then made this test flaky).
     const deadline = Date.now() + 60_000
-    while (temps().length === 0 && Date.now() < deadline) await sleep(5)
+    for (;;) {
+      assert.ok(Date.now() < deadline, 'init wrote a pack through a temp file')
+      if (packTemp()) {
+        child.kill('SIGSTOP')
+        if (packTemp()) break
+        child.kill('SIGCONT')
+      }
+      await sleep(5)
+    }
     child.kill('SIGTERM')
+    child.kill('SIGCONT')
     await exited
     const left = temps()
     assert.ok(left.length > 0, 'the run ended with no temp file in flight')
