@@ -170,6 +170,24 @@ export class GraphFile {
     return { base: bases[at]!, ranks: ranks.subarray(bases[at]! - bases[0]!, bases[at + 1]! - bases[0]!) }
   }
 
+  /** How many edges leave the files numbered `files` (path order, each once), each slice's edges block read once. */
+  edgeCountOf(files: Iterable<number>): number {
+    const bySlice = new Map<number, number[]>()
+    for (const f of files) {
+      const s = this.sliceOf(f)
+      const listed = bySlice.get(s)
+      if (listed) listed.push(f)
+      else bySlice.set(s, [f])
+    }
+    let count = 0
+    for (const [s, listed] of bySlice) {
+      const { edgeCounts } = this.readEdges(s, 0)
+      const [from] = sliceFiles(this.meta, s)
+      for (const f of listed) count += edgeCounts[f - from]!
+    }
+    return count
+  }
+
   /** The slice holding file `f` (path order). */
   sliceOf(f: number): number {
     return Math.floor(f / this.meta.filesPerSlice)

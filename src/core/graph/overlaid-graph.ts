@@ -14,6 +14,7 @@
  */
 import type { GraphFile } from './graph-file.js'
 import { CodeGraph, EXACT_RANKS_NODES, parseKey, type ExtraNodes } from './code-graph.js'
+import { laidEdgeCount } from './laid-edge-count.js'
 import { fileOfNode } from './node-numbering.js'
 import type { OverlaidTable, TableView } from './overlaid-table.js'
 
@@ -33,11 +34,16 @@ export class OverlaidGraph extends CodeGraph {
   private merged: { bases: Uint32Array; laidKeys: Map<number, string[]>; ranks?: Float64Array } | undefined
   /** storedFileOf's answers for the laid files, by the view's file number: each a lookup per name of the file. */
   private readonly laidInStored = new Map<number, { file: number; offsets: Int32Array }>()
+  /** The stored graph file, kept after `stored` is let go (load). */
+  private readonly storedFile: GraphFile
+  /** The edge count from the view (null: it takes materialising), once asked. */
+  private laidEdges: number | null | undefined
 
   constructor(stored: GraphFile, symbols: OverlaidTable, view: TableView) {
     super(symbols)
     this.base = CodeGraph.open(stored, view.base)
     this.stored = stored
+    this.storedFile = stored
     this.view = view
   }
 
@@ -53,9 +59,13 @@ export class OverlaidGraph extends CodeGraph {
     else super.load()
   }
 
-  /** Edges of files laid over are not resolved by the view: counting them materialises. */
+  /** Counted from the view where that takes reading a few files (see laid-edge-count.ts), else from the materialised graph. */
   override get edgeCount(): number {
-    if (this.view) this.view.materialize()
+    if (this.view) {
+      this.laidEdges ??= laidEdgeCount(this.view, this.storedFile) ?? null
+      if (this.laidEdges !== null) return this.laidEdges
+      this.view.materialize()
+    }
     return super.edgeCount
   }
 

@@ -17,7 +17,7 @@
  */
 import { toReferenceColumns } from '../parse/reference-columns.js'
 import type { LanguageId, SymbolDef } from '../parse/types.js'
-import { AMBIGUITY_LIMIT, edgeChunks, IMPORT_EDGE, resolveFileEdges } from './edges.js'
+import { AMBIGUITY_LIMIT, edgeChunks, IMPORT_EDGE, resolveFileEdges, type FileEdges } from './edges.js'
 import type { FileContent } from './file-symbols.js'
 import { importKeys, resolveImport, type ImportSpec } from './imports.js'
 import { declaredDir, PACKAGE_CONFIGS } from '../parse/package-dirs.js'
@@ -321,22 +321,51 @@ export class TableView {
    * neighbourhood: added without its import rows, it would withdraw the package roots it declares.
    */
   laidOutEdges(path: string): LaidEdge[] {
-    const content = this.laid.get(path)
-    if (!content) return []
+    if (!this.laid.get(path)) return []
+    const { table, edges } = this.resolveLaid([path])
+    const file = table.file(path)!
+    const { cols, start, count } = edges.get(path)!
+    const out: LaidEdge[] = []
+    for (let e = start; e < start + count; e++) {
+      const toName = cols.type[e] === IMPORT_EDGE ? null : table.strings.get(cols.toName[e]!)
+      const from = cols.from[e]! < 0 ? null : table.strings.get(file.cols.defQName[file.def0 + cols.from[e]!]!)
+      out.push({ from, toPath: table.strings.get(cols.toPath[e]!), toName, weight: cols.weight[e]! })
+    }
+    return out
+  }
+
+  /** How many edges leave the laid files (none for paths removed), each resolved as laidOutEdges resolves it; in one table of them all and their neighbourhoods. */
+  laidEdgeCount(): number {
+    const present = [...this.laid].filter(([, content]) => content !== null).map(([path]) => path)
+    if (present.length === 0) return 0
+    let count = 0
+    for (const edges of this.resolveLaid(present).edges.values()) count += edges.count
+    return count
+  }
+
+  /**
+   * The edges of the laid files at `paths` (each with content), resolved in one table of them and
+   * their neighbourhoods (see laidOutEdges). One table for several files resolves each as its own
+   * would: a name another file's neighbourhood adds definitions of is defined, in this table as in
+   * the whole, in more files than resolution tells apart, or in all of them.
+   */
+  private resolveLaid(paths: readonly string[]): { table: SymbolTable; edges: Map<string, FileEdges> } {
     const table = new SymbolTable()
     table.resolveAmong(this.paths())
-    table.addFile(path, content)
+    for (const path of paths) table.addFile(path, this.laid.get(path)!)
     const neighbours = new Set<string>()
-    for (const row of this.extra().imports(path)) {
-      if (!row.resolved) continue
-      if (row.resolved.isDir) for (const member of this.paths().filesIn(row.resolved.path)) neighbours.add(member)
-      else neighbours.add(row.resolved.path)
+    for (const path of paths) {
+      for (const row of this.extra().imports(path)) {
+        if (!row.resolved) continue
+        if (row.resolved.isDir) for (const member of this.paths().filesIn(row.resolved.path)) neighbours.add(member)
+        else neighbours.add(row.resolved.path)
+      }
+      const laidFile = table.file(path)!
+      const referenced = new Set<string>()
+      for (let r = laidFile.ref0; r < laidFile.ref0 + laidFile.refs; r++) referenced.add(table.strings.get(laidFile.cols.refName[r]!))
+      for (const name of referenced) for (const other of this.filesNaming(name, AMBIGUITY_LIMIT + 1)) neighbours.add(other)
     }
-    const laidFile = table.file(path)!
-    const referenced = new Set<string>()
-    for (let r = laidFile.ref0; r < laidFile.ref0 + laidFile.refs; r++) referenced.add(table.strings.get(laidFile.cols.refName[r]!))
-    for (const name of referenced) for (const other of this.filesNaming(name, AMBIGUITY_LIMIT + 1)) neighbours.add(other)
-    neighbours.delete(path)
+    for (const path of paths) neighbours.delete(path)
     for (const other of neighbours) {
       if (PACKAGE_CONFIGS.has(basename(other))) continue
       const laid = this.laid.get(other)
@@ -347,15 +376,23 @@ export class TableView {
       }
     }
     table.commit()
-    const file = table.file(path)!
-    const { cols, start, count } = resolveFileEdges(table, file, table.buildNameIndex(), edgeChunks())
-    const edges: LaidEdge[] = []
-    for (let e = start; e < start + count; e++) {
-      const toName = cols.type[e] === IMPORT_EDGE ? null : table.strings.get(cols.toName[e]!)
-      const from = cols.from[e]! < 0 ? null : table.strings.get(file.cols.defQName[file.def0 + cols.from[e]!]!)
-      edges.push({ from, toPath: table.strings.get(cols.toPath[e]!), toName, weight: cols.weight[e]! })
-    }
-    return edges
+    const index = table.buildNameIndex()
+    const chunks = edgeChunks()
+    return { table, edges: new Map(paths.map((path) => [path, resolveFileEdges(table, table.file(path)!, index, chunks)])) }
+  }
+
+  /**
+   * Whether an unchanged file's imports may resolve elsewhere in ways the watch keys do not name: a
+   * packaging configuration laid over (every Python import), or a Python path added or removed (a
+   * star import unresolved when stored). Counting edges without the whole table then cannot tell.
+   */
+  importsMoveUnwatched(): boolean {
+    return this.packagesChanged || this.pythonPathsChanged
+  }
+
+  /** The watch keys of the paths added or removed (see `watched`). */
+  watchedKeys(): ReadonlySet<string> {
+    return this.watched
   }
 
   /**
@@ -389,7 +426,7 @@ export class TableView {
   }
 
   /** The paths as laid over, indexed for import resolution (with the package directories packaging configurations declare). */
-  private paths(): PathIndex {
+  paths(): PathIndex {
     if (!this.pathIndex) {
       const index = new PathIndex()
       for (const path of this.stored.allPaths()) {

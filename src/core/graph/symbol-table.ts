@@ -178,6 +178,13 @@ export class SymbolTable {
     return { table, file }
   }
 
+  /** The rows of the file at `path` and the table whose strings number them (a stored table's: its run's, read alone), undefined when there is no such file. */
+  fileRows(path: string): { table: SymbolTable; file: FileSymbols } | undefined {
+    if (this.stored) return this.storedFile(this.stored, path)
+    const file = this.files.get(path)
+    return file && { table: this, file }
+  }
+
   get fileCount(): number {
     return this.stored ? this.stored.fileCount : this.files.size
   }

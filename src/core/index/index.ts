@@ -362,14 +362,23 @@ async function repoMapTokens(ctx: IndexContext, tree: string, warn: (message: st
 }
 
 /**
- * A delta tree stores no edge count: its aggregates are materialised to count them (Linux: ~17 s
- * and 2 GB; queries never do), once per tree, and the count cached beside its manifest.
+ * A delta tree stores no edge count: its files are laid over its anchor's aggregates to count
+ * them (graph/laid-edge-count.ts reads the few stored files whose edges they change; a large
+ * change materialises the set), once per tree, and the count cached beside its manifest.
  */
 async function deltaEdges(ctx: IndexContext, tree: string, warn: (message: string) => void): Promise<number> {
   const edges = await cachedCount(ctx, tree, DELTA_EDGES, warn, async () => {
-    // Read whole: counting resolves every edge, and damage is then found (and noted) here.
-    const indexed = await loadIndexedTree(ctx, tree, { warn }, true)
-    return indexed ? indexed.aggregates.stats().edges : null
+    const indexed = await loadIndexedTree(ctx, tree, { warn })
+    if (!indexed) return null
+    // A damaged block is met as it is read: status reports it (integrity) and repairs nothing.
+    return unlessCorrupt(
+      async () => indexed.aggregates.graph.edgeCount,
+      (error) => {
+        ctx.repairs.damaged(error)
+        ctx.repairs.flush(warn)
+        return null
+      },
+    )
   })
   return edges ?? 0
 }

@@ -1,0 +1,109 @@
+import { strict as assert } from 'node:assert'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { OverlaidTable } from '../../src/core/graph/index.js'
+import { openQueryContext } from '../../src/core/query/context.js'
+import { indexStatus } from '../../src/core/index/index.js'
+import { vltJson } from '../helpers/cli.js'
+import { cloneGitRepo, createGitRepo, type GitFixture } from '../helpers/git-fixture.js'
+
+const warn = (): void => {}
+
+/** Six files define `probe` (more than resolution tells apart): drv.h's importers resolve it to drv.h's. */
+const probes = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`drivers/d${i}.c`, `static int probe(void) { return ${i}; }\nint d${i}_init(void) { return probe(); }\n`]))
+
+const HEAD_FILES: Record<string, string> = {
+  ...probes,
+  'src/util.h': 'int util(int x);\nint four(void);\n',
+  'src/util.c': '#include "util.h"\nint util(int x) { return x + 1; }\n',
+  // extra.h does not exist yet: the include resolves once it is added. loop recurses: no edge to itself.
+  'src/main.c': '#include "util.h"\n#include "extra.h"\nint loop(int n) { return n ? loop(n - 1) : util(2) + extra() + four() + probe(); }\n',
+  'src/old.h': 'int old_fn(void);\n',
+  'src/uses_old.c': '#include "old.h"\nint use_old(void) { return old_fn() + util(1); }\n',
+  'src/drv.h': 'int probe(void);\n',
+  'src/uses_drv.c': '#include "drv.h"\nint start(void) { return probe() + four(); }\n',
+  // four is defined in four files: every reference links to all of them until a fifth appears.
+  'lib/f1.c': 'int four(void) { return 1; }\n',
+  'lib/f2.c': 'int four(void) { return 2; }\n',
+  'lib/f3.c': 'int four(void) { return 3; }\n',
+  'go.mod': 'module example.com/m\n\ngo 1.21\n',
+  'pkg/a/a.go': 'package a\n\nfunc A() int { return 1 }\n',
+  'cmd/main.go': 'package main\n\nimport "example.com/m/pkg/a"\n\nfunc main() { println(a.A() + a.B()) }\n',
+  'web/a.ts': 'export function alpha(): number { return 1 }\n',
+  'web/b.ts': "import { alpha } from './a'\nexport function beta(): number { return alpha() }\n",
+}
+
+/** Each change, laid over the stored table, moves edges in a way the count must follow. */
+const CHANGES: Array<{ what: string; write: Record<string, string>; remove?: string[] }> = [
+  {
+    what: 'definitions renamed and added, a header added (an include resolves) and removed (one no longer does)',
+    write: {
+      'src/util.c': '#include "util.h"\n#include "old.h"\nint util2(int x) { return x + 2; }\nint again(void) { return old_fn() + util2(1) + again(); }\n',
+      'src/extra.h': 'int extra(void);\nint util(int x);\n',
+      'web/b.ts': "import { alpha } from './a'\nexport function gamma(): number { return alpha() + 1 }\n",
+    },
+    remove: ['src/old.h'],
+  },
+  { what: 'a fifth file defining a name four files define: its references no longer resolve', write: { 'lib/f5.c': 'int four(void) { return 5; }\n' } },
+  { what: 'a second definition of a name one file defines', write: { 'src/util2.c': 'int util(int x) { return x; }\n' } },
+  { what: 'an included header no longer defines a common name (its importers resolve it no more)', write: { 'src/drv.h': 'int other(void);\n' } },
+  { what: 'an included header defines a common name twice over', write: { 'src/drv.h': 'int probe(void);\nstruct s { int probe; };\n' } },
+  { what: 'a package gains a file: the directory import reaches it', write: { 'pkg/a/b.go': 'package a\n\nfunc B() int { return 2 }\n' } },
+  { what: 'a file removed that others reference', write: {}, remove: ['lib/f1.c', 'drivers/d0.c'] },
+]
+
+describe('the edge count of a stored graph with files laid over it', function () {
+  this.timeout(120_000)
+  let repo: GitFixture | undefined
+  afterEach(() => repo?.cleanup())
+
+  for (const change of CHANGES) {
+    it(`is the materialised graph's, read from the view: ${change.what}`, async () => {
+      repo = createGitRepo({ files: HEAD_FILES })
+      const stored = (await openQueryContext(repo.dir, { warn })).aggregates.graph.edgeCount
+      repo.write(change.write)
+      for (const path of change.remove ?? []) rmSync(join(repo.dir, path))
+      const view = await openQueryContext(repo.dir, { warn })
+      const whole = await openQueryContext(repo.dir, { warn, noSync: true })
+      whole.aggregates.graph.load()
+      const table = view.aggregates.symbols as OverlaidTable
+      assert.ok(table.laidOver)
+      const counted = view.aggregates.graph.edgeCount
+      assert.ok(table.laidOver, 'counted without loading the table')
+      const expected = whole.aggregates.graph.edgeCount
+      assert.equal(counted, expected)
+      assert.notEqual(expected, stored, 'the change moves the count')
+    })
+  }
+
+  it('materialises when a Python path is added (a stored star import may resolve now), with the same count', async () => {
+    repo = createGitRepo({ files: { 'pkg/__init__.py': 'from .core import *\n', 'pkg/core.py': 'def core_fn():\n    return 1\n', 'app.py': 'from pkg import helpers\n\ndef run():\n    return helpers.help_fn()\n' } })
+    await openQueryContext(repo.dir, { warn })
+    repo.write({ 'pkg/helpers.py': 'def help_fn():\n    return 2\n' })
+    const view = await openQueryContext(repo.dir, { warn })
+    const whole = await openQueryContext(repo.dir, { warn, noSync: true })
+    whole.aggregates.graph.load()
+    assert.equal(view.aggregates.graph.edgeCount, whole.aggregates.graph.edgeCount)
+    assert.equal((view.aggregates.symbols as OverlaidTable).laidOver, false)
+  })
+
+  it("status counts a delta tree's edges as an init of its tree does, without loading the anchor's", async () => {
+    repo = createGitRepo({ files: HEAD_FILES })
+    vltJson(repo.dir, ['coderag', 'init'])
+    for (const change of CHANGES.slice(0, 4)) repo.write(change.write)
+    rmSync(join(repo.dir, 'src/old.h'))
+    repo.commit('a delta')
+    const delta = vltJson(repo.dir, ['coderag', 'sync'])
+    const status = await indexStatus(repo.dir, warn)
+    assert.equal(status.treeHash, delta.treeHash)
+    assert.notEqual(status.deltaOf, null)
+    const fresh = cloneGitRepo(repo)
+    try {
+      const init = vltJson(fresh.dir, ['coderag', 'init'])
+      assert.equal(init.treeHash, status.treeHash)
+      assert.equal(status.edges, vltJson(fresh.dir, ['coderag', 'status']).edges)
+    } finally {
+      fresh.cleanup()
+    }
+  })
+})
