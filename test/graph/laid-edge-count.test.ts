@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { OverlaidTable } from '../../src/core/graph/index.js'
+import { MAX_RECOUNTED_FILES } from '../../src/core/graph/laid-edge-count.js'
 import { openQueryContext } from '../../src/core/query/context.js'
 import { indexStatus } from '../../src/core/index/index.js'
 import { vltJson } from '../helpers/cli.js'
@@ -85,6 +86,24 @@ describe('the edge count of a stored graph with files laid over it', function ()
     whole.aggregates.graph.load()
     assert.equal(view.aggregates.graph.edgeCount, whole.aggregates.graph.edgeCount)
     assert.equal((view.aggregates.symbols as OverlaidTable).laidOver, false)
+  })
+
+  it('materialises when more stored files than it reads would have to be read (a new header named as one thousands of files include)', async () => {
+    const includers = (n: number): Record<string, string> =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`src/u${i}.c`, `#include "types.h"\nint u${i}(void) { return size_of(); }\n`]))
+    for (const [files, read] of [[50, true], [MAX_RECOUNTED_FILES + 1, false]] as const) {
+      repo?.cleanup()
+      repo = createGitRepo({ files: { ...includers(files), 'src/types.h': 'int size_of(void);\n' } })
+      await openQueryContext(repo.dir, { warn })
+      // Every include keyed `types` may now resolve to it (it does not: src/types.h is nearer); telling reads each includer.
+      repo.write({ 'lib/types.h': 'int other(void);\n' })
+      const view = await openQueryContext(repo.dir, { warn })
+      const whole = await openQueryContext(repo.dir, { warn, noSync: true })
+      whole.aggregates.graph.load()
+      assert.equal(view.aggregates.graph.edgeCount, whole.aggregates.graph.edgeCount)
+      assert.equal(whole.aggregates.graph.edgeCount, 2 * files, 'each file includes src/types.h and calls what it declares')
+      assert.equal((view.aggregates.symbols as OverlaidTable).laidOver, read, `${files} includers`)
+    }
   })
 
   it("status counts a delta tree's edges as an init of its tree does, without loading the anchor's", async () => {

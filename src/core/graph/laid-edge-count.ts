@@ -34,6 +34,7 @@ export function laidEdgeCount(view: TableView, graph: GraphFile): number | undef
   if (view.importsMoveUnwatched()) return undefined
   const { base, hidden } = view
   const moved = filesWhoseImportsMoved(view)
+  if (!moved) return undefined
   const dirty = dirtyNames(view)
   const before = memoized((name) => defsByFile(base.keyed(name)))
   const after = memoized((name) => defsByFile(view.keyed(name)))
@@ -160,22 +161,24 @@ function importedFiles(view: TableView, path: string): Set<string> {
 /**
  * Stored files (not laid over) with an import row resolved again because a path was added or
  * removed, which now resolves elsewhere or names a directory (whose files changed): commit()'s
- * `importsChanged`. The view resolves such rows again into new objects.
+ * `importsChanged`. The view resolves such rows again into new objects. Undefined: more files to
+ * read than MAX_RECOUNTED_FILES.
  */
-function filesWhoseImportsMoved(view: TableView): Set<string> {
+function filesWhoseImportsMoved(view: TableView): Set<string> | undefined {
+  // Rows keyed by the watch keys, from the buckets; telling which resolve elsewhere reads each file's
+  // run. A common key (a new `types.h`: Linux has thousands of includes keyed `types`) is left to materialising.
+  const candidates = new Set<string>()
+  for (const key of view.watchedKeys()) for (const { from } of view.base.importsKeyed(key)) if (!view.hidden.has(from)) candidates.add(from)
+  if (candidates.size > MAX_RECOUNTED_FILES) return undefined
   const moved = new Set<string>()
-  for (const key of view.watchedKeys()) {
-    for (const { from } of view.base.importsKeyed(key)) {
-      if (view.hidden.has(from) || moved.has(from)) continue
-      const stored = view.base.imports(from)
-      const now = view.imports(from)
-      const differs = now.some((row, i) => {
-        if (row === stored[i]) return false
-        const was = stored[i]!.resolved
-        return row.resolved?.isDir || was?.isDir || row.resolved?.path !== was?.path
-      })
-      if (differs) moved.add(from)
-    }
+  for (const from of candidates) {
+    const stored = view.base.imports(from)
+    const differs = view.imports(from).some((row, i) => {
+      if (row === stored[i]) return false
+      const was = stored[i]!.resolved
+      return row.resolved?.isDir || was?.isDir || row.resolved?.path !== was?.path
+    })
+    if (differs) moved.add(from)
   }
   return moved
 }
