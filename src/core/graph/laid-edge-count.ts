@@ -127,15 +127,6 @@ function memoized(compute: (name: string) => DefsByFile): (name: string) => Defs
 function dirtyNames(view: TableView): Set<string> {
   const dirty = new Set<string>()
   for (const path of view.hidden) {
-    const pairs = (defs: ReadonlyArray<{ name: string; qualifiedName: string }>): Map<string, Set<string>> => {
-      const out = new Map<string, Set<string>>()
-      for (const { name, qualifiedName } of defs) {
-        const listed = out.get(name)
-        if (listed) listed.add(qualifiedName)
-        else out.set(name, new Set([qualifiedName]))
-      }
-      return out
-    }
     const was = pairs(view.base.hasFile(path) ? view.base.definitions(path) : [])
     const is = pairs(view.extra().hasFile(path) ? view.extra().definitions(path) : [])
     for (const [name, qnames] of was) {
@@ -145,6 +136,17 @@ function dirtyNames(view: TableView): Set<string> {
     for (const name of is.keys()) if (!was.has(name)) dirty.add(name)
   }
   return dirty
+}
+
+/** A file's definitions as name → its qualified names under it. */
+function pairs(defs: ReadonlyArray<{ name: string; qualifiedName: string }>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const { name, qualifiedName } of defs) {
+    const listed = out.get(name)
+    if (listed) listed.add(qualifiedName)
+    else out.set(name, new Set([qualifiedName]))
+  }
+  return out
 }
 
 /** The files a stored file's import edges go to (edges.ts importEdges): each resolved target, a directory's files but itself. */
