@@ -54,11 +54,11 @@ export function laidEdgeCount(view: TableView, graph: GraphFile): number | undef
   const storedNumbers = (paths: Iterable<string>): number[] => [...paths].map((path) => base.fileNumber(path)).filter((f) => f >= 0)
   let count = graph.meta.edges - graph.edgeCountOf(storedNumbers([...hidden, ...moved])) + view.laidEdgeCount()
   for (const path of recounted) {
-    const imported = importedFiles(view, path)
+    const imported = view.importedFiles(path)
     count += rowTargetsOf(view, path, (name) => (dirty.has(name) ? rowTargets(after(name), imported) - rowTargets(before(name), imported) : 0))
   }
   for (const path of moved) {
-    const imported = importedFiles(view, path)
+    const imported = view.importedFiles(path)
     count += imported.size + rowTargetsOf(view, path, (name) => rowTargets(after(name), imported), true)
   }
   return count
@@ -145,17 +145,6 @@ function pairs(defs: ReadonlyArray<{ name: string; qualifiedName: string }>): Ma
     const listed = out.get(name)
     if (listed) listed.add(qualifiedName)
     else out.set(name, new Set([qualifiedName]))
-  }
-  return out
-}
-
-/** The files a stored file's import edges go to (edges.ts importEdges): each resolved target, a directory's files but itself. */
-function importedFiles(view: TableView, path: string): Set<string> {
-  const out = new Set<string>()
-  for (const { resolved } of view.imports(path)) {
-    if (!resolved) continue
-    if (!resolved.isDir) out.add(resolved.path)
-    else for (const member of view.paths().filesIn(resolved.path)) if (member !== path) out.add(member)
   }
   return out
 }

@@ -355,11 +355,7 @@ export class TableView {
     for (const path of paths) table.addFile(path, this.laid.get(path)!)
     const neighbours = new Set<string>()
     for (const path of paths) {
-      for (const row of this.extra().imports(path)) {
-        if (!row.resolved) continue
-        if (row.resolved.isDir) for (const member of this.paths().filesIn(row.resolved.path)) neighbours.add(member)
-        else neighbours.add(row.resolved.path)
-      }
+      for (const other of this.importedFiles(path)) neighbours.add(other)
       const laidFile = table.file(path)!
       const referenced = new Set<string>()
       for (let r = laidFile.ref0; r < laidFile.ref0 + laidFile.refs; r++) referenced.add(table.strings.get(laidFile.cols.refName[r]!))
@@ -379,6 +375,17 @@ export class TableView {
     const index = table.buildNameIndex()
     const chunks = edgeChunks()
     return { table, edges: new Map(paths.map((path) => [path, resolveFileEdges(table, table.file(path)!, index, chunks)])) }
+  }
+
+  /** The files the import edges of `path` (as laid over) go to, as edges.ts importEdges finds them: each resolved target, a directory's files but `path` itself. */
+  importedFiles(path: string): Set<string> {
+    const out = new Set<string>()
+    for (const { resolved } of this.imports(path)) {
+      if (!resolved) continue
+      if (!resolved.isDir) out.add(resolved.path)
+      else for (const member of this.paths().filesIn(resolved.path)) if (member !== path) out.add(member)
+    }
+    return out
   }
 
   /**
