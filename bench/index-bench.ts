@@ -92,7 +92,7 @@ function benchCorpus(name: CorpusName) {
       indexed: { files: init.files, chunks: init.chunks, symbols: init.symbols, edges: init.edges, skipped: init.skipped },
     },
     ctags: { wallS: +(ctags.wallMs / 1000).toFixed(2), cpuS: ctags.cpuS, peakRssMb: ctags.peakRssMb, tagsMb: +(ctagsBytes / 1e6).toFixed(1) },
-    treeSitterFloor: { parseAndQuery, parseOnly, coldInitPerParseAndQuery: +(cold.wallMs / 1000 / parseAndQuery.wallS).toFixed(2) },
+    treeSitterFloor: { parseAndQuery, parseOnly, coldInitPerParseAndQuery: +(cold.wallMs / 1000 / parseAndQuery.wallS).toFixed(2), coldInitCpuPerParseAndQuery: +(cold.cpuS / parseAndQuery.cpuS).toFixed(2) },
     incrementalSync: { wallMs: incremental.wallMs, inProcessMs: inc.durationMs, extracted: inc.extracted.length, mode: inc.mode },
     noChangeSync: { wallMsMedian: median(noChange.map((t) => t.wallMs)), inProcessMsMedian: median(noChange.map((t) => JSON.parse(t.stdout).durationMs)), nodeStartMsMedian: median(nodeStart.map((t) => t.wallMs)) },
   }

@@ -169,6 +169,8 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
 
   const initWallPerCtags = round(cold.wallS / ctags.wallS, 1)
   const initWallPerFloor = round(cold.wallS / floor.wallS)
+  // Beside the wall ratio: CPU seconds vary less with the hour's load than wall time on a shared VM.
+  const initCpuPerFloor = round(cold.cpuS / floor.cpuS)
   const vltMb = round(vltBytes / MB, 1)
   const sourceMb = round(source.bytes / MB, 1)
   const whole = name === 'linux'
@@ -206,6 +208,7 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
       vltParts: parts,
       wallPerCtags: initWallPerCtags,
       wallPerFloor: initWallPerFloor,
+      cpuPerFloor: initCpuPerFloor,
       indexed: { files: cold.json.files, chunks: cold.json.chunks, symbols: cold.json.symbols, edges: cold.json.edges },
     },
     ctags: { wallS: round(ctags.wallS, 1), cpuS: ctags.cpuS, peakRssMb: ctags.peakRssMb, tagsMb },
