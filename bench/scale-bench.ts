@@ -169,7 +169,7 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
 
   const initWallPerCtags = round(cold.wallS / ctags.wallS, 1)
   const initWallPerFloor = round(cold.wallS / floor.wallS)
-  // Beside the wall ratio: CPU seconds vary less with the hour's load than wall time on a shared VM.
+  // Beside the wall ratio: what the init computes beyond the floor, however well its threads overlap.
   const initCpuPerFloor = round(cold.cpuS / floor.cpuS)
   const vltMb = round(vltBytes / MB, 1)
   const sourceMb = round(source.bytes / MB, 1)
