@@ -170,6 +170,8 @@ async function scaleCorpus(name: CorpusName, skip: Set<string>) {
   const initWallPerCtags = round(cold.wallS / ctags.wallS, 1)
   const initWallPerFloor = round(cold.wallS / floor.wallS)
   // Beside the wall ratio: what the init computes beyond the floor, however well its threads overlap.
+  // The floor's CPU counts its process's tsx start (~1.5 CPU-s here) where its wallS starts at the
+  // workers, so this ratio reads a few hundredths low.
   const initCpuPerFloor = round(cold.cpuS / floor.cpuS)
   const vltMb = round(vltBytes / MB, 1)
   const sourceMb = round(source.bytes / MB, 1)
